@@ -1,0 +1,213 @@
+// scatterctl: CLI11 flags -> options; calls the library; errors -> exit codes.
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "scatter/backend.hpp"
+#include "scatter/load.hpp"
+#include "scatter/report.hpp"
+#include "scatter/run.hpp"
+#include "scatter/version.hpp"
+
+namespace {
+
+using namespace scatter;
+
+struct Options {
+  std::vector<std::string> paths;
+  std::string backend = "all";
+  std::vector<std::string> filters;
+  std::vector<std::string> tags;
+  std::string shard;
+  std::string max_bytes;
+  std::string color = "auto";
+  bool include_large = false;
+  bool quiet = false;
+  bool verbose = false;
+};
+
+// "4G", "512M", "64K" or plain bytes.
+std::uint64_t parse_bytes(const std::string& text) {
+  if (text.empty()) return default_max_bytes();
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const auto suffix = text.substr(used);
+  double scale = 1;
+  if (suffix == "K" || suffix == "k") scale = 1024.0;
+  else if (suffix == "M" || suffix == "m") scale = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g") scale = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty()) used = 0;
+  if (used == 0 || value < 0) throw Error(ErrorCode::schema, "--max-bytes", fmt::format("= '{}' is not a size like 4G, 512M or 1000", text));
+  return static_cast<std::uint64_t>(value * scale);
+}
+
+// No path: the bundled cases/ (SCATTERCTL_CASES, ./cases, or the source tree's).
+std::vector<std::string> case_paths(const std::vector<std::string>& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("SCATTERCTL_CASES")) return {env};
+  if (std::filesystem::is_directory("cases")) return {"cases"};
+  return {SCATTER_BUNDLED_CASES};
+}
+
+Selection selection_of(const Options& o) {
+  Selection s;
+  s.filters = o.filters;
+  s.tags = o.tags;
+  s.include_large = o.include_large;
+  if (!o.shard.empty()) parse_shard(o.shard, s);
+  return s;
+}
+
+bool use_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO);
+}
+
+void add_selection(CLI::App* cmd, Options& o) {
+  cmd->add_option("--filter", o.filters, "glob on case names; a leading '-' excludes (repeatable)");
+  cmd->add_option("--tag", o.tags, "run cases with any of these tags (repeatable)");
+  cmd->add_option("--shard", o.shard, "I/N: run the I-th of N stable parts (by case name)");
+  cmd->add_flag("--include-large", o.include_large, "also run cases tagged 'large'");
+  cmd->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory (default: half of RAM)");
+}
+
+LoadResult load(const Options& o) {
+  LoadOptions lo;
+  lo.max_bytes = parse_bytes(o.max_bytes);
+  return load_paths(case_paths(o.paths), lo);
+}
+
+int cmd_run(const Options& o) {
+  const auto all = make_all_backends();
+  const auto choice = choose_backends(o.backend, all);
+  if (!choice.unavailable_named.empty()) {
+    for (const auto& [name, reason] : choice.unavailable_named) {
+      std::cerr << fmt::format("scatterctl: backend '{}' is unavailable: {}\n", name, reason);
+    }
+    return kExitEnv;
+  }
+  const auto selection = selection_of(o);
+  const auto loaded = load(o);
+  auto reporter = make_table_reporter(std::cout, {use_color(o.color), o.quiet, o.verbose});
+  return run_cases(loaded, selection, choice, *reporter).exit_code;
+}
+
+int cmd_validate(const Options& o) {
+  const auto selection = selection_of(o);
+  const auto loaded = load(o);
+  auto reporter = make_table_reporter(std::cout, {use_color(o.color), o.quiet, o.verbose});
+  return validate_cases(loaded, selection, *reporter).exit_code;
+}
+
+int cmd_list(const Options& o) {
+  const auto selection = selection_of(o);
+  const auto loaded = load(o);
+  for (const auto& e : loaded.file_errors) std::cout << "ERROR  " << describe(e) << "\n";
+  int listed = 0;
+  int invalid = 0;
+  for (const auto& entry : loaded.cases) {
+    if (!is_selected(entry, selection)) continue;
+    ++listed;
+    if (!entry.decl) {
+      ++invalid;
+      const auto what = entry.expect_error ? fmt::format("expects [{}]", to_string(*entry.expect_error)) : "invalid";
+      std::cout << fmt::format("{:<40} {}: {}\n", entry.name.empty() ? "-" : entry.name, what,
+                               entry.error ? describe(*entry.error) : "");
+      continue;
+    }
+    const auto& d = *entry.decl;
+    std::cout << fmt::format("{:<40} {:<17} {:<5} {:<8} data {} indices {} {} updates {}{}\n", d.name,
+                             to_string(d.attrs.op), to_string(d.attrs.reduction), to_string(d.data.dtype),
+                             format_shape(d.data.shape), to_string(d.indices.dtype), format_shape(d.indices.shape),
+                             format_shape(d.updates.shape),
+                             entry.expect_error ? fmt::format(" (expects [{}])", to_string(*entry.expect_error)) : "");
+  }
+  std::cout << fmt::format("scatterctl: {} cases selected, {} invalid, {} unreadable files\n", listed,
+                           invalid - static_cast<int>(std::count_if(loaded.cases.begin(), loaded.cases.end(), [&](const CaseEntry& e) {
+                             return is_selected(e, selection) && !e.decl && e.expect_error;
+                           })),
+                           loaded.file_errors.size());
+  if (!loaded.file_errors.empty()) return kExitInvalid;
+  return listed == 0 ? kExitNothing : kExitOk;
+}
+
+int cmd_info() {
+  std::cout << fmt::format("scatterctl {}\n", kVersion);
+  std::cout << fmt::format("build: {}, CUDA compiled in: {}\n", kBuildType, kCudaCompiled ? "yes" : "no");
+  std::cout << "backends:\n";
+  for (const auto& b : make_all_backends()) {
+    const auto a = b->availability();
+    if (a.available) {
+      std::cout << fmt::format("  {:<6} available    device: {}\n", b->name(), b->device());
+    } else {
+      std::cout << fmt::format("  {:<6} unavailable: {}\n", b->name(), a.reason);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"scatterctl: conformance and benchmarks for scatter operators"};
+  app.set_version_flag("--version", std::string(scatter::kVersion));
+  app.require_subcommand(1);
+  Options o;
+
+  auto* run = app.add_subcommand("run", "run cases on backends, compare, report");
+  run->add_option("paths", o.paths, "case files or directories (default: the bundled cases/)");
+  run->add_option("--backend", o.backend, "comma-separated: ref, cuda, all (default all)");
+  add_selection(run, o);
+  run->add_option("--color", o.color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  run->add_flag("-q,--quiet", o.quiet, "print only failures and the closing line");
+  run->add_flag("-v,--verbose", o.verbose, "print every comparison's details");
+
+  auto* validate = app.add_subcommand("validate", "load and check cases; no backend runs");
+  validate->add_option("paths", o.paths, "case files or directories")->required();
+  add_selection(validate, o);
+  validate->add_option("--color", o.color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  validate->add_flag("-q,--quiet", o.quiet, "print only invalid cases and the closing line");
+  validate->add_flag("-v,--verbose", o.verbose, "more detail");
+
+  auto* list = app.add_subcommand("list", "print the selected cases with op, reduction, dtype and shapes");
+  list->add_option("paths", o.paths, "case files or directories (default: the bundled cases/)");
+  add_selection(list, o);
+
+  auto* info = app.add_subcommand("info", "version, build, backends and devices");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return scatter::kExitUsage;
+  }
+  try {
+    if (run->parsed()) return cmd_run(o);
+    if (validate->parsed()) return cmd_validate(o);
+    if (list->parsed()) return cmd_list(o);
+    if (info->parsed()) return cmd_info();
+  } catch (const scatter::Error& e) {
+    // Errors here are in flags (--shard, --backend, --max-bytes): usage errors.
+    std::cerr << "scatterctl: " << e.message() << "\n";
+    return scatter::kExitUsage;
+  }
+  return scatter::kExitUsage;
+}

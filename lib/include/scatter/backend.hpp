@@ -1,0 +1,45 @@
+#pragma once
+/// The backend seam: the CPU reference (`ref`, the oracle) and the GPU (`cuda`) run
+/// the same Case and return an output tensor of data's shape and dtype.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scatter/case.hpp"
+#include "scatter/tensor.hpp"
+
+namespace scatter {
+
+struct Availability {
+  bool available = false;
+  std::string reason;  ///< why not, when unavailable
+};
+
+struct BackendOutput {
+  Tensor output;
+  double seconds = 0.0;  ///< time of the op itself, as the backend measures it
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual Availability availability() const = 0;
+  /// The device it runs on ("CPU (2 threads)", "NVIDIA H100 ...").
+  virtual std::string device() const = 0;
+  /// Runs a validated case. Throws Error for failures of the backend itself.
+  virtual BackendOutput run(const Case& c) = 0;
+};
+
+std::unique_ptr<Backend> make_ref_backend();
+/// The cuda backend, or a stand-in that reports why it is unavailable.
+std::unique_ptr<Backend> make_cuda_backend();
+/// Every backend this build knows, ref first.
+std::vector<std::unique_ptr<Backend>> make_all_backends();
+
+/// Runs the CPU reference directly (the oracle used by compare and tests).
+Tensor reference_scatter(const Case& c);
+
+}  // namespace scatter

@@ -1,0 +1,54 @@
+#pragma once
+/// The spec's comparison rules ("Comparison"): exact, any-of-duplicates for `none`,
+/// allclose for float add/sub/mul/mean on elements hit more than once.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scatter/case.hpp"
+#include "scatter/tensor.hpp"
+
+namespace scatter {
+
+enum class Rule { exact, any_of_duplicates, allclose };
+std::string_view to_string(Rule rule);
+
+/// One differing element, with the updates that target it.
+struct Mismatch {
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> coord;
+  std::string expected;
+  std::string actual;
+  double error = 0.0;  ///< |actual - expected|; infinity for NaN/inf disagreements
+  Rule rule = Rule::exact;
+  double allowed = 0.0;  ///< the tolerance the element had (allclose only)
+  std::vector<std::vector<std::int64_t>> updates;  ///< update coordinates targeting it
+  std::int64_t hits = 0;                           ///< how many updates target it
+};
+
+struct Comparison {
+  bool passed = true;
+  bool against_expected = false;  ///< false: against the reference output
+  std::int64_t elements = 0;
+  std::int64_t mismatches = 0;
+  std::int64_t duplicate_elements = 0;   ///< elements targeted by two or more updates
+  std::int64_t accepted_duplicates = 0;  ///< `none` elements equal to another duplicate's value
+  double max_error = 0.0;                ///< largest |actual - expected| seen
+  std::vector<std::int64_t> max_error_coord;
+  std::string rule;  ///< the rule(s) applied, e.g. "exact", "allclose(atol=..., rtol=...)"
+  std::vector<Mismatch> worst;  ///< the largest mismatches, worst first
+};
+
+struct CompareOptions {
+  std::size_t max_reported = 5;
+};
+
+/// Compares a backend's output with the expected (or reference) output of a case.
+Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want, bool against_expected,
+                           const CompareOptions& options = {});
+
+/// Machine epsilon of a float dtype (2^-52, 2^-23, 2^-10, 2^-7).
+double epsilon_of(DType dtype);
+
+}  // namespace scatter

@@ -1,0 +1,85 @@
+#pragma once
+/// Running a selection of cases on backends: selection, expect_error handling,
+/// comparison, results streamed to reporters, exit code.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scatter/backend.hpp"
+#include "scatter/compare.hpp"
+#include "scatter/error.hpp"
+#include "scatter/load.hpp"
+
+namespace scatter {
+
+enum class Status { passed, failed, error, skipped };
+std::string_view to_string(Status status);
+
+/// The exit codes of the CLI spec.
+enum ExitCode : int { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInvalid = 3, kExitNothing = 4, kExitEnv = 5 };
+
+/// One case on one backend (or, for expect_error and invalid cases, on none: "-").
+struct CaseResult {
+  std::string file;
+  std::string name;
+  std::string op;         ///< canonical op name, or "-" when unknown
+  std::string backend;    ///< backend name, or "-" for validation-only results
+  Status status = Status::passed;
+  std::string detail;     ///< one line: the reason, the rule, the error
+  std::optional<Comparison> comparison;
+  std::optional<Error> error;
+  bool invalid = false;   ///< the case was rejected (exit 3), not a backend failure
+  double seconds = 0.0;
+};
+
+struct Selection {
+  std::vector<std::string> filters;  ///< globs on names; a leading '-' excludes
+  std::vector<std::string> tags;     ///< any of these tags
+  int shard_index = 1;               ///< 1-based
+  int shard_count = 1;
+  bool include_large = false;        ///< cases tagged "large" run only when asked for
+};
+
+/// Whether a case entry is in the selection. Entries without a name are always in.
+bool is_selected(const CaseEntry& entry, const Selection& selection);
+
+/// Parses "I/N" (1 <= I <= N); throws Error(schema) naming the flag otherwise.
+void parse_shard(const std::string& text, Selection& selection);
+
+struct RunSummary {
+  int passed = 0;
+  int failed = 0;  ///< failed, errored and invalid cases, and unreadable files
+  int skipped = 0;
+  int invalid = 0;  ///< invalid cases and unreadable files (part of failed)
+  int selected = 0;
+  int exit_code = kExitOk;
+};
+
+/// Receives results as they happen.
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void on_file_error(const Error& error) = 0;
+  virtual void on_result(const CaseResult& result) = 0;
+  virtual void on_end(const RunSummary& summary) = 0;
+};
+
+/// The backends a --backend list names. "all": every available one, the others
+/// reported as skipped with their reason. Throws Error(schema) for an unknown name.
+struct BackendChoice {
+  std::vector<Backend*> run;
+  std::vector<std::pair<Backend*, std::string>> skipped;  ///< backend, reason
+  std::vector<std::pair<std::string, std::string>> unavailable_named;  ///< asked for by name
+};
+BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all);
+
+/// Runs every selected case (one at a time, so memory holds one case) and reports.
+RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const BackendChoice& backends,
+                     Reporter& reporter);
+
+/// Loads and checks every selected case without running a backend.
+RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter);
+
+}  // namespace scatter

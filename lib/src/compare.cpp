@@ -1,0 +1,230 @@
+// The spec's comparison: untouched elements bit for bit; integers, bool, and float
+// none/min/max exactly (any NaN equals any NaN); `none` duplicates may hold any of
+// their updates; float add/sub/mul/mean duplicates within a tolerance that grows
+// with the number of updates (the case's `tolerance` overrides it).
+
+#include "scatter/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "targets.hpp"
+
+namespace scatter {
+namespace {
+
+using detail::visit_targets;
+
+bool same_bits(const Tensor& a, std::int64_t i, const Tensor& b, std::int64_t j) {
+  const auto size = size_of(a.dtype());
+  return std::memcmp(a.bytes() + i * size, b.bytes() + j * size, size) == 0;
+}
+
+// Equal under the exact rule: same bits, or both NaN.
+bool exact_equal(const Tensor& a, std::int64_t i, const Tensor& b, std::int64_t j) {
+  if (same_bits(a, i, b, j)) return true;
+  return is_float(a.dtype()) && std::isnan(element_as_double(a, i)) && std::isnan(element_as_double(b, j));
+}
+
+double abs_error(const Tensor& got, const Tensor& want, std::int64_t i) {
+  const double g = element_as_double(got, i);
+  const double w = element_as_double(want, i);
+  if (std::isnan(g) != std::isnan(w)) return std::numeric_limits<double>::infinity();
+  if (std::isnan(g)) return 0.0;
+  if (std::isinf(g) || std::isinf(w)) return g == w ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::fabs(g - w);
+}
+
+bool tolerant_reduction(const Case& c) {
+  const auto r = c.attrs.reduction;
+  return is_float(c.data.dtype()) &&
+         (r == Reduction::add || r == Reduction::sub || r == Reduction::mul || r == Reduction::mean);
+}
+
+// Keeps the k worst mismatches: a heap whose front is the least bad one kept.
+class Worst {
+ public:
+  explicit Worst(std::size_t k) : k_(k) {}
+  void add(Mismatch m) {
+    if (items_.size() < k_) {
+      items_.push_back(std::move(m));
+      std::push_heap(items_.begin(), items_.end(), worse);
+    } else if (k_ > 0 && worse(m, items_.front())) {
+      std::pop_heap(items_.begin(), items_.end(), worse);
+      items_.back() = std::move(m);
+      std::push_heap(items_.begin(), items_.end(), worse);
+    }
+  }
+  std::vector<Mismatch> sorted() {
+    std::sort(items_.begin(), items_.end(), worse);
+    return items_;
+  }
+
+ private:
+  static bool worse(const Mismatch& a, const Mismatch& b) {
+    return a.error != b.error ? a.error > b.error : a.offset < b.offset;
+  }
+  std::size_t k_;
+  std::vector<Mismatch> items_;
+};
+
+}  // namespace
+
+std::string_view to_string(Rule rule) {
+  switch (rule) {
+    case Rule::exact:
+      return "exact";
+    case Rule::any_of_duplicates:
+      return "any-of-duplicates";
+    case Rule::allclose:
+      return "allclose";
+  }
+  return "?";
+}
+
+double epsilon_of(DType dtype) {
+  switch (dtype) {
+    case DType::float64:
+      return 0x1.0p-52;
+    case DType::float32:
+      return 0x1.0p-23;
+    case DType::float16:
+      return 0x1.0p-10;
+    case DType::bfloat16:
+      return 0x1.0p-7;
+    default:
+      return 0.0;
+  }
+}
+
+Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want, bool against_expected,
+                           const CompareOptions& options) {
+  Comparison r;
+  r.against_expected = against_expected;
+  r.elements = want.numel();
+  if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+    r.passed = false;
+    r.mismatches = r.elements;
+    r.rule = fmt::format("the output is {} {}, expected {} {}", to_string(got.dtype()), format_shape(got.shape()),
+                         to_string(want.dtype()), format_shape(want.shape()));
+    return r;
+  }
+  const auto n = want.numel();
+  const auto idx = detail::normalized_indices(c);
+  std::vector<std::uint32_t> hits(static_cast<std::size_t>(n), 0);
+  visit_targets(c, idx, [&](std::int64_t, std::int64_t o, std::int64_t len) {
+    for (std::int64_t j = 0; j < len; ++j) hits[o + j] += hits[o + j] != UINT32_MAX;
+  });
+
+  const bool tolerant = tolerant_reduction(c);
+  const bool dup_any = c.attrs.reduction == Reduction::none;
+  // Elements that are not equal but may pass by their duplicates' rule.
+  std::vector<std::uint8_t> pending(static_cast<std::size_t>(n), 0);
+  std::int64_t pending_count = 0;
+  Worst worst(options.max_reported);
+  auto fail = [&](std::int64_t i, Rule rule, double allowed) {
+    ++r.mismatches;
+    Mismatch m;
+    m.offset = i;
+    m.error = abs_error(got, want, i);
+    m.rule = rule;
+    m.allowed = allowed;
+    m.hits = hits[i];
+    worst.add(std::move(m));
+  };
+  auto note_error = [&](std::int64_t i) {
+    const double e = abs_error(got, want, i);
+    if (e > r.max_error || (r.max_error_coord.empty() && e > 0)) {
+      r.max_error = e;
+      r.max_error_coord = unravel(i, want.shape());
+    }
+  };
+
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (hits[i] >= 2) ++r.duplicate_elements;
+    if (exact_equal(got, i, want, i) && (hits[i] > 0 || exact_equal(got, i, c.data, i))) continue;
+    if (hits[i] >= 2 && (dup_any || tolerant)) {
+      pending[i] = 1;
+      ++pending_count;
+      continue;
+    }
+    note_error(i);
+    fail(i, Rule::exact, 0.0);
+  }
+
+  std::string tolerance_text;
+  if (pending_count > 0 && dup_any) {
+    // `none`: an element hit several times may hold any one of its updates.
+    visit_targets(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
+      for (std::int64_t j = 0; j < len; ++j) {
+        if (pending[o + j] == 1 && exact_equal(c.updates, u + j, got, o + j)) pending[o + j] = 2;
+      }
+    });
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (pending[i] == 2) ++r.accepted_duplicates;
+      if (pending[i] == 1) fail(i, Rule::any_of_duplicates, 0.0);
+      if (pending[i] != 0) note_error(i);
+    }
+  } else if (pending_count > 0) {
+    // Float add/sub/mul/mean: |got - want| <= atol + rtol * |want|. The default grows
+    // with the h updates an element takes: rtol = h * eps, atol = h * eps * sum of
+    // the magnitudes that went into it (the classic bound on reordered sums).
+    std::vector<double> magnitude(static_cast<std::size_t>(n), 0.0);
+    visit_targets(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
+      for (std::int64_t j = 0; j < len; ++j) {
+        if (pending[o + j]) magnitude[o + j] += std::fabs(element_as_double(c.updates, u + j));
+      }
+    });
+    const double eps = epsilon_of(want.dtype());
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (!pending[i]) continue;
+      note_error(i);
+      const double h = hits[i];
+      double m = magnitude[i] + (c.attrs.use_init_val ? std::fabs(element_as_double(c.data, i)) : 0.0);
+      if (c.attrs.reduction == Reduction::mean) m /= h + (c.attrs.use_init_val ? 1.0 : 0.0);
+      const double atol = c.tolerance ? c.tolerance->atol : h * eps * m;
+      const double rtol = c.tolerance ? c.tolerance->rtol : h * eps;
+      const double w = element_as_double(want, i);
+      const double e = abs_error(got, want, i);
+      const double allowed = atol + rtol * std::fabs(w);
+      if (!(e <= allowed)) fail(i, Rule::allclose, allowed);
+    }
+    tolerance_text = c.tolerance ? fmt::format("allclose(atol={}, rtol={})", c.tolerance->atol, c.tolerance->rtol)
+                                 : "allclose(rtol=h*eps, atol=h*eps*sum|x|)";
+  }
+
+  r.passed = r.mismatches == 0;
+  std::vector<std::string> rules{"exact"};
+  if (dup_any && r.duplicate_elements > 0) rules.push_back("any-of-duplicates");
+  if (tolerant && r.duplicate_elements > 0) {
+    rules.push_back(!tolerance_text.empty() ? tolerance_text
+                    : c.tolerance          ? fmt::format("allclose(atol={}, rtol={})", c.tolerance->atol, c.tolerance->rtol)
+                                           : "allclose(rtol=h*eps, atol=h*eps*sum|x|)");
+  }
+  r.rule = fmt::format("{}", fmt::join(rules, " + "));
+
+  // The worst elements, with the updates that target them.
+  r.worst = worst.sorted();
+  for (auto& m : r.worst) {
+    m.coord = unravel(m.offset, want.shape());
+    m.expected = format_element(want, m.offset);
+    m.actual = format_element(got, m.offset);
+  }
+  if (!r.worst.empty()) {
+    constexpr std::size_t kMaxListed = 8;
+    visit_targets(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
+      for (auto& m : r.worst) {
+        if (m.offset >= o && m.offset < o + len && m.updates.size() < kMaxListed) {
+          m.updates.push_back(unravel(u + (m.offset - o), c.updates.shape()));
+        }
+      }
+    });
+  }
+  return r;
+}
+
+}  // namespace scatter

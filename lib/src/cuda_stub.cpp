@@ -1,0 +1,22 @@
+// Built instead of lib/src/cuda/ when there is no CUDA backend in this build: the
+// backend exists, says why it cannot run, and never fails a run that did not ask for it.
+
+#include "scatter/backend.hpp"
+#include "scatter/error.hpp"
+
+namespace scatter {
+namespace {
+
+class UnavailableCuda final : public Backend {
+ public:
+  std::string_view name() const override { return "cuda"; }
+  Availability availability() const override { return {false, SCATTER_CUDA_STUB_REASON}; }
+  std::string device() const override { return "none"; }
+  BackendOutput run(const Case&) override { throw Error(ErrorCode::backend, "", SCATTER_CUDA_STUB_REASON); }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<UnavailableCuda>(); }
+
+}  // namespace scatter

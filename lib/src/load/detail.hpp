@@ -1,0 +1,40 @@
+#pragma once
+// Internals of the loader shared by its files. The only place besides json_case.cpp
+// that sees nlohmann::json.
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scatter/case.hpp"
+#include "scatter/load.hpp"
+
+namespace scatter::detail {
+
+/// Parses a JSON number, bool or "nan"/"inf"/"-inf" string as written; throws
+/// Error(values) naming `field` for anything else.
+Scalar parse_scalar(const nlohmann::json& value, const std::string& field);
+
+/// Stores one scalar into element `offset` of `out`, checking that the dtype can hold
+/// it exactly enough (integers in range and integral, finite floats not overflowing).
+void store_scalar(const Scalar& value, Tensor& out, std::int64_t offset, const std::string& field);
+
+/// Parses a `values` field (nested, flat, or a bare scalar) into a tensor.
+std::shared_ptr<const Tensor> parse_values(const nlohmann::json& values, DType dtype, const Shape& shape);
+
+/// Runs a generator for one tensor of a case.
+Tensor run_generator(const Generator& gen, DType dtype, const Shape& shape, const CaseDecl& decl,
+                     const std::string& field);
+
+/// Reads a .npy file and checks it holds dtype and shape.
+Tensor read_npy(const std::string& path, DType dtype, const Shape& shape);
+
+/// The semantic rules: reductions per op and dtype, dtypes, axis, shapes. Normalizes
+/// the axis. Throws Error naming the field.
+void validate_decl(CaseDecl& decl, bool axis_given);
+
+/// Checks every index value of a materialized case against data's shape.
+void check_indices(const Case& c);
+
+}  // namespace scatter::detail

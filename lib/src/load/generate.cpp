@@ -1,0 +1,304 @@
+// The spec's generators: arange, fill, uniform, randint and indices, all drawing from
+// SplitMix64 in row-major order so any implementation can reproduce the tensors.
+
+#include <cmath>
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "../dispatch.hpp"
+#include "detail.hpp"
+
+namespace scatter {
+
+std::uint64_t SplitMix64::next() {
+  state_ += 0x9E3779B97F4A7C15ULL;
+  std::uint64_t z = state_;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+namespace detail {
+namespace {
+
+// (draw >> 11) * 2^-53: a double in [0, 1).
+double unit(std::uint64_t draw) { return static_cast<double>(draw >> 11) * 0x1.0p-53; }
+
+std::int64_t integral(const Scalar& s, const std::string& field) {
+  if (s.kind == Scalar::Kind::integer) return s.integer;
+  if (s.kind == Scalar::Kind::real && std::isfinite(s.real) && std::floor(s.real) == s.real &&
+      std::fabs(s.real) <= 9007199254740992.0) {
+    return static_cast<std::int64_t>(s.real);
+  }
+  throw Error(ErrorCode::values, field, "must be an integer for this generator and dtype");
+}
+
+// Integer range of an integer or bool dtype.
+std::pair<std::int64_t, std::int64_t> int_range(DType dtype) {
+  return dispatch(dtype, [](auto tag) -> std::pair<std::int64_t, std::int64_t> {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, Bool>) {
+      return {0, 1};
+    } else if constexpr (kIsInt<T>) {
+      return {static_cast<std::int64_t>(std::numeric_limits<T>::lowest()),
+              static_cast<std::int64_t>(std::numeric_limits<T>::max())};
+    } else {
+      return {0, 0};
+    }
+  });
+}
+
+// Stores element i from an int64 (integer dtypes, range already checked) or a double.
+template <class T>
+void put_int(Tensor& out, std::int64_t i, std::int64_t v) {
+  if constexpr (std::is_same_v<T, Bool>) {
+    out.data<Bool>()[i].value = static_cast<std::uint8_t>(v);
+  } else if constexpr (kIsFloat<T>) {
+    out.data<T>()[i] = narrow_float<T>(static_cast<double>(v));
+  } else {
+    out.data<T>()[i] = static_cast<T>(v);
+  }
+}
+
+[[noreturn]] void out_of_range(const std::string& field, std::int64_t i, const std::string& value, DType dtype) {
+  throw Error(ErrorCode::values, field,
+              fmt::format("element {} = {} is out of range for dtype {}", i, value, to_string(dtype)));
+}
+
+void check_int(std::int64_t v, DType dtype, const std::string& field, std::int64_t i) {
+  const auto [lo, hi] = int_range(dtype);
+  if (v < lo || v > hi) out_of_range(field, i, fmt::format("{}", v), dtype);
+}
+
+template <class T>
+void put_float_checked(Tensor& out, std::int64_t i, double v, const std::string& field) {
+  const T stored = narrow_float<T>(v);
+  if (std::isinf(widen(stored)) && std::isfinite(v)) out_of_range(field, i, fmt::format("{}", v), out.dtype());
+  out.data<T>()[i] = stored;
+}
+
+void arange(const Generator& g, Tensor& out, const std::string& field) {
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsFloat<T>) {
+      const double start = g.start.as_double();
+      const double step = g.step.as_double();
+      for (std::int64_t i = 0; i < out.numel(); ++i) {
+        put_float_checked<T>(out, i, start + static_cast<double>(i) * step, field);
+      }
+    } else {
+      const auto start = integral(g.start, field + ".start");
+      const auto step = integral(g.step, field + ".step");
+      for (std::int64_t i = 0; i < out.numel(); ++i) {
+        std::int64_t v = 0;
+        if (__builtin_mul_overflow(i, step, &v) || __builtin_add_overflow(start, v, &v)) {
+          throw Error(ErrorCode::values, field, fmt::format("element {} overflows int64", i));
+        }
+        check_int(v, out.dtype(), field, i);
+        put_int<T>(out, i, v);
+      }
+    }
+  });
+}
+
+void fill(const Generator& g, Tensor& out, const std::string& field) {
+  if (out.numel() == 0) return;
+  store_scalar(g.value, out, 0, field + ".value");
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::fill(out.data<T>() + 1, out.data<T>() + out.numel(), out.data<T>()[0]);
+  });
+}
+
+void uniform(const Generator& g, Tensor& out, const std::string& field) {
+  const double low = g.low.as_double();
+  const double high = g.high.as_double();
+  if (!std::isfinite(low) || !std::isfinite(high)) {
+    throw Error(ErrorCode::values, field, fmt::format("low = {} and high = {} must be finite", low, high));
+  }
+  SplitMix64 rng(g.seed);
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto [lo, hi] = int_range(out.dtype());
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      const double v = low + (high - low) * unit(rng.next());
+      if constexpr (kIsFloat<T>) {
+        put_float_checked<T>(out, i, v, field);
+      } else {
+        const double f = std::floor(v);
+        if (f < static_cast<double>(lo) || f > static_cast<double>(hi)) {
+          out_of_range(field, i, fmt::format("{}", f), out.dtype());
+        }
+        put_int<T>(out, i, static_cast<std::int64_t>(f));
+      }
+    }
+  });
+}
+
+void randint(const Generator& g, Tensor& out, const std::string& field) {
+  const auto low = integral(g.low, field + ".low");
+  const auto high = integral(g.high, field + ".high");
+  if (high <= low) {
+    throw Error(ErrorCode::values, field, fmt::format("randint needs high > low, got low = {}, high = {}", low, high));
+  }
+  if (is_integer(out.dtype()) || out.dtype() == DType::boolean) {
+    check_int(low, out.dtype(), field + ".low", 0);
+    check_int(high - 1, out.dtype(), field + ".high - 1", 0);
+  }
+  const auto span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+  SplitMix64 rng(g.seed);
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      const auto v = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + rng.next() % span);
+      put_int<T>(out, i, v);
+    }
+  });
+}
+
+// Partial Fisher-Yates of m from [0, n): for j < m, r = j + draw mod (n - j), swap.
+// A sparse map stands in for the array when n dwarfs m; both give the same draws.
+void partial_fisher_yates(std::int64_t n, std::int64_t m, SplitMix64& rng, std::vector<std::int64_t>& out) {
+  out.resize(static_cast<std::size_t>(m));
+  if (n <= 4 * m + 1024) {
+    std::vector<std::int64_t> a(static_cast<std::size_t>(n));
+    std::iota(a.begin(), a.end(), 0);
+    for (std::int64_t j = 0; j < m; ++j) {
+      const auto r = j + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(n - j));
+      std::swap(a[j], a[r]);
+      out[j] = a[j];
+    }
+    return;
+  }
+  std::unordered_map<std::int64_t, std::int64_t> moved;
+  auto at = [&](std::int64_t k) {
+    auto it = moved.find(k);
+    return it == moved.end() ? k : it->second;
+  };
+  for (std::int64_t j = 0; j < m; ++j) {
+    const auto r = j + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(n - j));
+    const auto aj = at(j);
+    const auto ar = at(r);
+    moved[j] = ar;
+    moved[r] = aj;
+    out[j] = ar;
+  }
+}
+
+void need_unique(std::int64_t n, std::int64_t m, const std::string& field, const std::string& what) {
+  if (m > n) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("unique indices: {} values asked from {} {}", m, n, what));
+  }
+}
+
+// The extent each index element draws from (data.shape[axis], or data.shape[j] for
+// component j of a scatter_nd tuple).
+std::vector<std::int64_t> extents(const CaseDecl& d, const Shape& shape) {
+  const auto n = numel(shape);
+  std::vector<std::int64_t> s(static_cast<std::size_t>(n));
+  const auto k = shape.empty() ? 1 : shape.back();
+  for (std::int64_t i = 0; i < n; ++i) {
+    s[i] = d.attrs.op == Op::scatter_nd ? d.data.shape[i % k] : d.data.shape[d.attrs.axis];
+  }
+  return s;
+}
+
+void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::string& field) {
+  const auto& shape = out.shape();
+  const auto n = out.numel();
+  const auto s = extents(d, shape);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (s[i] == 0) {
+      throw Error(ErrorCode::values, field, fmt::format("no valid index exists: the indexed extent of data is 0 (data.shape {})",
+                                                        format_shape(d.data.shape)));
+    }
+  }
+  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+  SplitMix64 rng(g.seed);
+  if (!g.unique) {
+    for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s[i]));
+  } else if (d.attrs.op == Op::scatter_elements) {
+    const auto axis = static_cast<std::size_t>(d.attrs.axis);
+    const auto m = shape[axis];
+    const auto extent = d.data.shape[axis];
+    need_unique(extent, m, field, fmt::format("along data.shape[{}] = {}", axis, extent));
+    // Lines along the axis, in row-major order of their other coordinates.
+    const auto stride = strides_of(shape)[axis];
+    const auto lines = m == 0 ? 0 : n / m;
+    std::vector<std::int64_t> drawn;
+    for (std::int64_t line = 0; line < lines; ++line) {
+      const auto outer = line / stride;
+      const auto inner = line % stride;
+      const auto base = outer * m * stride + inner;
+      partial_fisher_yates(extent, m, rng, drawn);
+      for (std::int64_t j = 0; j < m; ++j) v[base + j * stride] = drawn[j];
+    }
+  } else if (d.attrs.op == Op::scatter_nd) {
+    const auto k = shape.back();
+    const Shape prefix(d.data.shape.begin(), d.data.shape.begin() + k);
+    const auto positions = numel(prefix);
+    const auto tuples = numel(Shape(shape.begin(), shape.end() - 1));
+    need_unique(positions, tuples, field, fmt::format("positions of data.shape[:{}] = {}", k, format_shape(prefix)));
+    std::vector<std::int64_t> drawn;
+    partial_fisher_yates(positions, tuples, rng, drawn);
+    for (std::int64_t t = 0; t < tuples; ++t) {
+      const auto coord = unravel(drawn[t], prefix);
+      for (std::int64_t j = 0; j < k; ++j) v[t * k + j] = coord[j];
+    }
+  } else {
+    const auto extent = d.data.shape[d.attrs.axis];
+    need_unique(extent, n, field, fmt::format("along data.shape[{}] = {}", d.attrs.axis, extent));
+    std::vector<std::int64_t> drawn;
+    partial_fisher_yates(extent, n, rng, drawn);
+    v = drawn;
+  }
+  if (g.negative > 0.0) {
+    if (d.attrs.op == Op::scatter_update) {
+      throw Error(ErrorCode::values, field + ".negative", "scatter_update takes no negative indices");
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (unit(rng.next()) < g.negative) v[i] -= s[i];
+    }
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    check_int(v[i], out.dtype(), field, i);
+    if (out.dtype() == DType::int32) {
+      out.data<std::int32_t>()[i] = static_cast<std::int32_t>(v[i]);
+    } else {
+      out.data<std::int64_t>()[i] = v[i];
+    }
+  }
+}
+
+}  // namespace
+
+Tensor run_generator(const Generator& gen, DType dtype, const Shape& shape, const CaseDecl& decl,
+                     const std::string& field) {
+  Tensor out(dtype, shape);
+  switch (gen.kind) {
+    case Generator::Kind::arange:
+      arange(gen, out, field);
+      break;
+    case Generator::Kind::fill:
+      fill(gen, out, field);
+      break;
+    case Generator::Kind::uniform:
+      uniform(gen, out, field);
+      break;
+    case Generator::Kind::randint:
+      randint(gen, out, field);
+      break;
+    case Generator::Kind::indices:
+      indices(gen, out, decl, field);
+      break;
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace scatter

@@ -1,0 +1,209 @@
+// The spec's rules on a declared case (reductions, dtypes, axis, shapes), and on a
+// materialized one (every index in range). Checking lives here; computing elsewhere.
+
+#include <fmt/format.h>
+
+#include "detail.hpp"
+
+namespace scatter {
+namespace detail {
+namespace {
+
+Shape slice(const Shape& s, std::size_t begin, std::size_t end) {
+  return Shape(s.begin() + static_cast<std::ptrdiff_t>(begin), s.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+Shape concat(Shape a, const Shape& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string allowed_reductions(Op op) {
+  std::vector<std::string_view> names;
+  for (auto r : {Reduction::none, Reduction::add, Reduction::sub, Reduction::mul, Reduction::min, Reduction::max,
+                 Reduction::mean}) {
+    if (op_allows(op, r)) names.push_back(to_string(r));
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+void check_dtypes(const CaseDecl& d) {
+  const auto& a = d.attrs;
+  if (!op_allows(a.op, a.reduction)) {
+    throw Error(ErrorCode::op, "reduction",
+                fmt::format("'{}' is not allowed for {} (allowed: {})", to_string(a.reduction), to_string(a.op),
+                            allowed_reductions(a.op)));
+  }
+  if (d.indices.dtype != DType::int32 && d.indices.dtype != DType::int64) {
+    throw Error(ErrorCode::dtype, "inputs.indices.dtype",
+                fmt::format("= {}; indices must be int32 or int64", to_string(d.indices.dtype)));
+  }
+  if (d.updates.dtype != d.data.dtype) {
+    throw Error(ErrorCode::dtype, "inputs.updates.dtype",
+                fmt::format("= {} differs from inputs.data.dtype = {}", to_string(d.updates.dtype),
+                            to_string(d.data.dtype)));
+  }
+  if (d.expected && d.expected->dtype != d.data.dtype) {
+    throw Error(ErrorCode::dtype, "expected.dtype",
+                fmt::format("= {} differs from inputs.data.dtype = {}", to_string(d.expected->dtype),
+                            to_string(d.data.dtype)));
+  }
+  if (a.reduction == Reduction::mean && d.data.dtype == DType::boolean) {
+    throw Error(ErrorCode::dtype, "reduction", "'mean' is not defined for bool data");
+  }
+}
+
+void check_elements_shapes(const CaseDecl& d) {
+  const auto& data = d.data.shape;
+  const auto& ind = d.indices.shape;
+  if (ind.size() != data.size()) {
+    throw Error(ErrorCode::shape, "inputs.indices.shape",
+                fmt::format("= {} has rank {}, but scatter_elements needs rank(data) = {} (data.shape {})",
+                            format_shape(ind), ind.size(), data.size(), format_shape(data)));
+  }
+  if (d.updates.shape != ind) {
+    throw Error(ErrorCode::shape, "inputs.updates.shape",
+                fmt::format("= {} differs from inputs.indices.shape = {}", format_shape(d.updates.shape),
+                            format_shape(ind)));
+  }
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (static_cast<std::int64_t>(i) != d.attrs.axis && ind[i] > data[i]) {
+      throw Error(ErrorCode::shape, fmt::format("inputs.indices.shape[{}]", i),
+                  fmt::format("= {} exceeds data.shape[{}] = {} (only the axis dimension, {}, may exceed data)",
+                              ind[i], i, data[i], d.attrs.axis));
+    }
+  }
+}
+
+void check_nd_shapes(const CaseDecl& d) {
+  const auto& data = d.data.shape;
+  const auto& ind = d.indices.shape;
+  if (ind.empty()) {
+    throw Error(ErrorCode::shape, "inputs.indices.shape", "= [] but scatter_nd needs indices of rank >= 1");
+  }
+  const auto k = ind.back();
+  if (k > static_cast<std::int64_t>(data.size())) {
+    throw Error(ErrorCode::shape, fmt::format("inputs.indices.shape[{}]", ind.size() - 1),
+                fmt::format("= {} (the tuple length k) exceeds rank(data) = {}", k, data.size()));
+  }
+  const auto want = concat(slice(ind, 0, ind.size() - 1), slice(data, static_cast<std::size_t>(k), data.size()));
+  if (d.updates.shape != want) {
+    throw Error(ErrorCode::shape, "inputs.updates.shape",
+                fmt::format("= {} but scatter_nd needs indices.shape[:-1] + data.shape[{}:] = {} (k = {})",
+                            format_shape(d.updates.shape), k, format_shape(want), k));
+  }
+}
+
+void check_update_shapes(const CaseDecl& d) {
+  const auto& data = d.data.shape;
+  const auto axis = static_cast<std::size_t>(d.attrs.axis);
+  const auto want = concat(concat(slice(data, 0, axis), d.indices.shape), slice(data, axis + 1, data.size()));
+  if (d.updates.shape != want) {
+    throw Error(ErrorCode::shape, "inputs.updates.shape",
+                fmt::format("= {} but scatter_update needs data.shape[:{}] + indices.shape + data.shape[{}:] = {}",
+                            format_shape(d.updates.shape), axis, axis + 1, format_shape(want)));
+  }
+}
+
+}  // namespace
+
+void validate_decl(CaseDecl& d, bool axis_given) {
+  check_dtypes(d);
+  const auto r = static_cast<std::int64_t>(d.data.shape.size());
+  if (r == 0) {
+    throw Error(ErrorCode::shape, "inputs.data.shape", fmt::format("= [] but {} needs data of rank >= 1", to_string(d.attrs.op)));
+  }
+  if (d.attrs.op != Op::scatter_nd) {
+    const auto axis = d.attrs.axis;
+    if (axis < -r || axis >= r) {
+      throw Error(ErrorCode::axis, "axis",
+                  fmt::format("= {} is out of range [{}, {}] for rank(data) = {}", axis, -r, r - 1, r));
+    }
+    if (axis < 0) d.attrs.axis = axis + r;
+  } else if (axis_given) {
+    throw Error(ErrorCode::schema, "axis", "does not apply to scatter_nd (its tuples index the leading dimensions)");
+  }
+  switch (d.attrs.op) {
+    case Op::scatter_elements:
+      check_elements_shapes(d);
+      break;
+    case Op::scatter_nd:
+      check_nd_shapes(d);
+      break;
+    case Op::scatter_update:
+      check_update_shapes(d);
+      break;
+  }
+  if (d.expected && d.expected->shape != d.data.shape) {
+    throw Error(ErrorCode::shape, "expected.shape",
+                fmt::format("= {} differs from inputs.data.shape = {}", format_shape(d.expected->shape),
+                            format_shape(d.data.shape)));
+  }
+}
+
+void check_indices(const Case& c) {
+  const auto& ind = c.indices;
+  const auto& data = c.data.shape();
+  const auto n = ind.numel();
+  const auto k = ind.rank() == 0 ? 1 : ind.shape().back();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto v = index_at(ind, i);
+    const auto dim = c.attrs.op == Op::scatter_nd ? i % k : c.attrs.axis;
+    const auto s = data[static_cast<std::size_t>(dim)];
+    const auto lo = c.attrs.op == Op::scatter_update ? 0 : -s;
+    if (v >= lo && v < s) continue;
+    const auto field = "inputs.indices" + format_coord(unravel(i, ind.shape()));
+    if (c.attrs.op == Op::scatter_update && v < 0 && v >= -s) {
+      throw Error(ErrorCode::index, field,
+                  fmt::format("= {} is negative; scatter_update takes indices in [0, {}] for data.shape[{}] = {}", v,
+                              s - 1, dim, s));
+    }
+    throw Error(ErrorCode::index, field,
+                fmt::format("= {} is out of range [{}, {}] for data.shape[{}] = {}", v, lo, s - 1, dim, s));
+  }
+}
+
+}  // namespace detail
+
+std::uint64_t case_bytes(const CaseDecl& d) {
+  auto bytes = [](const TensorDecl& t) {
+    return static_cast<std::uint64_t>(numel(t.shape)) * size_of(t.dtype);
+  };
+  std::uint64_t total = bytes(d.data) * 3 + bytes(d.indices) + bytes(d.updates);  // data, output, reference output
+  if (d.expected) total += bytes(*d.expected);
+  return total;
+}
+
+Tensor materialize_tensor(const TensorDecl& t, const std::string& field, const CaseDecl& decl) {
+  try {
+    if (const auto* values = std::get_if<std::shared_ptr<const Tensor>>(&t.source)) return (*values)->clone();
+    if (const auto* gen = std::get_if<Generator>(&t.source)) {
+      return detail::run_generator(*gen, t.dtype, t.shape, decl, "generate");
+    }
+    return detail::read_npy(std::get<std::string>(t.source), t.dtype, t.shape);
+  } catch (Error& e) {
+    e.within(field);
+    throw;
+  }
+}
+
+Case materialize(const CaseDecl& decl) {
+  try {
+    Case c;
+    c.file = decl.file;
+    c.name = decl.name;
+    c.attrs = decl.attrs;
+    c.tolerance = decl.tolerance;
+    c.data = materialize_tensor(decl.data, "inputs.data", decl);
+    c.indices = materialize_tensor(decl.indices, "inputs.indices", decl);
+    c.updates = materialize_tensor(decl.updates, "inputs.updates", decl);
+    if (decl.expected) c.expected = materialize_tensor(*decl.expected, "expected", decl);
+    detail::check_indices(c);
+    return c;
+  } catch (Error& e) {
+    e.at(decl.file, decl.name);
+    throw;
+  }
+}
+
+}  // namespace scatter

@@ -1,0 +1,201 @@
+// Numbers from case files into typed elements: exact integers, correctly rounded
+// floats, and a `values` error naming the element for anything that does not fit.
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "../dispatch.hpp"
+#include "detail.hpp"
+
+namespace scatter::detail {
+namespace {
+
+using nlohmann::json;
+
+std::string describe(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::integer:
+      return fmt::format("{}", s.integer);
+    case Scalar::Kind::boolean:
+      return s.boolean ? "true" : "false";
+    case Scalar::Kind::real:
+      if (std::isnan(s.real)) return "nan";
+      if (std::isinf(s.real)) return s.real > 0 ? "inf" : "-inf";
+      return fmt::format("{}", s.real);
+  }
+  return "?";
+}
+
+// The integer a scalar denotes, for integer dtypes.
+std::int64_t integral_value(const Scalar& s, DType dtype, const std::string& field) {
+  if (s.kind == Scalar::Kind::integer) return s.integer;
+  if (s.kind == Scalar::Kind::boolean) {
+    throw Error(ErrorCode::values, field, fmt::format("= {} is not a number of dtype {}", describe(s), to_string(dtype)));
+  }
+  constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+  if (!std::isfinite(s.real) || std::floor(s.real) != s.real) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("= {} is not an integer, as dtype {} needs", describe(s), to_string(dtype)));
+  }
+  if (std::fabs(s.real) > kExactLimit) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("= {} is beyond 2^53 written as a float; write it as an integer", describe(s)));
+  }
+  return static_cast<std::int64_t>(s.real);
+}
+
+template <class T>
+void store_int(const Scalar& s, Tensor& out, std::int64_t offset, const std::string& field) {
+  const auto v = integral_value(s, out.dtype(), field);
+  constexpr auto lo = static_cast<std::int64_t>(std::numeric_limits<T>::lowest());
+  constexpr auto hi = static_cast<std::int64_t>(std::numeric_limits<T>::max());
+  if (v < lo || v > hi) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("= {} is out of range [{}, {}] for dtype {}", v, lo, hi, to_string(out.dtype())));
+  }
+  out.data<T>()[offset] = static_cast<T>(v);
+}
+
+template <class T>
+void store_float(const Scalar& s, Tensor& out, std::int64_t offset, const std::string& field) {
+  if (s.kind == Scalar::Kind::boolean) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("= {} is not a number of dtype {}", describe(s), to_string(out.dtype())));
+  }
+  const double v = s.as_double();
+  const T stored = narrow_float<T>(v);
+  if (std::isinf(widen(stored)) && std::isfinite(v)) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("= {} overflows dtype {} (largest finite {})", describe(s), to_string(out.dtype()),
+                            max_finite(out.dtype())));
+  }
+  out.data<T>()[offset] = stored;
+}
+
+void store_bool(const Scalar& s, Tensor& out, std::int64_t offset, const std::string& field) {
+  bool b = false;
+  if (s.kind == Scalar::Kind::boolean) {
+    b = s.boolean;
+  } else if (s.kind == Scalar::Kind::integer && (s.integer == 0 || s.integer == 1)) {
+    b = s.integer == 1;
+  } else if (s.kind == Scalar::Kind::real && (s.real == 0.0 || s.real == 1.0)) {
+    b = s.real == 1.0;
+  } else {
+    throw Error(ErrorCode::values, field, fmt::format("= {} is not a bool (true, false, 0 or 1)", describe(s)));
+  }
+  out.data<Bool>()[offset].value = b ? 1 : 0;
+}
+
+// Walks nested arrays that must match `shape` exactly, storing leaves in row-major order.
+void store_nested(const json& node, const Shape& shape, std::size_t dim, Tensor& out, std::int64_t& next,
+                  std::string& path) {
+  if (dim == shape.size()) {
+    store_scalar(parse_scalar(node, "values" + path), out, next++, "values" + path);
+    return;
+  }
+  if (!node.is_array()) {
+    throw Error(ErrorCode::values, "values" + path,
+                fmt::format("expected an array of {} elements for shape[{}] = {}, got {}", shape[dim], dim, shape[dim],
+                            node.type_name()));
+  }
+  if (static_cast<std::int64_t>(node.size()) != shape[dim]) {
+    throw Error(ErrorCode::values, "values" + path,
+                fmt::format("has {} elements, shape[{}] = {} needs {}", node.size(), dim, shape[dim], shape[dim]));
+  }
+  const auto base = path.size();
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    path += fmt::format("[{}]", i);
+    store_nested(node[i], shape, dim + 1, out, next, path);
+    path.resize(base);
+  }
+}
+
+bool is_flat(const json& values) {
+  for (const auto& v : values) {
+    if (v.is_array()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Scalar parse_scalar(const json& value, const std::string& field) {
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+      throw Error(ErrorCode::values, field,
+                  fmt::format("= {} is beyond the int64 range", value.get<std::uint64_t>()));
+    }
+    return Scalar::of(value.get<std::int64_t>());
+  }
+  if (value.is_number_float()) return Scalar::of_real(value.get<double>());
+  if (value.is_boolean()) return Scalar{Scalar::Kind::boolean, 0, 0.0, value.get<bool>()};
+  if (value.is_string()) {
+    const auto& s = value.get_ref<const std::string&>();
+    if (s == "nan" || s == "NaN") return Scalar::of_real(std::numeric_limits<double>::quiet_NaN());
+    if (s == "inf" || s == "+inf" || s == "Infinity") return Scalar::of_real(std::numeric_limits<double>::infinity());
+    if (s == "-inf" || s == "-Infinity") return Scalar::of_real(-std::numeric_limits<double>::infinity());
+    throw Error(ErrorCode::values, field, fmt::format("= \"{}\" is not a number (strings may be \"nan\", \"inf\", \"-inf\")", s));
+  }
+  throw Error(ErrorCode::values, field, fmt::format("is a JSON {}, not a number", value.type_name()));
+}
+
+void store_scalar(const Scalar& value, Tensor& out, std::int64_t offset, const std::string& field) {
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, Bool>) {
+      store_bool(value, out, offset, field);
+    } else if constexpr (kIsFloat<T>) {
+      store_float<T>(value, out, offset, field);
+    } else {
+      store_int<T>(value, out, offset, field);
+    }
+  });
+}
+
+std::shared_ptr<const Tensor> parse_values(const json& values, DType dtype, const Shape& shape) {
+  const auto n = numel(shape);
+  // Count before allocating: a huge shape with a few values is an error, not an allocation.
+  if (!values.is_array()) {
+    if (n != 1) {
+      throw Error(ErrorCode::values, "values",
+                  fmt::format("is a single {} but shape {} has {} elements", values.type_name(), format_shape(shape), n));
+    }
+    auto t = std::make_shared<Tensor>(dtype, shape);
+    store_scalar(parse_scalar(values, "values"), *t, 0, "values");
+    return t;
+  }
+  if (is_flat(values) && (static_cast<std::int64_t>(values.size()) == n || shape.size() <= 1)) {
+    if (static_cast<std::int64_t>(values.size()) != n) {
+      throw Error(ErrorCode::values, "values",
+                  fmt::format("has {} elements, shape {} needs {}", values.size(), format_shape(shape), n));
+    }
+    auto t = std::make_shared<Tensor>(dtype, shape);
+    for (std::int64_t i = 0; i < n; ++i) {
+      try {
+        store_scalar(parse_scalar(values[static_cast<std::size_t>(i)], ""), *t, i, "");
+      } catch (const Error& e) {  // name the element only when it is at fault
+        throw Error(e.code(), fmt::format("values[{}]", i), e.detail());
+      }
+    }
+    return t;
+  }
+  if (shape.empty()) {
+    throw Error(ErrorCode::values, "values", "is an array but shape [] is a scalar: write one number");
+  }
+  // Nested: the first dimension's count is checked before allocating.
+  if (static_cast<std::int64_t>(values.size()) != shape[0]) {
+    throw Error(ErrorCode::values, "values",
+                fmt::format("has {} elements, shape[0] = {} needs {} (or a flat array of {})", values.size(), shape[0],
+                            shape[0], n));
+  }
+  auto t = std::make_shared<Tensor>(dtype, shape);
+  std::int64_t next = 0;
+  std::string path;
+  store_nested(values, shape, 0, *t, next, path);
+  return t;
+}
+
+}  // namespace scatter::detail

@@ -1,0 +1,311 @@
+// Running cases: one at a time (memory holds one case), expect_error cases judged by
+// their code, each backend's output compared with `expected` or the reference.
+
+#include "scatter/run.hpp"
+
+#include <algorithm>
+#include <fnmatch.h>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "scatter/report.hpp"
+
+namespace scatter {
+namespace {
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char ch : text) {
+    h ^= ch;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+bool has_tag(const CaseEntry& e, std::string_view tag) {
+  return std::find(e.tags.begin(), e.tags.end(), tag) != e.tags.end();
+}
+
+CaseResult base_result(const CaseEntry& entry, std::string backend) {
+  CaseResult r;
+  r.file = entry.file;
+  r.name = entry.name.empty() ? "-" : entry.name;
+  r.op = entry.decl ? std::string(to_string(entry.decl->attrs.op)) : "-";
+  r.backend = std::move(backend);
+  return r;
+}
+
+// An expect_error case passes only when rejected with exactly its code.
+CaseResult judge_expected_error(const CaseEntry& entry) {
+  auto r = base_result(entry, "-");
+  std::optional<Error> error = entry.error;
+  if (!error && entry.decl) {
+    try {
+      materialize(*entry.decl);
+    } catch (const Error& e) {
+      error = e;
+    }
+  }
+  const auto want = to_string(*entry.expect_error);
+  if (error && error->code() == *entry.expect_error) {
+    r.status = Status::passed;
+    r.detail = fmt::format("rejected as expected [{}]: {}", want, error->message());
+  } else if (error) {
+    r.status = Status::failed;
+    r.detail = fmt::format("expected error [{}], got [{}]: {}", want, to_string(error->code()), error->message());
+  } else {
+    r.status = Status::failed;
+    r.detail = fmt::format("expected error [{}], but the case is valid", want);
+  }
+  return r;
+}
+
+CaseResult invalid_result(const CaseEntry& entry, const Error& error) {
+  auto r = base_result(entry, "-");
+  r.status = Status::error;
+  r.invalid = true;
+  r.error = error;
+  r.detail = fmt::format("[{}] {}", to_string(error.code()), error.message());
+  return r;
+}
+
+// One backend on one case: run, then compare with expected, or with the reference.
+CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, std::optional<Tensor>& reference) {
+  auto r = base_result(entry, std::string(backend.name()));
+  try {
+    auto out = backend.run(c);
+    r.seconds = out.seconds;
+    const Tensor* want = c.expected ? &*c.expected : nullptr;
+    if (!want && backend.name() != "ref") {
+      if (!reference) reference = reference_scatter(c);
+      want = &*reference;
+    }
+    if (!want) {
+      r.status = Status::passed;
+      r.detail = "no expected output: ref is the oracle";
+      return r;
+    }
+    r.comparison = compare_outputs(c, out.output, *want, c.expected.has_value());
+    r.status = r.comparison->passed ? Status::passed : Status::failed;
+  } catch (const Error& e) {
+    r.status = Status::error;
+    r.error = Error(e).at(entry.file, entry.name);
+    r.detail = fmt::format("[{}] {}", to_string(e.code()), e.message());
+  } catch (const std::bad_alloc&) {
+    r.status = Status::error;
+    r.detail = "out of host memory (lower the case's size or raise --max-bytes only if memory allows)";
+  }
+  return r;
+}
+
+void count(RunSummary& s, const CaseResult& r) {
+  switch (r.status) {
+    case Status::passed:
+      ++s.passed;
+      break;
+    case Status::skipped:
+      ++s.skipped;
+      break;
+    case Status::failed:
+    case Status::error:
+      ++s.failed;
+      if (r.invalid) ++s.invalid;
+      break;
+  }
+}
+
+void finish(RunSummary& s, const LoadResult& loaded) {
+  if (s.invalid > 0) {
+    s.exit_code = kExitInvalid;
+  } else if (s.failed > 0) {
+    s.exit_code = kExitFailed;
+  } else if (s.selected == 0 && loaded.file_errors.empty()) {
+    s.exit_code = kExitNothing;
+  } else {
+    s.exit_code = kExitOk;
+  }
+}
+
+void report_file_errors(const LoadResult& loaded, RunSummary& s, Reporter& reporter) {
+  for (const auto& e : loaded.file_errors) {
+    reporter.on_file_error(e);
+    ++s.failed;
+    ++s.invalid;
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::passed:
+      return "passed";
+    case Status::failed:
+      return "FAILED";
+    case Status::error:
+      return "ERROR";
+    case Status::skipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+bool is_selected(const CaseEntry& e, const Selection& sel) {
+  if (e.name.empty()) return true;
+  bool any_include = false;
+  bool included = false;
+  for (const auto& f : sel.filters) {
+    if (!f.empty() && f[0] == '-') {
+      if (fnmatch(f.c_str() + 1, e.name.c_str(), 0) == 0) return false;
+    } else {
+      any_include = true;
+      included = included || fnmatch(f.c_str(), e.name.c_str(), 0) == 0;
+    }
+  }
+  if (any_include && !included) return false;
+  if (!sel.tags.empty() &&
+      std::none_of(sel.tags.begin(), sel.tags.end(), [&](const std::string& t) { return has_tag(e, t); })) {
+    return false;
+  }
+  const bool asked_large =
+      sel.include_large || std::find(sel.tags.begin(), sel.tags.end(), "large") != sel.tags.end();
+  if (has_tag(e, "large") && !asked_large) return false;
+  return static_cast<int>(fnv1a(e.name) % static_cast<std::uint64_t>(sel.shard_count)) == sel.shard_index - 1;
+}
+
+void parse_shard(const std::string& text, Selection& sel) {
+  int i = 0;
+  int n = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 1 || i > n) {
+    throw Error(ErrorCode::schema, "--shard", fmt::format("= '{}' must be I/N with 1 <= I <= N", text));
+  }
+  sel.shard_index = i;
+  sel.shard_count = n;
+}
+
+BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all) {
+  BackendChoice choice;
+  std::vector<std::string> names;
+  std::string::size_type start = 0;
+  while (start <= list.size()) {
+    const auto comma = list.find(',', start);
+    const auto name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!name.empty()) names.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (names.empty()) names.push_back("all");
+  for (const auto& name : names) {
+    if (name == "all") {
+      for (const auto& b : all) {
+        if (std::find(choice.run.begin(), choice.run.end(), b.get()) != choice.run.end()) continue;
+        const auto a = b->availability();
+        if (a.available) {
+          choice.run.push_back(b.get());
+        } else {
+          choice.skipped.emplace_back(b.get(), "unavailable: " + a.reason);
+        }
+      }
+      continue;
+    }
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& b) { return b->name() == name; });
+    if (it == all.end()) {
+      std::vector<std::string_view> known{"all"};
+      for (const auto& b : all) known.push_back(b->name());
+      throw Error(ErrorCode::schema, "--backend", fmt::format("'{}' is not a backend ({})", name, fmt::join(known, ", ")));
+    }
+    const auto a = (*it)->availability();
+    if (!a.available) {
+      choice.unavailable_named.emplace_back(name, a.reason);
+    } else if (std::find(choice.run.begin(), choice.run.end(), it->get()) == choice.run.end()) {
+      choice.run.push_back(it->get());
+    }
+  }
+  return choice;
+}
+
+RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const BackendChoice& backends,
+                     Reporter& reporter) {
+  RunSummary s;
+  report_file_errors(loaded, s, reporter);
+  for (const auto& entry : loaded.cases) {
+    if (!is_selected(entry, selection)) continue;
+    ++s.selected;
+    if (entry.expect_error) {
+      const auto r = judge_expected_error(entry);
+      count(s, r);
+      reporter.on_result(r);
+      continue;
+    }
+    if (entry.error) {
+      const auto r = invalid_result(entry, *entry.error);
+      count(s, r);
+      reporter.on_result(r);
+      continue;
+    }
+    std::optional<Case> c;
+    try {
+      c = materialize(*entry.decl);
+    } catch (const Error& e) {
+      const auto r = invalid_result(entry, e);
+      count(s, r);
+      reporter.on_result(r);
+      continue;
+    } catch (const std::bad_alloc&) {
+      const auto r = invalid_result(entry, Error(ErrorCode::too_large, "", "out of host memory while building the inputs")
+                                               .at(entry.file, entry.name));
+      count(s, r);
+      reporter.on_result(r);
+      continue;
+    }
+    std::optional<Tensor> reference;
+    for (auto* backend : backends.run) {
+      const auto r = run_one(entry, *c, *backend, reference);
+      count(s, r);
+      reporter.on_result(r);
+    }
+    for (const auto& [backend, reason] : backends.skipped) {
+      auto r = base_result(entry, std::string(backend->name()));
+      r.status = Status::skipped;
+      r.detail = reason;
+      count(s, r);
+      reporter.on_result(r);
+    }
+  }
+  finish(s, loaded);
+  reporter.on_end(s);
+  return s;
+}
+
+RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter) {
+  RunSummary s;
+  report_file_errors(loaded, s, reporter);
+  for (const auto& entry : loaded.cases) {
+    if (!is_selected(entry, selection)) continue;
+    ++s.selected;
+    CaseResult r;
+    if (entry.expect_error) {
+      r = judge_expected_error(entry);
+    } else if (entry.error) {
+      r = invalid_result(entry, *entry.error);
+    } else {
+      try {
+        materialize(*entry.decl);
+        r = base_result(entry, "-");
+        r.status = Status::passed;
+        r.detail = "valid";
+      } catch (const Error& e) {
+        r = invalid_result(entry, e);
+      }
+    }
+    count(s, r);
+    reporter.on_result(r);
+  }
+  finish(s, loaded);
+  reporter.on_end(s);
+  return s;
+}
+
+}  // namespace scatter

@@ -1,0 +1,101 @@
+#pragma once
+// Where each update goes: per op, a visitor over runs of contiguous updates,
+// `fn(update_offset, output_offset, length)`, in row-major update order. The
+// reference, the comparison and the reports share it; ops differ only here.
+
+#include <cstdint>
+#include <vector>
+
+#include "scatter/case.hpp"
+
+namespace scatter::detail {
+
+/// Indices with negatives made positive (index + extent), as int64, once.
+inline std::vector<std::int64_t> normalized_indices(const Case& c) {
+  const auto n = c.indices.numel();
+  const auto& data = c.data.shape();
+  const auto k = c.indices.rank() == 0 ? 1 : c.indices.shape().back();
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto v = index_at(c.indices, i);
+    const auto dim = c.attrs.op == Op::scatter_nd ? i % k : c.attrs.axis;
+    out[i] = v < 0 ? v + data[static_cast<std::size_t>(dim)] : v;
+  }
+  return out;
+}
+
+// out[i0, .., idx[i0, .., ir-1], .., ir-1] = f(out[...], updates[i0, .., ir-1])  (idx at `axis`)
+template <class Fn>
+void visit_scatter_elements(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn) {
+  const auto& ushape = c.indices.shape();
+  const auto r = ushape.size();
+  const auto ostride = strides_of(c.data.shape());
+  const auto axis = static_cast<std::size_t>(c.attrs.axis);
+  const auto n = c.indices.numel();
+  if (n == 0) return;
+  const auto last = r - 1;
+  const auto row = ushape[last];
+  std::vector<std::int64_t> coord(r, 0);  // over dims 0..r-2
+  std::int64_t base = 0;                  // sum of coord[d] * ostride[d] for d < last, d != axis
+  for (std::int64_t u0 = 0; u0 < n; u0 += row) {
+    for (std::int64_t j = 0; j < row; ++j) {
+      const auto u = u0 + j;
+      const auto o = axis == last ? base + idx[u] : base + j + idx[u] * ostride[axis];
+      fn(u, o, std::int64_t{1});
+    }
+    for (std::size_t d = last; d-- > 0;) {  // increment the row coordinate
+      if (d != axis) base += ostride[d];
+      if (++coord[d] < ushape[d]) break;
+      if (d != axis) base -= coord[d] * ostride[d];
+      coord[d] = 0;
+    }
+  }
+}
+
+// output[indices[m, :k]] = f(output[...], updates[m])  (a slice of data.shape[k:])
+template <class Fn>
+void visit_scatter_nd(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn) {
+  const auto& dshape = c.data.shape();
+  const auto& ishape = c.indices.shape();
+  const auto k = static_cast<std::size_t>(ishape.back());
+  const auto ostride = strides_of(dshape);
+  const auto tuples = numel(Shape(ishape.begin(), ishape.end() - 1));
+  const auto slice = numel(Shape(dshape.begin() + static_cast<std::ptrdiff_t>(k), dshape.end()));
+  for (std::int64_t m = 0; m < tuples; ++m) {
+    std::int64_t o = 0;
+    for (std::size_t j = 0; j < k; ++j) o += idx[m * static_cast<std::int64_t>(k) + static_cast<std::int64_t>(j)] * ostride[j];
+    fn(m * slice, o, slice);
+  }
+}
+
+// data[o, indices[i], ...] = updates[o, i, ...]  (o over data.shape[:axis], i over indices)
+template <class Fn>
+void visit_scatter_update(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn) {
+  const auto& dshape = c.data.shape();
+  const auto axis = static_cast<std::size_t>(c.attrs.axis);
+  const auto outer = numel(Shape(dshape.begin(), dshape.begin() + static_cast<std::ptrdiff_t>(axis)));
+  const auto inner = numel(Shape(dshape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, dshape.end()));
+  const auto extent = dshape[axis];
+  const auto count = static_cast<std::int64_t>(idx.size());
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < count; ++i) fn((o * count + i) * inner, (o * extent + idx[i]) * inner, inner);
+  }
+}
+
+/// Calls fn(update_offset, output_offset, length) for every run of updates, in order.
+template <class Fn>
+void visit_targets(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn) {
+  switch (c.attrs.op) {
+    case Op::scatter_elements:
+      visit_scatter_elements(c, idx, fn);
+      break;
+    case Op::scatter_nd:
+      visit_scatter_nd(c, idx, fn);
+      break;
+    case Op::scatter_update:
+      visit_scatter_update(c, idx, fn);
+      break;
+  }
+}
+
+}  // namespace scatter::detail

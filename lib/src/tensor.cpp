@@ -1,0 +1,132 @@
+#include "scatter/tensor.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "scatter/error.hpp"
+
+namespace scatter {
+
+std::string format_shape(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+std::string format_coord(std::span<const std::int64_t> coord) { return fmt::format("[{}]", fmt::join(coord, ",")); }
+
+std::int64_t checked_numel(const Shape& shape) {
+  for (auto d : shape) {
+    if (d == 0) return 0;
+  }
+  std::int64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
+  }
+  return n;
+}
+
+std::int64_t numel(const Shape& shape) {
+  const auto n = checked_numel(shape);
+  SCATTER_ASSERT(n >= 0);
+  return n;
+}
+
+std::vector<std::int64_t> strides_of(const Shape& shape) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  // Unsigned arithmetic: an empty tensor's strides may be meaningless but never UB.
+  std::uint64_t s = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = static_cast<std::int64_t>(s);
+    s *= static_cast<std::uint64_t>(shape[i]);
+  }
+  return strides;
+}
+
+std::vector<std::int64_t> unravel(std::int64_t offset, const Shape& shape) {
+  std::vector<std::int64_t> coord(shape.size(), 0);
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 0) continue;
+    coord[i] = offset % shape[i];
+    offset /= shape[i];
+  }
+  return coord;
+}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)), numel_(scatter::numel(shape_)) {
+  // One spare byte keeps bytes() non-null for empty tensors.
+  data_ = std::make_unique_for_overwrite<std::byte[]>(nbytes() + 1);
+}
+
+Tensor Tensor::clone() const {
+  Tensor copy(dtype_, shape_);
+  if (nbytes() > 0) std::memcpy(copy.bytes(), bytes(), nbytes());
+  return copy;
+}
+
+std::int64_t index_at(const Tensor& indices, std::int64_t offset) {
+  if (indices.dtype() == DType::int32) return indices.data<std::int32_t>()[offset];
+  SCATTER_ASSERT(indices.dtype() == DType::int64);
+  return indices.data<std::int64_t>()[offset];
+}
+
+double element_as_double(const Tensor& t, std::int64_t i) {
+  switch (t.dtype()) {
+    case DType::float64:
+      return t.data<double>()[i];
+    case DType::float32:
+      return t.data<float>()[i];
+    case DType::float16:
+      return to_double(t.data<Float16>()[i]);
+    case DType::bfloat16:
+      return to_double(t.data<BFloat16>()[i]);
+    case DType::int64:
+      return static_cast<double>(t.data<std::int64_t>()[i]);
+    case DType::int32:
+      return t.data<std::int32_t>()[i];
+    case DType::int16:
+      return t.data<std::int16_t>()[i];
+    case DType::int8:
+      return t.data<std::int8_t>()[i];
+    case DType::uint8:
+      return t.data<std::uint8_t>()[i];
+    case DType::boolean:
+      return t.data<std::uint8_t>()[i] ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+namespace {
+
+// Shortest text that reads back to the same value in its type (digits = 0), or
+// enough significant digits for the 16-bit types.
+template <class T>
+std::string format_float(T v, int digits) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  if (digits == 0) return fmt::format("{}", v);
+  return fmt::format("{:.{}g}", v, digits);
+}
+
+}  // namespace
+
+std::string format_element(const Tensor& t, std::int64_t i) {
+  switch (t.dtype()) {
+    case DType::float64:
+      return format_float(t.data<double>()[i], 0);
+    case DType::float32:
+      return format_float(t.data<float>()[i], 0);
+    case DType::float16:
+      return format_float(to_double(t.data<Float16>()[i]), 5);
+    case DType::bfloat16:
+      return format_float(to_double(t.data<BFloat16>()[i]), 4);
+    case DType::int64:
+      return fmt::format("{}", t.data<std::int64_t>()[i]);
+    case DType::boolean:
+      return t.data<std::uint8_t>()[i] ? "true" : "false";
+    default:
+      return fmt::format("{}", static_cast<std::int64_t>(element_as_double(t, i)));
+  }
+}
+
+}  // namespace scatter
