@@ -82,10 +82,10 @@ std::optional<Op> parse_op(std::string_view name) {
   return std::nullopt;
 }
 
+// Reduction names are exact (the spec makes only op aliases case-insensitive).
 std::optional<Reduction> parse_reduction(std::string_view name) {
-  const auto key = lower(name);
   for (const auto& [n, r] : kReductionNames) {
-    if (n == key) return r;
+    if (n == name) return r;
   }
   return std::nullopt;
 }

@@ -20,7 +20,7 @@ enum class Reduction { none, add, sub, mul, min, max, mean };
 
 std::string_view to_string(Op op);
 std::string_view to_string(Reduction reduction);
-/// Canonical names and the spec's aliases, case-insensitive ("ScatterNDUpdate").
+/// Canonical names and the spec's aliases; ops case-insensitively ("ScatterNDUpdate").
 std::optional<Op> parse_op(std::string_view name);
 std::optional<Reduction> parse_reduction(std::string_view name);
 /// Whether the spec's reduction table allows this reduction on this op.
