@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -10,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "scatter/backend.hpp"
+#include "scatter/cancel.hpp"
+#include "scatter/explain.hpp"
 #include "scatter/load.hpp"
 #include "scatter/report.hpp"
 #include "scatter/run.hpp"
@@ -30,7 +33,28 @@ struct Options {
   bool include_large = false;
   bool quiet = false;
   bool verbose = false;
+  std::string junit;
+  std::string json;
+  std::string markdown;
+  std::string save_failures;
+  bool fail_fast = false;
+  double timeout = 0.0;
+  std::string case_name;
+  std::int64_t limit = 100;
+  std::string out_dir;
+  std::string command_line;
 };
+
+extern "C" void on_signal(int) { scatter::request_interrupt(); }
+
+// SIGINT/SIGTERM stop the run between steps; reports are written for what finished.
+void install_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 // "4G", "512M", "64K" or plain bytes.
 std::uint64_t parse_bytes(const std::string& text) {
@@ -98,10 +122,89 @@ int cmd_run(const Options& o) {
     }
     return kExitEnv;
   }
-  const auto selection = selection_of(o);
+  RunOptions options;
+  options.selection = selection_of(o);
+  options.fail_fast = o.fail_fast;
+  options.save_failures = o.save_failures;
+  if (o.timeout > 0) options.timeout = o.timeout;
   const auto loaded = load(o);
-  auto reporter = make_table_reporter(std::cout, {use_color(o.color), o.quiet, o.verbose});
-  return run_cases(loaded, selection, choice, *reporter).exit_code;
+
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(make_table_reporter(
+      std::cout, {use_color(o.color), o.quiet, o.verbose, isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr}));
+  if (!o.junit.empty() || !o.json.empty() || !o.markdown.empty()) {
+    const auto context = make_run_context(all, o.command_line);
+    if (!o.json.empty()) reporters.push_back(make_json_reporter(o.json, context));
+    if (!o.junit.empty()) reporters.push_back(make_junit_reporter(o.junit, context));
+    if (!o.markdown.empty()) reporters.push_back(make_markdown_reporter(o.markdown, context));
+  }
+  auto reporter = make_tee_reporter(std::move(reporters));
+  install_signal_handlers();
+  return run_cases(loaded, options, choice, *reporter).exit_code;
+}
+
+// Each case of the file (or the one named by --case) that loads, narrated.
+int cmd_explain(const Options& o) {
+  const auto loaded = load(o);
+  for (const auto& e : loaded.file_errors) std::cerr << "scatterctl: " << describe(e) << "\n";
+  if (!loaded.file_errors.empty()) return kExitInvalid;
+  int explained = 0;
+  for (const auto& entry : loaded.cases) {
+    if (!o.case_name.empty() && entry.name != o.case_name) continue;
+    if (explained++ > 0) std::cout << "\n";
+    if (!entry.decl) {
+      std::cout << fmt::format("{}: {}\n", entry.name.empty() ? "-" : entry.name,
+                               entry.error ? describe(*entry.error) : "invalid");
+      continue;
+    }
+    try {
+      explain(materialize(*entry.decl), std::cout, {o.limit, 1000});
+    } catch (const Error& e) {
+      std::cout << describe(e) << "\n";
+    }
+  }
+  if (explained == 0) {
+    std::cerr << fmt::format("scatterctl: no case named '{}'\n", o.case_name);
+    return kExitNothing;
+  }
+  return kExitOk;
+}
+
+// The materialized inputs and the reference output as .npy, for Python tools.
+int cmd_dump(const Options& o) {
+  const auto loaded = load(o);
+  for (const auto& e : loaded.file_errors) std::cerr << "scatterctl: " << describe(e) << "\n";
+  if (!loaded.file_errors.empty()) return kExitInvalid;
+  int dumped = 0;
+  int invalid = 0;
+  for (const auto& entry : loaded.cases) {
+    if (!o.case_name.empty() && entry.name != o.case_name) continue;
+    if (!entry.decl) {
+      ++invalid;
+      std::cerr << "scatterctl: " << (entry.error ? describe(*entry.error) : entry.name + ": invalid") << "\n";
+      continue;
+    }
+    try {
+      const auto c = materialize(*entry.decl);
+      const auto dir = std::filesystem::path(o.out_dir) / c.name;
+      std::filesystem::create_directories(dir);
+      write_npy(c.data, (dir / "data.npy").string());
+      write_npy(c.indices, (dir / "indices.npy").string());
+      write_npy(c.updates, (dir / "updates.npy").string());
+      if (c.expected) write_npy(*c.expected, (dir / "expected.npy").string());
+      write_npy(reference_scatter(c), (dir / "reference.npy").string());
+      std::cout << dir.string() << "\n";
+      ++dumped;
+    } catch (const Error& e) {
+      ++invalid;
+      std::cerr << "scatterctl: " << describe(e) << "\n";
+    } catch (const std::filesystem::filesystem_error& e) {
+      std::cerr << "scatterctl: " << e.what() << "\n";
+      return kExitInvalid;
+    }
+  }
+  if (invalid > 0) return kExitInvalid;
+  return dumped == 0 ? kExitNothing : kExitOk;
 }
 
 int cmd_validate(const Options& o) {
@@ -185,6 +288,26 @@ int main(int argc, char** argv) {
   list->add_option("paths", o.paths, "case files or directories (default: the bundled cases/)");
   add_selection(list, o);
 
+  run->add_option("--junit", o.junit, "also write a JUnit XML report to FILE");
+  run->add_option("--json", o.json, "also write a JSON report to FILE");
+  run->add_option("--markdown", o.markdown, "also write a Markdown summary to FILE");
+  run->add_option("--save-failures", o.save_failures, "write each failing case's tensors and a repro.json under DIR");
+  run->add_flag("--fail-fast", o.fail_fast, "stop at the first failing case");
+  run->add_option("--timeout", o.timeout, "seconds per case; a case over it is an error and the run goes on")
+      ->check(CLI::PositiveNumber);
+
+  auto* explain_cmd = app.add_subcommand("explain", "print which update goes where, step by step, and the result");
+  explain_cmd->add_option("path", o.paths, "a case file")->required()->expected(1);
+  explain_cmd->add_option("--case", o.case_name, "the case to explain (default: every case of the file)");
+  explain_cmd->add_option("--limit", o.limit, "update lines printed at most (default 100)")->check(CLI::NonNegativeNumber);
+  explain_cmd->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory");
+
+  auto* dump = app.add_subcommand("dump", "write a case's inputs and reference output as .npy files");
+  dump->add_option("path", o.paths, "a case file or directory")->required();
+  dump->add_option("--case", o.case_name, "only this case");
+  dump->add_option("--out", o.out_dir, "output directory (one folder per case)")->required();
+  dump->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory");
+
   auto* info = app.add_subcommand("info", "version, build, backends and devices");
 
   try {
@@ -200,12 +323,16 @@ int main(int argc, char** argv) {
     return scatter::kExitUsage;
   }
   try {
+    for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     if (run->parsed()) return cmd_run(o);
+    if (explain_cmd->parsed()) return cmd_explain(o);
+    if (dump->parsed()) return cmd_dump(o);
     if (validate->parsed()) return cmd_validate(o);
     if (list->parsed()) return cmd_list(o);
     if (info->parsed()) return cmd_info();
   } catch (const scatter::Error& e) {
-    // Errors here are in flags (--shard, --backend, --max-bytes): usage errors.
+    // Errors that reach here are in flags (--shard, --backend, --max-bytes, a report
+    // path that cannot be written): usage errors.
     std::cerr << "scatterctl: " << e.message() << "\n";
     return scatter::kExitUsage;
   }

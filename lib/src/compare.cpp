@@ -126,11 +126,12 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
   std::vector<std::uint8_t> pending(static_cast<std::size_t>(n), 0);
   std::int64_t pending_count = 0;
   Worst worst(options.max_reported);
-  auto fail = [&](std::int64_t i, Rule rule, double allowed) {
+  auto fail = [&](std::int64_t i, Rule rule, double allowed, double rtol) {
     ++r.mismatches;
     Mismatch m;
     m.offset = i;
     m.error = abs_error(got, want, i);
+    r.needed_atol = std::max(r.needed_atol, m.error - rtol * std::fabs(element_as_double(want, i)));
     m.rule = rule;
     m.allowed = allowed;
     m.hits = hits[i];
@@ -153,7 +154,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
       continue;
     }
     note_error(i);
-    fail(i, Rule::exact, 0.0);
+    fail(i, Rule::exact, 0.0, 0.0);
   }
 
   std::string tolerance_text;
@@ -166,7 +167,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     });
     for (std::int64_t i = 0; i < n; ++i) {
       if (pending[i] == 2) ++r.accepted_duplicates;
-      if (pending[i] == 1) fail(i, Rule::any_of_duplicates, 0.0);
+      if (pending[i] == 1) fail(i, Rule::any_of_duplicates, 0.0, 0.0);
       if (pending[i] != 0) note_error(i);
     }
   } else if (pending_count > 0) {
@@ -191,7 +192,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
       const double w = element_as_double(want, i);
       const double e = abs_error(got, want, i);
       const double allowed = atol + rtol * std::fabs(w);
-      if (!(e <= allowed)) fail(i, Rule::allclose, allowed);
+      if (!(e <= allowed)) fail(i, Rule::allclose, allowed, rtol);
     }
     tolerance_text = c.tolerance ? fmt::format("allclose(atol={}, rtol={})", c.tolerance->atol, c.tolerance->rtol)
                                  : "allclose(rtol=h*eps, atol=h*eps*sum|x|)";

@@ -8,7 +8,7 @@
 namespace scatter {
 namespace {
 
-constexpr std::array<std::pair<ErrorCode, std::string_view>, 11> kCodes{{
+constexpr std::array<std::pair<ErrorCode, std::string_view>, 13> kCodes{{
     {ErrorCode::io, "io"},
     {ErrorCode::json, "json"},
     {ErrorCode::schema, "schema"},
@@ -20,6 +20,8 @@ constexpr std::array<std::pair<ErrorCode, std::string_view>, 11> kCodes{{
     {ErrorCode::index, "index"},
     {ErrorCode::too_large, "too_large"},
     {ErrorCode::backend, "backend"},
+    {ErrorCode::timeout, "timeout"},
+    {ErrorCode::interrupted, "interrupted"},
 }};
 
 }  // namespace
@@ -33,8 +35,8 @@ std::string_view to_string(ErrorCode code) {
 
 bool parse_error_code(std::string_view text, ErrorCode& code) {
   for (const auto& [c, name] : kCodes) {
-    // `backend` is ours, not a case-file code: a case cannot expect it.
-    if (name == text && c != ErrorCode::backend) {
+    // backend, timeout and interrupted are ours, not case-file codes.
+    if (name == text && c != ErrorCode::backend && c != ErrorCode::timeout && c != ErrorCode::interrupted) {
       code = c;
       return true;
     }

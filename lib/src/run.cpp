@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "scatter/cancel.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter {
@@ -32,6 +33,8 @@ CaseResult base_result(const CaseEntry& entry, std::string backend) {
   r.file = entry.file;
   r.name = entry.name.empty() ? "-" : entry.name;
   r.op = entry.decl ? std::string(to_string(entry.decl->attrs.op)) : "-";
+  r.reduction = entry.decl ? std::string(to_string(entry.decl->attrs.reduction)) : "-";
+  r.dtype = entry.decl ? std::string(to_string(entry.decl->data.dtype)) : "-";
   r.backend = std::move(backend);
   return r;
 }
@@ -71,7 +74,9 @@ CaseResult invalid_result(const CaseEntry& entry, const Error& error) {
 }
 
 // One backend on one case: run, then compare with expected, or with the reference.
-CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, std::optional<Tensor>& reference) {
+// On a mismatch, `failed_output` keeps what the backend produced (for bundles).
+CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, std::optional<Tensor>& reference,
+                   std::optional<Tensor>& failed_output) {
   auto r = base_result(entry, std::string(backend.name()));
   try {
     auto out = backend.run(c);
@@ -88,7 +93,9 @@ CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, std:
     }
     r.comparison = compare_outputs(c, out.output, *want, c.expected.has_value());
     r.status = r.comparison->passed ? Status::passed : Status::failed;
+    if (!r.comparison->passed) failed_output = std::move(out.output);
   } catch (const Error& e) {
+    if (e.code() == ErrorCode::interrupted) throw;
     r.status = Status::error;
     r.error = Error(e).at(entry.file, entry.name);
     r.detail = fmt::format("[{}] {}", to_string(e.code()), e.message());
@@ -116,7 +123,9 @@ void count(RunSummary& s, const CaseResult& r) {
 }
 
 void finish(RunSummary& s, const LoadResult& loaded) {
-  if (s.invalid > 0) {
+  if (s.interrupted) {
+    s.exit_code = kExitInterrupted;
+  } else if (s.invalid > 0) {
     s.exit_code = kExitInvalid;
   } else if (s.failed > 0) {
     s.exit_code = kExitFailed;
@@ -226,57 +235,88 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
   return choice;
 }
 
-RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const BackendChoice& backends,
+RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const BackendChoice& backends,
                      Reporter& reporter) {
   RunSummary s;
   report_file_errors(loaded, s, reporter);
+  std::vector<const CaseEntry*> selected;
   for (const auto& entry : loaded.cases) {
-    if (!is_selected(entry, selection)) continue;
-    ++s.selected;
+    if (is_selected(entry, options.selection)) selected.push_back(&entry);
+  }
+  s.selected = static_cast<int>(selected.size());
+  auto emit = [&](const CaseResult& r) {
+    count(s, r);
+    reporter.on_result(r);
+  };
+  int index = 0;
+  for (const auto* entry_ptr : selected) {
+    const auto& entry = *entry_ptr;
+    if (interrupted()) {
+      s.interrupted = true;
+      break;
+    }
+    if (options.fail_fast && s.failed > 0) {
+      s.stopped_early = true;
+      break;
+    }
+    reporter.on_case_start(entry.name, ++index, s.selected);
     if (entry.expect_error) {
-      const auto r = judge_expected_error(entry);
-      count(s, r);
-      reporter.on_result(r);
+      emit(judge_expected_error(entry));
       continue;
     }
     if (entry.error) {
-      const auto r = invalid_result(entry, *entry.error);
-      count(s, r);
-      reporter.on_result(r);
+      emit(invalid_result(entry, *entry.error));
       continue;
     }
-    std::optional<Case> c;
     try {
-      c = materialize(*entry.decl);
+      set_case_deadline(options.timeout);
+      std::optional<Case> c;
+      try {
+        c = materialize(*entry.decl);
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::interrupted) throw;
+        auto r = invalid_result(entry, e);
+        r.invalid = e.code() != ErrorCode::timeout;  // a timeout is the run's limit, not a bad case
+        emit(r);
+        continue;
+      } catch (const std::bad_alloc&) {
+        emit(invalid_result(entry, Error(ErrorCode::too_large, "", "out of host memory while building the inputs")
+                                       .at(entry.file, entry.name)));
+        continue;
+      }
+      std::optional<Tensor> reference;
+      for (auto* backend : backends.run) {
+        std::optional<Tensor> failed_output;
+        const auto r = run_one(entry, *c, *backend, reference, failed_output);
+        if (failed_output && !options.save_failures.empty()) {
+          const Tensor& want = c->expected ? *c->expected : *reference;
+          save_failure_bundle(options.save_failures, *entry.decl, *c, r.backend, *failed_output, want);
+        }
+        emit(r);
+      }
+      for (const auto& [backend, reason] : backends.skipped) {
+        auto r = base_result(entry, std::string(backend->name()));
+        r.status = Status::skipped;
+        r.detail = reason;
+        emit(r);
+      }
     } catch (const Error& e) {
-      const auto r = invalid_result(entry, e);
-      count(s, r);
-      reporter.on_result(r);
-      continue;
-    } catch (const std::bad_alloc&) {
-      const auto r = invalid_result(entry, Error(ErrorCode::too_large, "", "out of host memory while building the inputs")
-                                               .at(entry.file, entry.name));
-      count(s, r);
-      reporter.on_result(r);
-      continue;
-    }
-    std::optional<Tensor> reference;
-    for (auto* backend : backends.run) {
-      const auto r = run_one(entry, *c, *backend, reference);
-      count(s, r);
-      reporter.on_result(r);
-    }
-    for (const auto& [backend, reason] : backends.skipped) {
-      auto r = base_result(entry, std::string(backend->name()));
-      r.status = Status::skipped;
-      r.detail = reason;
-      count(s, r);
-      reporter.on_result(r);
+      if (e.code() != ErrorCode::interrupted) throw;
+      s.interrupted = true;
+      break;
     }
   }
+  set_case_deadline(std::nullopt);
   finish(s, loaded);
   reporter.on_end(s);
   return s;
+}
+
+RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const BackendChoice& backends,
+                     Reporter& reporter) {
+  RunOptions options;
+  options.selection = selection;
+  return run_cases(loaded, options, backends, reporter);
 }
 
 RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter) {

@@ -37,6 +37,9 @@ struct Comparison {
   double max_error = 0.0;                ///< largest |actual - expected| seen
   std::vector<std::int64_t> max_error_coord;
   std::string rule;  ///< the rule(s) applied, e.g. "exact", "allclose(atol=..., rtol=...)"
+  /// The smallest atol (with the rtol each element had) under which every element
+  /// would pass; infinity when a NaN or infinity disagrees.
+  double needed_atol = 0.0;
   std::vector<Mismatch> worst;  ///< the largest mismatches, worst first
 };
 

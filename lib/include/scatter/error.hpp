@@ -10,7 +10,9 @@
 namespace scatter {
 
 /// The error codes of the case-format spec ("Error codes").
-enum class ErrorCode { io, json, schema, dtype, values, op, axis, shape, index, too_large, backend };
+/// The first ten are the spec's; the last three are scatterctl's own (a backend
+/// failure, a case over --timeout, an interrupted run) and no case can expect them.
+enum class ErrorCode { io, json, schema, dtype, values, op, axis, shape, index, too_large, backend, timeout, interrupted };
 
 /// The spec's spelling of a code ("too_large", ...).
 std::string_view to_string(ErrorCode code);

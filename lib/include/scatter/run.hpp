@@ -17,14 +17,24 @@ namespace scatter {
 enum class Status { passed, failed, error, skipped };
 std::string_view to_string(Status status);
 
-/// The exit codes of the CLI spec.
-enum ExitCode : int { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInvalid = 3, kExitNothing = 4, kExitEnv = 5 };
+/// The exit codes of the CLI spec, and 130 (128 + SIGINT) for an interrupted run.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailed = 1,
+  kExitUsage = 2,
+  kExitInvalid = 3,
+  kExitNothing = 4,
+  kExitEnv = 5,
+  kExitInterrupted = 130,
+};
 
 /// One case on one backend (or, for expect_error and invalid cases, on none: "-").
 struct CaseResult {
   std::string file;
   std::string name;
   std::string op;         ///< canonical op name, or "-" when unknown
+  std::string reduction;  ///< canonical reduction, or "-"
+  std::string dtype;      ///< data's dtype, or "-"
   std::string backend;    ///< backend name, or "-" for validation-only results
   Status status = Status::passed;
   std::string detail;     ///< one line: the reason, the rule, the error
@@ -54,6 +64,8 @@ struct RunSummary {
   int skipped = 0;
   int invalid = 0;  ///< invalid cases and unreadable files (part of failed)
   int selected = 0;
+  bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
+  bool stopped_early = false;  ///< --fail-fast stopped it
   int exit_code = kExitOk;
 };
 
@@ -61,6 +73,8 @@ struct RunSummary {
 class Reporter {
  public:
   virtual ~Reporter() = default;
+  /// A case is about to run (index counts from 1 of `total` selected).
+  virtual void on_case_start(const std::string& /*name*/, int /*index*/, int /*total*/) {}
   virtual void on_file_error(const Error& error) = 0;
   virtual void on_result(const CaseResult& result) = 0;
   virtual void on_end(const RunSummary& summary) = 0;
@@ -75,9 +89,25 @@ struct BackendChoice {
 };
 BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all);
 
+struct RunOptions {
+  Selection selection;
+  std::optional<double> timeout;  ///< seconds per case (materializing and every backend)
+  bool fail_fast = false;         ///< stop at the first failed or errored case
+  std::string save_failures;      ///< directory for failure bundles; empty: none
+};
+
 /// Runs every selected case (one at a time, so memory holds one case) and reports.
+/// An interrupt (see cancel.hpp) stops the run; what finished is reported.
+RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const BackendChoice& backends,
+                     Reporter& reporter);
+/// The same with default options.
 RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const BackendChoice& backends,
                      Reporter& reporter);
+
+/// Writes DIR/<case>@<backend>/: data, indices, updates, expected and actual as .npy
+/// and repro.json, a case file that reproduces the failure on its own.
+void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Case& c, const std::string& backend,
+                         const Tensor& actual, const Tensor& want);
 
 /// Loads and checks every selected case without running a backend.
 RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter);

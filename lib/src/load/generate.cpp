@@ -11,6 +11,7 @@
 
 #include "../dispatch.hpp"
 #include "detail.hpp"
+#include "scatter/cancel.hpp"
 
 namespace scatter {
 
@@ -88,6 +89,7 @@ void arange(const Generator& g, Tensor& out, const std::string& field) {
       const double start = g.start.as_double();
       const double step = g.step.as_double();
       for (std::int64_t i = 0; i < out.numel(); ++i) {
+        if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
         put_float_checked<T>(out, i, start + static_cast<double>(i) * step, field);
       }
     } else {
@@ -125,6 +127,7 @@ void uniform(const Generator& g, Tensor& out, const std::string& field) {
     using T = typename decltype(tag)::type;
     const auto [lo, hi] = int_range(out.dtype());
     for (std::int64_t i = 0; i < out.numel(); ++i) {
+      if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
       const double v = low + (high - low) * unit(rng.next());
       if constexpr (kIsFloat<T>) {
         put_float_checked<T>(out, i, v, field);
@@ -154,6 +157,7 @@ void randint(const Generator& g, Tensor& out, const std::string& field) {
   dispatch(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (std::int64_t i = 0; i < out.numel(); ++i) {
+      if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
       const auto v = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + rng.next() % span);
       put_int<T>(out, i, v);
     }

@@ -13,10 +13,23 @@
 #include "../targets.hpp"
 #include "reduce.hpp"
 #include "scatter/backend.hpp"
+#include "scatter/cancel.hpp"
 
 namespace scatter {
 namespace detail {
 namespace {
+
+// Polls for --timeout and interrupts every million elements.
+struct Poll {
+  std::int64_t done = 0;
+  void tick(std::int64_t elements) {
+    done += elements;
+    if (done >= (1 << 20)) {
+      done = 0;
+      poll_cancel();
+    }
+  }
+};
 
 template <class T>
 void scatter_typed(const Case& c, const std::vector<std::int64_t>& idx, Tensor& out) {
@@ -24,10 +37,12 @@ void scatter_typed(const Case& c, const std::vector<std::int64_t>& idx, Tensor& 
   const T* u = c.updates.data<T>();
   const Combine<T> combine{c.attrs.reduction};
   const auto reduction = c.attrs.reduction;
+  Poll poll;
 
   if (reduction == Reduction::none) {
     visit_targets(c, idx, [&](std::int64_t ui, std::int64_t oi, std::int64_t len) {
       std::memcpy(o + oi, u + ui, static_cast<std::size_t>(len) * sizeof(T));
+      poll.tick(len);
     });
     return;
   }
@@ -39,6 +54,7 @@ void scatter_typed(const Case& c, const std::vector<std::int64_t>& idx, Tensor& 
   if (reduction != Reduction::mean) {
     visit_targets(c, idx, [&](std::int64_t ui, std::int64_t oi, std::int64_t len) {
       for (std::int64_t j = 0; j < len; ++j) o[oi + j] = combine.apply(o[oi + j], u[ui + j]);
+      poll.tick(len);
     });
     return;
   }
@@ -50,6 +66,7 @@ void scatter_typed(const Case& c, const std::vector<std::int64_t>& idx, Tensor& 
         o[oi + j] = combine.apply(o[oi + j], u[ui + j]);
         ++count[oi + j];
       }
+      poll.tick(len);
     });
     const std::int64_t init = c.attrs.use_init_val ? 1 : 0;
     for (std::int64_t i = 0; i < out.numel(); ++i) {

@@ -1,57 +1,113 @@
 // The human table: one row per case and backend as results arrive, a failure
-// report under each failing row, and the closing line that CI greps for.
+// report under each failing row, and the closing line that CI greps for. On a
+// terminal, a one-line progress indicator on stderr for runs longer than 2 s.
 
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <ostream>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "scatter/report.hpp"
+#include "text.hpp"
 
 namespace scatter {
 namespace {
+
+using detail::comparison_text;
+using detail::time_text;
+using detail::worst_text;
 
 constexpr const char* kRed = "\033[31m";
 constexpr const char* kGreen = "\033[32m";
 constexpr const char* kYellow = "\033[33m";
 constexpr const char* kReset = "\033[0m";
 
-std::string time_text(double seconds) {
-  if (seconds <= 0) return "";
-  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
-  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
-  return fmt::format("{:.2f} s", seconds);
-}
-
-std::string worst_text(const CaseResult& r) {
-  if (!r.comparison) return r.detail;
-  const auto& c = *r.comparison;
-  if (!c.passed) {
-    if (c.worst.empty()) return fmt::format("{} of {} elements differ", c.mismatches, c.elements);
-    const auto& w = c.worst.front();
-    return fmt::format("{} of {} differ; worst at {}: expected {}, got {}", c.mismatches, c.elements,
-                       format_coord(w.coord), w.expected, w.actual);
+// "[12/332] case_name 3.1s" redrawn on stderr every 200 ms once the run is 2 s old.
+class Progress {
+ public:
+  explicit Progress(std::mutex& io) : io_(io), start_(Clock::now()), thread_([this] { loop(); }) {}
+  ~Progress() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    clear();
   }
-  const std::string against = c.against_expected ? "expected" : "ref";
-  if (c.max_error == 0.0) return fmt::format("exact vs {}", against);
-  return fmt::format("max |err| {:.3g} at {} vs {}", c.max_error, format_coord(c.max_error_coord), against);
-}
+  void set(const std::string& name, int index, int total) {
+    std::lock_guard lock(mutex_);
+    name_ = name;
+    index_ = index;
+    total_ = total;
+  }
+  /// Erases the line; the caller holds the io mutex.
+  void clear() {
+    if (shown_) {
+      std::fputs("\r\033[K", stderr);
+      std::fflush(stderr);
+      shown_ = false;
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void loop() {
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; })) {
+      const std::chrono::duration<double> elapsed = Clock::now() - start_;
+      if (elapsed.count() < 2.0 || total_ == 0) continue;
+      const auto line = fmt::format("\r\033[K[{}/{}] {} {:.1f}s", index_, total_, name_, elapsed.count());
+      std::lock_guard io(io_);
+      std::fputs(line.c_str(), stderr);
+      std::fflush(stderr);
+      shown_ = true;
+    }
+  }
+  std::mutex& io_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  Clock::time_point start_;
+  std::string name_;
+  int index_ = 0;
+  int total_ = 0;
+  bool done_ = false;
+  bool shown_ = false;
+  std::thread thread_;
+};
 
 class TableReporter final : public Reporter {
  public:
-  TableReporter(std::ostream& out, TableOptions options) : out_(out), options_(options) {}
+  TableReporter(std::ostream& out, TableOptions options) : out_(out), options_(options) {
+    if (options_.progress) progress_ = std::make_unique<Progress>(io_);
+  }
+
+  void on_case_start(const std::string& name, int index, int total) override {
+    if (progress_) progress_->set(name, index, total);
+  }
 
   void on_file_error(const Error& error) override {
-    out_ << paint(kRed, "ERROR") << "  " << describe(error) << "\n";
+    std::lock_guard lock(io_);
+    clear_progress();
+    out_ << paint(kRed, "ERROR") << "  " << describe(error) << std::endl;
   }
 
   void on_result(const CaseResult& r) override {
     const bool bad = r.status == Status::failed || r.status == Status::error;
     if (options_.quiet && !bad) return;
+    std::lock_guard lock(io_);
+    clear_progress();
     if (r.status == Status::skipped && !options_.verbose) {
       if (skipped_[r.backend]++ > 0) return;
-      out_ << fmt::format("{:<40} {:<17} {:<8} ", r.name, r.op, r.backend) << paint(kYellow, fmt::format("{:<8}", "skipped"))
-           << " " << r.detail << " (shown once; -v shows every case)\n";
+      out_ << fmt::format("{:<40} {:<17} {:<8} ", r.name, r.op, r.backend)
+           << paint(kYellow, fmt::format("{:<8}", "skipped")) << " " << r.detail
+           << " (shown once; -v shows every case)" << std::endl;
       return;
     }
     const auto status = fmt::format("{:<8}", to_string(r.status));
@@ -59,42 +115,33 @@ class TableReporter final : public Reporter {
          << paint(r.status == Status::passed ? kGreen : r.status == Status::skipped ? kYellow : kRed, status) << " "
          << fmt::format("{:<60} {}", worst_text(r), time_text(r.seconds)) << "\n";
     if (r.error) out_ << "    " << describe(*r.error) << "\n";
-    if (r.comparison && (!r.comparison->passed || options_.verbose)) report(*r.comparison);
+    if (r.comparison && (!r.comparison->passed || options_.verbose)) out_ << comparison_text(*r.comparison, "    ");
+    out_.flush();
   }
 
   void on_end(const RunSummary& summary) override {
+    progress_.reset();
     for (const auto& [backend, n] : skipped_) {
       if (n > 1 && !options_.verbose) out_ << fmt::format("({} skipped on {} cases)\n", backend, n);
     }
-    out_ << closing_line(summary) << "\n";
+    if (summary.interrupted) out_ << "interrupted: the results above are the cases that finished\n";
+    if (summary.stopped_early) out_ << "stopped at the first failure (--fail-fast)\n";
+    out_ << closing_line(summary) << std::endl;
   }
 
  private:
   std::string paint(const char* color, const std::string& text) const {
     return options_.color ? std::string(color) + text + kReset : text;
   }
-
-  void report(const Comparison& c) {
-    out_ << fmt::format("    {} of {} elements differ; rule: {}; compared with {}\n", c.mismatches, c.elements, c.rule,
-                        c.against_expected ? "expected" : "the ref output");
-    if (c.duplicate_elements > 0) {
-      out_ << fmt::format("    {} elements are targeted by several updates; {} hold another duplicate's value\n",
-                          c.duplicate_elements, c.accepted_duplicates);
-    }
-    for (const auto& m : c.worst) {
-      std::vector<std::string> ups;
-      for (const auto& u : m.updates) ups.push_back("updates" + format_coord(u));
-      if (static_cast<std::int64_t>(m.updates.size()) < m.hits) ups.push_back(fmt::format("+{} more", m.hits - static_cast<std::int64_t>(m.updates.size())));
-      out_ << fmt::format("    output{}: expected {}, got {} (|err| {:.3g}, {}{}); targeted by {}\n", format_coord(m.coord),
-                          m.expected, m.actual, m.error, to_string(m.rule),
-                          m.rule == Rule::allclose ? fmt::format(", allowed {:.3g}", m.allowed) : "",
-                          ups.empty() ? "no update (must equal data)" : fmt::format("{}", fmt::join(ups, ", ")));
-    }
+  void clear_progress() {
+    if (progress_) progress_->clear();
   }
 
   std::ostream& out_;
   TableOptions options_;
   std::map<std::string, int> skipped_;
+  std::mutex io_;
+  std::unique_ptr<Progress> progress_;
 };
 
 }  // namespace

@@ -1,0 +1,103 @@
+// The JSON report: every result with its comparison, a context block, and a schema
+// version, for dashboards and scripts.
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "collect.hpp"
+
+namespace scatter {
+namespace {
+
+using nlohmann::ordered_json;
+
+// JSON has no infinity: write it as a string, as case files do.
+ordered_json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+ordered_json error_json(const Error& e) {
+  return {{"code", to_string(e.code())}, {"file", e.file()}, {"case", e.case_name()}, {"field", e.field()},
+          {"message", e.message()}};
+}
+
+ordered_json comparison_json(const Comparison& c) {
+  ordered_json worst = ordered_json::array();
+  for (const auto& m : c.worst) {
+    worst.push_back({{"coord", m.coord},
+                     {"expected", m.expected},
+                     {"actual", m.actual},
+                     {"error", number(m.error)},
+                     {"rule", to_string(m.rule)},
+                     {"allowed", number(m.allowed)},
+                     {"hits", m.hits},
+                     {"updates", m.updates}});
+  }
+  return {{"passed", c.passed},
+          {"against", c.against_expected ? "expected" : "ref"},
+          {"rule", c.rule},
+          {"elements", c.elements},
+          {"mismatches", c.mismatches},
+          {"duplicate_elements", c.duplicate_elements},
+          {"accepted_duplicates", c.accepted_duplicates},
+          {"max_error", number(c.max_error)},
+          {"max_error_coord", c.max_error_coord},
+          {"needed_atol", number(c.needed_atol)},
+          {"worst", worst}};
+}
+
+class JsonReporter final : public detail::CollectingReporter {
+ public:
+  using CollectingReporter::CollectingReporter;
+
+ private:
+  std::string render(const RunSummary& s) const override {
+    ordered_json backends = ordered_json::array();
+    for (const auto& b : context_.backends) {
+      backends.push_back({{"name", b.name}, {"available", b.available}, {"reason", b.reason}, {"device", b.device}});
+    }
+    ordered_json doc;
+    doc["schema_version"] = 1;
+    doc["context"] = {{"tool", "scatterctl"},
+                      {"version", context_.version},
+                      {"build_type", context_.build_type},
+                      {"cuda_compiled", context_.cuda_compiled},
+                      {"git_commit", context_.git_commit},
+                      {"date", context_.date},
+                      {"hostname", context_.hostname},
+                      {"command", context_.command},
+                      {"backends", backends}};
+    doc["summary"] = {{"passed", s.passed},       {"failed", s.failed},   {"skipped", s.skipped},
+                      {"invalid", s.invalid},     {"selected", s.selected}, {"interrupted", s.interrupted},
+                      {"exit_code", s.exit_code}, {"closing_line", closing_line(s)}};
+    ordered_json file_errors = ordered_json::array();
+    for (const auto& e : file_errors_) file_errors.push_back(error_json(e));
+    doc["file_errors"] = file_errors;
+    ordered_json results = ordered_json::array();
+    for (const auto& r : results_) {
+      ordered_json j{{"file", r.file},       {"case", r.name},     {"op", r.op},
+                     {"reduction", r.reduction}, {"dtype", r.dtype}, {"backend", r.backend},
+                     {"status", std::string(r.status == Status::passed    ? "passed"
+                                            : r.status == Status::failed  ? "failed"
+                                            : r.status == Status::error   ? "error"
+                                                                          : "skipped")},
+                     {"invalid", r.invalid}, {"detail", r.detail}, {"seconds", r.seconds}};
+      if (r.error) j["error"] = error_json(*r.error);
+      if (r.comparison) j["comparison"] = comparison_json(*r.comparison);
+      results.push_back(std::move(j));
+    }
+    doc["results"] = results;
+    return doc.dump(2) + "\n";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_json_reporter(const std::string& path, const RunContext& context) {
+  return std::make_unique<JsonReporter>(path, context);
+}
+
+}  // namespace scatter

@@ -1,0 +1,89 @@
+#include "text.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace scatter::detail {
+
+std::string time_text(double seconds) {
+  if (seconds <= 0) return "";
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} s", seconds);
+}
+
+std::string worst_text(const CaseResult& r) {
+  if (!r.comparison) return r.detail;
+  const auto& c = *r.comparison;
+  if (!c.passed) {
+    if (c.worst.empty()) return fmt::format("{} of {} elements differ", c.mismatches, c.elements);
+    const auto& w = c.worst.front();
+    return fmt::format("{} of {} differ; worst at {}: expected {}, got {}", c.mismatches, c.elements,
+                       format_coord(w.coord), w.expected, w.actual);
+  }
+  const std::string against = c.against_expected ? "expected" : "ref";
+  if (c.max_error == 0.0) return fmt::format("exact vs {}", against);
+  return fmt::format("max |err| {:.3g} at {} vs {}", c.max_error, format_coord(c.max_error_coord), against);
+}
+
+std::string comparison_text(const Comparison& c, const std::string& indent) {
+  std::string out = fmt::format("{}{} of {} elements differ; rule: {}; compared with {}\n", indent, c.mismatches,
+                                c.elements, c.rule, c.against_expected ? "expected" : "the ref output");
+  if (!c.passed) {
+    out += std::isfinite(c.needed_atol)
+               ? fmt::format("{}the smallest tolerance that would have passed: atol = {:.3g} (with each element's rtol)\n",
+                             indent, c.needed_atol)
+               : fmt::format("{}no tolerance would pass: a NaN or infinity disagrees\n", indent);
+  }
+  if (c.duplicate_elements > 0) {
+    out += fmt::format("{}{} elements are targeted by several updates; {} hold another duplicate's value\n", indent,
+                       c.duplicate_elements, c.accepted_duplicates);
+  }
+  for (const auto& m : c.worst) {
+    std::vector<std::string> ups;
+    for (const auto& u : m.updates) ups.push_back("updates" + format_coord(u));
+    if (static_cast<std::int64_t>(m.updates.size()) < m.hits) {
+      ups.push_back(fmt::format("+{} more", m.hits - static_cast<std::int64_t>(m.updates.size())));
+    }
+    out += fmt::format("{}output{}: expected {}, got {} (|err| {:.3g}, {}{}); targeted by {}\n", indent,
+                       format_coord(m.coord), m.expected, m.actual, m.error, to_string(m.rule),
+                       m.rule == Rule::allclose ? fmt::format(", allowed {:.3g}", m.allowed) : "",
+                       ups.empty() ? "no update (must equal data)" : fmt::format("{}", fmt::join(ups, ", ")));
+  }
+  return out;
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      default:
+        // XML 1.0 allows no control characters but tab, newline and carriage return.
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\r') {
+          out += '?';
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace scatter::detail

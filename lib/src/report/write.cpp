@@ -1,0 +1,35 @@
+#include "write.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "scatter/error.hpp"
+
+namespace scatter::detail {
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const auto tmp = fmt::format("{}.tmp.{}", path, getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    out << content;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const auto why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw Error(ErrorCode::io, "", fmt::format("cannot replace '{}': {}", path, why));
+  }
+}
+
+}  // namespace scatter::detail
