@@ -315,6 +315,8 @@ CaseEntry parse_entry(const json& c, const std::string& file, std::size_t index,
   } catch (Error& e) {
     e.at(file, entry.name.empty() ? label : entry.name);
     entry.error = e;
+  } catch (const json::exception& e) {  // a type this loader failed to check first
+    entry.error = Error(ErrorCode::schema, "", e.what()).at(file, entry.name.empty() ? label : entry.name);
   }
   return entry;
 }
@@ -372,7 +374,7 @@ LoadResult load_text(const std::string& text, const std::string& file, const Loa
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse errors, and numbers beyond double (1e400)
     std::string what = e.what();
     if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {
       what = what.substr(pos + 2);
