@@ -5,12 +5,15 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "scatter/backend.hpp"
+#include "scatter/bench.hpp"
 #include "scatter/cancel.hpp"
 #include "scatter/explain.hpp"
 #include "scatter/load.hpp"
@@ -43,6 +46,12 @@ struct Options {
   std::int64_t limit = 100;
   std::string out_dir;
   std::string command_line;
+  std::string mode = "all";
+  std::string size = "small";
+  bool hot = false;
+  double max_seconds = 0.0;
+  std::string threshold = "5%";
+  bool allow_device_mismatch = false;
 };
 
 extern "C" void on_signal(int) { scatter::request_interrupt(); }
@@ -246,6 +255,103 @@ int cmd_list(const Options& o) {
   return listed == 0 ? kExitNothing : kExitOk;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::io, "", fmt::format("cannot read '{}'", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}'", path));
+}
+
+int cmd_bench(const Options& o) {
+  const auto all = make_all_backends();
+  const auto choice = choose_backends(o.backend, all);
+  for (const auto& [name, reason] : choice.unavailable_named) {
+    std::cerr << fmt::format("scatterctl: backend '{}' is unavailable: {}\n", name, reason);
+  }
+  if (!choice.unavailable_named.empty()) return kExitEnv;
+  for (const auto& [backend, reason] : choice.skipped) {
+    std::cerr << fmt::format("scatterctl: {} skipped: {}\n", backend->name(), reason);
+  }
+  const BenchMode mode = o.mode == "nd" ? BenchMode::nd : o.mode == "elements" ? BenchMode::elements
+                         : o.mode == "update" ? BenchMode::update : BenchMode::all;
+  const BenchSize size = o.size == "medium" ? BenchSize::medium : o.size == "large" ? BenchSize::large : BenchSize::small;
+  std::vector<BenchItem> items;
+  if (o.paths.empty()) {
+    items = builtin_suite(mode, size);
+  } else {
+    const auto loaded = load(o);
+    for (const auto& e : loaded.file_errors) std::cerr << "scatterctl: " << describe(e) << "\n";
+    const auto selection = selection_of(o);
+    for (const auto& entry : loaded.cases) {
+      if (!entry.decl || entry.expect_error || !is_selected(entry, selection)) continue;
+      items.push_back({entry.name, "case", *entry.decl, false, false});
+    }
+  }
+  if (!o.filters.empty() && o.paths.empty()) {
+    Selection sel = selection_of(o);
+    std::erase_if(items, [&](const BenchItem& i) {
+      CaseEntry e;
+      e.name = i.name;
+      return !is_selected(e, sel);
+    });
+  }
+  if (items.empty()) {
+    std::cerr << "scatterctl: nothing selected\n";
+    return kExitNothing;
+  }
+  BenchOptions options;
+  options.cold = !o.hot;
+  options.max_seconds = o.max_seconds > 0 ? o.max_seconds : size == BenchSize::small ? 0.25 : 2.0;
+  install_signal_handlers();
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  int done = 0;
+  auto report = run_bench(items, choice.run, options, [&](const std::string& name) {
+    if (interrupted()) throw Error(ErrorCode::interrupted, "", "interrupted");
+    if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", ++done, items.size(), name) << std::flush;
+  });
+  if (tty) std::cerr << "\r\033[K" << std::flush;
+  report.context.mode = o.paths.empty() ? o.mode : "cases";
+  report.context.size = o.size;
+  report.context.date = make_run_context(all, "").date;
+  report.context.host = make_run_context(all, "").hostname;
+  std::cout << bench_table(report);
+  if (!o.json.empty()) write_text(o.json, bench_json(report));
+  if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report));
+  const bool any_error = std::any_of(report.rows.begin(), report.rows.end(), [](const BenchRow& r) { return !r.error.empty(); });
+  return any_error ? kExitFailed : kExitOk;
+}
+
+// "5%" or "0.05".
+double parse_threshold(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used < text.size() && text.substr(used) == "%") v /= 100.0;
+    else if (used != text.size()) throw std::invalid_argument(text);
+    if (v < 0) throw std::invalid_argument(text);
+    return v;
+  } catch (const std::exception&) {
+    throw Error(ErrorCode::schema, "--threshold", fmt::format("= '{}' is not a threshold like 5% or 0.05", text));
+  }
+}
+
+int cmd_compare(const Options& o) {
+  CompareBenchOptions options;
+  options.threshold = parse_threshold(o.threshold);
+  options.allow_device_mismatch = o.allow_device_mismatch;
+  const auto result = compare_bench(read_text(o.paths.at(0)), read_text(o.paths.at(1)), options);
+  std::cout << compare_table(result);
+  if (!o.markdown.empty()) write_text(o.markdown, compare_markdown(result));
+  return result.regressions > 0 ? kExitFailed : kExitOk;
+}
+
 int cmd_info() {
   std::cout << fmt::format("scatterctl {}\n", kVersion);
   std::cout << fmt::format("build: {}, CUDA compiled in: {}\n", kBuildType, kCudaCompiled ? "yes" : "no");
@@ -308,6 +414,27 @@ int main(int argc, char** argv) {
   dump->add_option("--out", o.out_dir, "output directory (one folder per case)")->required();
   dump->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory");
 
+  auto* bench = app.add_subcommand("bench", "time the backends on a built-in suite (or the given cases)");
+  bench->add_option("paths", o.paths, "case files or directories (default: the built-in suite)");
+  bench->add_option("--mode", o.mode, "nd, elements, update or all (default all)")
+      ->check(CLI::IsMember({"nd", "elements", "update", "all"}));
+  bench->add_option("--size", o.size, "small, medium or large (default small)")
+      ->check(CLI::IsMember({"small", "medium", "large"}));
+  bench->add_option("--backend", o.backend, "comma-separated: ref, cuda, all (default all)");
+  bench->add_option("--filter", o.filters, "glob on benchmark names; a leading '-' excludes (repeatable)");
+  bench->add_option("--json", o.json, "write the report (Google Benchmark's JSON schema) to FILE");
+  bench->add_option("--markdown", o.markdown, "write a Markdown summary to FILE");
+  bench->add_flag("--hot", o.hot, "do not flush caches between samples");
+  bench->add_option("--max-seconds", o.max_seconds, "sampling time per benchmark (default 0.25 small, 2 otherwise)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory");
+
+  auto* compare = app.add_subcommand("compare", "compare two bench reports; exit 1 on a regression");
+  compare->add_option("reports", o.paths, "BASE.json NEW.json")->required()->expected(2);
+  compare->add_option("--threshold", o.threshold, "smallest change that counts (default 5%)");
+  compare->add_option("--markdown", o.markdown, "write a Markdown summary to FILE");
+  compare->add_flag("--allow-device-mismatch", o.allow_device_mismatch, "compare reports from different devices");
+
   auto* info = app.add_subcommand("info", "version, build, backends and devices");
 
   try {
@@ -327,6 +454,8 @@ int main(int argc, char** argv) {
     if (run->parsed()) return cmd_run(o);
     if (explain_cmd->parsed()) return cmd_explain(o);
     if (dump->parsed()) return cmd_dump(o);
+    if (bench->parsed()) return cmd_bench(o);
+    if (compare->parsed()) return cmd_compare(o);
     if (validate->parsed()) return cmd_validate(o);
     if (list->parsed()) return cmd_list(o);
     if (info->parsed()) return cmd_info();

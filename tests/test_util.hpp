@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "scatter/error.hpp"
@@ -20,10 +21,11 @@ inline CaseEntry load_one(const std::string& json, std::uint64_t max_bytes = 1UL
   return result.cases.empty() ? CaseEntry{} : result.cases[0];
 }
 
-/// Loads and materializes one valid case; fails the test if it is invalid.
+/// Loads and materializes one valid case; throws (failing the test) if it is invalid.
 inline Case load_case(const std::string& json) {
   auto entry = load_one(json);
-  if (entry.error) ADD_FAILURE() << entry.error->message();
+  if (entry.error) throw std::runtime_error("the case is invalid: " + entry.error->message());
+  if (!entry.decl) throw std::runtime_error("no case was loaded");
   return materialize(*entry.decl);
 }
 
@@ -42,10 +44,10 @@ inline std::optional<Error> rejection(const std::string& json, std::uint64_t max
 }  // namespace scatter::testing
 
 /// Expects `json` to be rejected with exactly `code` and `message` (field + detail).
-#define EXPECT_REJECTED(json, code, message)                                  \
+#define EXPECT_REJECTED(json, want_code, want_message)                          \
   do {                                                                        \
     const auto scatter_error_ = ::scatter::testing::rejection(json);          \
     ASSERT_TRUE(scatter_error_.has_value()) << "the case was accepted";       \
-    EXPECT_EQ(scatter_error_->code(), code) << scatter_error_->message();     \
-    EXPECT_EQ(scatter_error_->message(), message);                            \
+    EXPECT_EQ(scatter_error_->code(), want_code) << scatter_error_->message(); \
+    EXPECT_EQ(scatter_error_->message(), want_message);                       \
   } while (0)

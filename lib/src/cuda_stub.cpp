@@ -12,7 +12,7 @@ class UnavailableCuda final : public Backend {
   std::string_view name() const override { return "cuda"; }
   Availability availability() const override { return {false, SCATTER_CUDA_STUB_REASON}; }
   std::string device() const override { return "none"; }
-  BackendOutput run(const Case&) override { throw Error(ErrorCode::backend, "", SCATTER_CUDA_STUB_REASON); }
+  BackendOutput run(const Case&, const RunFlags&) override { throw Error(ErrorCode::backend, "", SCATTER_CUDA_STUB_REASON); }
 };
 
 }  // namespace

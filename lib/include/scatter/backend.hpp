@@ -17,6 +17,14 @@ struct Availability {
   std::string reason;  ///< why not, when unavailable
 };
 
+/// How to run: in place skips the copy of data into the output (timed separately
+/// by nobody: the benchmark reports both ways); deterministic asks for a fixed
+/// reduction order where a backend has a faster, order-free one.
+struct RunFlags {
+  bool in_place = false;
+  bool deterministic = false;
+};
+
 struct BackendOutput {
   Tensor output;
   double seconds = 0.0;  ///< time of the op itself, as the backend measures it
@@ -30,7 +38,8 @@ class Backend {
   /// The device it runs on ("CPU (2 threads)", "NVIDIA H100 ...").
   virtual std::string device() const = 0;
   /// Runs a validated case. Throws Error for failures of the backend itself.
-  virtual BackendOutput run(const Case& c) = 0;
+  virtual BackendOutput run(const Case& c, const RunFlags& flags) = 0;
+  BackendOutput run(const Case& c) { return run(c, RunFlags{}); }
 };
 
 std::unique_ptr<Backend> make_ref_backend();
@@ -41,5 +50,7 @@ std::vector<std::unique_ptr<Backend>> make_all_backends();
 
 /// Runs the CPU reference directly (the oracle used by compare and tests).
 Tensor reference_scatter(const Case& c);
+/// The reference's scatter into `out`, which already holds a copy of data.
+void reference_scatter_into(const Case& c, Tensor& out);
 
 }  // namespace scatter

@@ -35,7 +35,8 @@ std::int64_t integral(const Scalar& s, const std::string& field) {
       std::fabs(s.real) <= 9007199254740992.0) {
     return static_cast<std::int64_t>(s.real);
   }
-  throw Error(ErrorCode::values, field, "must be an integer for this generator and dtype");
+  throw Error(ErrorCode::values, field,
+              fmt::format("= {} must be an integer for this generator and dtype", s.as_double()));
 }
 
 // Integer range of an integer or bool dtype.
@@ -66,8 +67,14 @@ void put_int(Tensor& out, std::int64_t i, std::int64_t v) {
 }
 
 [[noreturn]] void out_of_range(const std::string& field, std::int64_t i, const std::string& value, DType dtype) {
+  if (is_float(dtype)) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("element {} = {} overflows dtype {} (largest finite {})", i, value, to_string(dtype),
+                            max_finite(dtype)));
+  }
+  const auto [lo, hi] = int_range(dtype);
   throw Error(ErrorCode::values, field,
-              fmt::format("element {} = {} is out of range for dtype {}", i, value, to_string(dtype)));
+              fmt::format("element {} = {} is out of range [{}, {}] for dtype {}", i, value, lo, hi, to_string(dtype)));
 }
 
 void check_int(std::int64_t v, DType dtype, const std::string& field, std::int64_t i) {
@@ -98,7 +105,8 @@ void arange(const Generator& g, Tensor& out, const std::string& field) {
       for (std::int64_t i = 0; i < out.numel(); ++i) {
         std::int64_t v = 0;
         if (__builtin_mul_overflow(i, step, &v) || __builtin_add_overflow(start, v, &v)) {
-          throw Error(ErrorCode::values, field, fmt::format("element {} overflows int64", i));
+          throw Error(ErrorCode::values, field,
+                      fmt::format("element {} = {} + {} * {} overflows int64", i, start, i, step));
         }
         check_int(v, out.dtype(), field, i);
         put_int<T>(out, i, v);

@@ -40,9 +40,12 @@ std::int64_t integral_value(const Scalar& s, DType dtype, const std::string& fie
     throw Error(ErrorCode::values, field,
                 fmt::format("= {} is not an integer, as dtype {} needs", describe(s), to_string(dtype)));
   }
+  if (std::fabs(s.real) >= 9223372036854775808.0) {
+    throw Error(ErrorCode::values, field, fmt::format("= {} is out of range for dtype {}", describe(s), to_string(dtype)));
+  }
   if (std::fabs(s.real) > kExactLimit) {
     throw Error(ErrorCode::values, field,
-                fmt::format("= {} is beyond 2^53 written as a float; write it as an integer", describe(s)));
+                fmt::format("= {} is beyond 2^53 written as a float (not exact); write it as an integer", describe(s)));
   }
   return static_cast<std::int64_t>(s.real);
 }
@@ -90,26 +93,30 @@ void store_bool(const Scalar& s, Tensor& out, std::int64_t offset, const std::st
 }
 
 // Walks nested arrays that must match `shape` exactly, storing leaves in row-major order.
+// "values[1,0]": the element or sub-array at a nested position.
+std::string nested_field(const std::vector<std::int64_t>& path) {
+  return path.empty() ? "values" : "values" + format_coord(path);
+}
+
 void store_nested(const json& node, const Shape& shape, std::size_t dim, Tensor& out, std::int64_t& next,
-                  std::string& path) {
+                  std::vector<std::int64_t>& path) {
   if (dim == shape.size()) {
-    store_scalar(parse_scalar(node, "values" + path), out, next++, "values" + path);
+    store_scalar(parse_scalar(node, nested_field(path)), out, next++, nested_field(path));
     return;
   }
   if (!node.is_array()) {
-    throw Error(ErrorCode::values, "values" + path,
+    throw Error(ErrorCode::values, nested_field(path),
                 fmt::format("expected an array of {} elements for shape[{}] = {}, got {}", shape[dim], dim, shape[dim],
                             node.type_name()));
   }
   if (static_cast<std::int64_t>(node.size()) != shape[dim]) {
-    throw Error(ErrorCode::values, "values" + path,
+    throw Error(ErrorCode::values, nested_field(path),
                 fmt::format("has {} elements, shape[{}] = {} needs {}", node.size(), dim, shape[dim], shape[dim]));
   }
-  const auto base = path.size();
   for (std::size_t i = 0; i < node.size(); ++i) {
-    path += fmt::format("[{}]", i);
+    path.push_back(static_cast<std::int64_t>(i));
     store_nested(node[i], shape, dim + 1, out, next, path);
-    path.resize(base);
+    path.pop_back();
   }
 }
 
@@ -134,12 +141,12 @@ Scalar parse_scalar(const json& value, const std::string& field) {
   if (value.is_boolean()) return Scalar{Scalar::Kind::boolean, 0, 0.0, value.get<bool>()};
   if (value.is_string()) {
     const auto& s = value.get_ref<const std::string&>();
-    if (s == "nan" || s == "NaN") return Scalar::of_real(std::numeric_limits<double>::quiet_NaN());
-    if (s == "inf" || s == "+inf" || s == "Infinity") return Scalar::of_real(std::numeric_limits<double>::infinity());
-    if (s == "-inf" || s == "-Infinity") return Scalar::of_real(-std::numeric_limits<double>::infinity());
+    if (s == "nan") return Scalar::of_real(std::numeric_limits<double>::quiet_NaN());
+    if (s == "inf") return Scalar::of_real(std::numeric_limits<double>::infinity());
+    if (s == "-inf") return Scalar::of_real(-std::numeric_limits<double>::infinity());
     throw Error(ErrorCode::values, field, fmt::format("= \"{}\" is not a number (strings may be \"nan\", \"inf\", \"-inf\")", s));
   }
-  throw Error(ErrorCode::values, field, fmt::format("is a JSON {}, not a number", value.type_name()));
+  throw Error(ErrorCode::values, field, fmt::format("= {} is not a number", value.dump()));
 }
 
 void store_scalar(const Scalar& value, Tensor& out, std::int64_t offset, const std::string& field) {
@@ -159,15 +166,19 @@ std::shared_ptr<const Tensor> parse_values(const json& values, DType dtype, cons
   const auto n = numel(shape);
   // Count before allocating: a huge shape with a few values is an error, not an allocation.
   if (!values.is_array()) {
-    if (n != 1) {
+    if (!shape.empty()) {
       throw Error(ErrorCode::values, "values",
-                  fmt::format("is a single {} but shape {} has {} elements", values.type_name(), format_shape(shape), n));
+                  fmt::format("= {} is a single value, but shape {} needs an array of {} (a bare value is for shape [])",
+                              values.dump(), format_shape(shape), n));
     }
     auto t = std::make_shared<Tensor>(dtype, shape);
     store_scalar(parse_scalar(values, "values"), *t, 0, "values");
     return t;
   }
   if (is_flat(values) && (static_cast<std::int64_t>(values.size()) == n || shape.size() <= 1)) {
+    if (shape.empty() && values.size() != 1) {
+      throw Error(ErrorCode::values, "values", fmt::format("has {} elements but shape [] is a scalar", values.size()));
+    }
     if (static_cast<std::int64_t>(values.size()) != n) {
       throw Error(ErrorCode::values, "values",
                   fmt::format("has {} elements, shape {} needs {}", values.size(), format_shape(shape), n));
@@ -193,7 +204,7 @@ std::shared_ptr<const Tensor> parse_values(const json& values, DType dtype, cons
   }
   auto t = std::make_shared<Tensor>(dtype, shape);
   std::int64_t next = 0;
-  std::string path;
+  std::vector<std::int64_t> path;
   store_nested(values, shape, 0, *t, next, path);
   return t;
 }

@@ -94,10 +94,20 @@ class RefBackend final : public Backend {
   std::string device() const override {
     return fmt::format("{} ({} threads)", cpu_name(), std::thread::hardware_concurrency());
   }
-  BackendOutput run(const Case& c) override {
-    const auto start = std::chrono::steady_clock::now();
-    Tensor out = reference_scatter(c);
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  // Out of place, the copy of data is part of the op; in place it is done first,
+  // outside the timed region. The reference has one order only: deterministic.
+  BackendOutput run(const Case& c, const RunFlags& flags) override {
+    using Clock = std::chrono::steady_clock;
+    Tensor out;
+    auto start = Clock::now();
+    if (flags.in_place) {
+      out = c.data.clone();
+      start = Clock::now();
+      reference_scatter_into(c, out);
+    } else {
+      out = reference_scatter(c);
+    }
+    const std::chrono::duration<double> took = Clock::now() - start;
     return {std::move(out), took.count()};
   }
 };
@@ -107,12 +117,16 @@ class RefBackend final : public Backend {
 
 Tensor reference_scatter(const Case& c) {
   Tensor out = c.data.clone();
+  reference_scatter_into(c, out);
+  return out;
+}
+
+void reference_scatter_into(const Case& c, Tensor& out) {
   const auto idx = detail::normalized_indices(c);
   detail::dispatch(c.data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     detail::scatter_typed<T>(c, idx, out);
   });
-  return out;
 }
 
 std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<detail::RefBackend>(); }

@@ -1,0 +1,145 @@
+#pragma once
+/// Benchmarks: a built-in suite per op (or the given cases), timed until stable,
+/// reported as time, bytes under the byte model, GB/s and % of the copy bandwidth
+/// measured on the same device in the same run. Reports use Google Benchmark's
+/// JSON schema plus a context block, so `compare` and its tools read them.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scatter/backend.hpp"
+#include "scatter/case.hpp"
+
+namespace scatter {
+
+enum class BenchMode { nd, elements, update, all };
+enum class BenchSize { small, medium, large };
+
+/// One benchmark: a declared case and how to run it.
+struct BenchItem {
+  std::string name;   ///< e.g. "nd/slice_256B/unique/f32"
+  std::string group;  ///< the case class: launch, doc, element, slice, contention, reduction, index_type
+  CaseDecl decl;
+  bool in_place = false;
+  bool deterministic = false;
+};
+
+/// The built-in suite. `small` runs in seconds on a CPU; `large` fills a GPU well past its L2.
+std::vector<BenchItem> builtin_suite(BenchMode mode, BenchSize size);
+
+/// Minimum bytes that must cross memory (PERF.md): indices, the updates that
+/// matter (only the winners' for `none` with duplicates), the 32-byte sectors the
+/// writes touch (read too for reductions), and 2 x data out of place.
+struct ByteModel {
+  std::uint64_t indices = 0;
+  std::uint64_t updates = 0;
+  std::uint64_t writes = 0;  ///< touched sectors x 32 (x2 for read-modify-write)
+  std::uint64_t copy = 0;    ///< 2 x data bytes, out of place
+  std::uint64_t distinct = 0;  ///< distinct output elements hit
+  std::uint64_t total() const { return indices + updates + writes + copy; }
+};
+ByteModel byte_model(const Case& c, bool in_place);
+
+struct BenchOptions {
+  double max_seconds = 1.0;      ///< per benchmark, sampling stops here
+  double target_spread = 0.005;  ///< stop when (q3 - q1) / median is under this
+  int min_samples = 5;
+  int max_samples = 500;
+  bool cold = true;  ///< flush caches before each sample (outside the timed region)
+};
+
+/// Samples of one benchmark and their statistics.
+struct Timing {
+  std::vector<double> samples;  ///< seconds
+  double median = 0.0;
+  double spread = 0.0;  ///< (q3 - q1) / median
+  double cv = 0.0;      ///< coefficient of variation
+  bool noisy() const { return cv > 0.025; }
+};
+
+/// Times `once` (which returns the seconds of one sample) until stable or out of time.
+Timing measure(const std::function<double()>& once, const BenchOptions& options, const std::function<void()>& before);
+
+/// Device-to-device copy bandwidth of the host (read + write counted), bytes/s.
+double host_copy_bandwidth();
+
+struct BenchRow {
+  std::string name;
+  std::string group;
+  std::string backend;
+  bool in_place = false;
+  bool cold = true;
+  Timing timing;
+  ByteModel bytes;
+  double copy_bandwidth = 0.0;  ///< bytes/s of the 100% line
+  std::string error;            ///< when the backend failed or the case was invalid
+  double gbps() const { return timing.median > 0 ? bytes.total() / timing.median / 1e9 : 0.0; }
+  double percent_of_copy() const { return copy_bandwidth > 0 ? 100.0 * gbps() * 1e9 / copy_bandwidth : 0.0; }
+  double floor_seconds() const { return copy_bandwidth > 0 ? bytes.total() / copy_bandwidth : 0.0; }
+};
+
+struct BenchContext {
+  std::string date;
+  std::string host;
+  std::string device;        ///< the device of the first backend benchmarked
+  std::string version;
+  std::string git_commit;
+  std::string build_type;
+  double copy_bandwidth = 0.0;  ///< host copy, bytes/s
+  std::string mode;
+  std::string size;
+};
+
+struct BenchReport {
+  BenchContext context;
+  std::vector<BenchRow> rows;
+};
+
+/// Runs each item on each backend. `progress` is told each benchmark's name as it starts.
+BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
+                      const BenchOptions& options, const std::function<void(const std::string&)>& progress);
+
+/// Google Benchmark's JSON (context + benchmarks, times in microseconds) with our
+/// counters (bytes, GB/s, percent of copy, floor) and every sample.
+std::string bench_json(const BenchReport& report);
+std::string bench_markdown(const BenchReport& report);
+/// The human table for a terminal.
+std::string bench_table(const BenchReport& report);
+
+/// One benchmark in two reports.
+struct BenchDelta {
+  std::string name;
+  double base = 0.0;  ///< median seconds
+  double next = 0.0;
+  double change = 0.0;  ///< next / base - 1
+  std::string verdict;  ///< same, faster, slower, unsure, missing, new
+  double p_value = -1.0;  ///< Mann-Whitney U, two-sided (-1 when not computed)
+};
+
+struct BenchComparison {
+  std::vector<BenchDelta> rows;
+  double geomean_change = 0.0;  ///< over benchmarks present in both
+  int regressions = 0;
+  std::string base_device;
+  std::string next_device;
+};
+
+struct CompareBenchOptions {
+  double threshold = 0.05;
+  bool allow_device_mismatch = false;
+};
+
+/// Compares two bench JSON texts. Throws Error(schema) for a text that is not a
+/// report, Error(backend) for different devices unless allowed.
+BenchComparison compare_bench(const std::string& base_json, const std::string& next_json,
+                              const CompareBenchOptions& options);
+std::string compare_table(const BenchComparison& comparison);
+std::string compare_markdown(const BenchComparison& comparison);
+
+/// Two-sided Mann-Whitney U test p-value (normal approximation with tie correction).
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace scatter

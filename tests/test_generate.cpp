@@ -1,0 +1,347 @@
+// The spec's generators (shared/spec/case-format.md, "Generators"), through cases
+// loaded from JSON text. Every expected tensor was printed by the independent oracle
+// tests/data/gen_expected.py (python3 tests/data/gen_expected.py) and pasted here.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "scatter/load.hpp"
+#include "test_util.hpp"
+
+namespace scatter {
+namespace {
+
+using testing::load_case;
+
+std::string shape_json(const Shape& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// A scatter_elements case whose data is {dtype, shape, source}; indices and updates
+// are the smallest valid ones.
+std::string data_case(const std::string& dtype, const Shape& shape, const std::string& source) {
+  const Shape ones(shape.size(), 1);
+  std::string zeros = "[0]";
+  return R"({"name": "gen", "op": "scatter_elements", "inputs": {"data": {"dtype": ")" + dtype +
+         R"(", "shape": )" + shape_json(shape) + ", " + source + R"(}, "indices": {"dtype": "int64", "shape": )" +
+         shape_json(ones) + R"(, "values": )" + zeros + R"(}, "updates": {"dtype": ")" + dtype +
+         R"(", "shape": )" + shape_json(ones) + R"(, "generate": {"kind": "fill", "value": 0}}}})";
+}
+
+// A case of `op` with data [data_shape] float32, generated indices, and updates of
+// updates_shape; `attrs` adds e.g. "axis": 1.
+std::string indices_case(const std::string& op, const std::string& attrs, const Shape& data_shape,
+                         const std::string& index_dtype, const Shape& index_shape, const std::string& generator,
+                         const Shape& updates_shape) {
+  return R"({"name": "gen", "op": ")" + op + "\"" + (attrs.empty() ? "" : ", " + attrs) +
+         R"(, "inputs": {"data": {"dtype": "float32", "shape": )" + shape_json(data_shape) +
+         R"(, "generate": {"kind": "fill", "value": 0}}, "indices": {"dtype": ")" + index_dtype +
+         R"(", "shape": )" + shape_json(index_shape) + R"(, "generate": )" + generator +
+         R"(}, "updates": {"dtype": "float32", "shape": )" + shape_json(updates_shape) +
+         R"(, "generate": {"kind": "fill", "value": 1}}}})";
+}
+
+// The tensor's elements reinterpreted as T (T the storage type, or same-size bits).
+template <class T>
+std::vector<T> elements(const Tensor& t) {
+  EXPECT_EQ(sizeof(T), size_of(t.dtype()));
+  std::vector<T> out(static_cast<std::size_t>(t.numel()));
+  if (!out.empty()) std::memcpy(out.data(), t.bytes(), t.nbytes());
+  return out;
+}
+
+std::vector<std::int64_t> index_values(const Tensor& t) {
+  std::vector<std::int64_t> out;
+  if (t.dtype() == DType::int32) {
+    for (auto v : elements<std::int32_t>(t)) out.push_back(v);
+  } else {
+    out = elements<std::int64_t>(t);
+  }
+  return out;
+}
+
+// --- SplitMix64 ---
+
+// From gen_expected.py's SplitMix64 (Python integers masked to 64 bits).
+TEST(SplitMix64, FirstDrawsMatchTheSpec) {
+  SplitMix64 zero(0);
+  EXPECT_EQ(zero.next(), 0xE220A8397B1DCDAFULL);
+  EXPECT_EQ(zero.next(), 0x6E789E6AA1B965F4ULL);
+  EXPECT_EQ(zero.next(), 0x06C45D188009454FULL);
+  SplitMix64 one(1);
+  EXPECT_EQ(one.next(), 0x910A2DEC89025CC1ULL);
+  EXPECT_EQ(one.next(), 0xBEEB8DA1658EEC67ULL);
+  EXPECT_EQ(one.next(), 0xF893A2EEFB32555EULL);
+  SplitMix64 max(0xFFFFFFFFFFFFFFFFULL);  // the state wraps on the first add
+  EXPECT_EQ(max.next(), 0xE4D971771B652C20ULL);
+  EXPECT_EQ(max.next(), 0xE99FF867DBF682C9ULL);
+  EXPECT_EQ(max.next(), 0x382FF84CB27281E9ULL);
+}
+
+// --- arange ---
+
+TEST(Arange, IntegerNegativeStep) {
+  const auto c = load_case(data_case("int32", {5}, R"("generate": {"kind": "arange", "start": 3, "step": -2})"));
+  EXPECT_EQ(c.data.dtype(), DType::int32);
+  EXPECT_EQ(c.data.shape(), (Shape{5}));
+  EXPECT_EQ(elements<std::int32_t>(c.data), (std::vector<std::int32_t>{3, 1, -1, -3, -5}));
+}
+
+TEST(Arange, DefaultsAreStartZeroStepOne) {
+  const auto c = load_case(data_case("int64", {2, 3}, R"("generate": {"kind": "arange"})"));
+  EXPECT_EQ(elements<std::int64_t>(c.data), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Arange, Float32StartAndStep) {
+  const auto c = load_case(data_case("float32", {2, 3}, R"("generate": {"kind": "arange", "start": 0.5, "step": 0.25})"));
+  EXPECT_EQ(elements<std::uint32_t>(c.data),
+            (std::vector<std::uint32_t>{0x3F000000, 0x3F400000, 0x3F800000, 0x3FA00000, 0x3FC00000, 0x3FE00000}));
+}
+
+// start + i * step is computed in double, then rounded once to float32.
+TEST(Arange, Float32RoundsTheDoubleOnce) {
+  const auto c = load_case(data_case("float32", {4}, R"("generate": {"kind": "arange", "start": 1, "step": 0.1})"));
+  EXPECT_EQ(elements<std::uint32_t>(c.data), (std::vector<std::uint32_t>{0x3F800000, 0x3F8CCCCD, 0x3F99999A, 0x3FA66666}));
+}
+
+TEST(Arange, Float16) {
+  const auto c = load_case(data_case("float16", {4}, R"("generate": {"kind": "arange", "step": 0.1})"));
+  EXPECT_EQ(elements<std::uint16_t>(c.data), (std::vector<std::uint16_t>{0x0000, 0x2E66, 0x3266, 0x34CD}));
+}
+
+TEST(Arange, Float64NegativeStep) {
+  const auto c = load_case(data_case("float64", {3}, R"("generate": {"kind": "arange", "start": -1, "step": -0.5})"));
+  EXPECT_EQ(elements<double>(c.data), (std::vector<double>{-1.0, -1.5, -2.0}));
+}
+
+// --- fill ---
+
+TEST(Fill, NanString) {
+  const auto c = load_case(data_case("float32", {2, 2}, R"("generate": {"kind": "fill", "value": "nan"})"));
+  for (float v : elements<float>(c.data)) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(Fill, Bool) {
+  const auto c = load_case(data_case("bool", {3}, R"("generate": {"kind": "fill", "value": true})"));
+  EXPECT_EQ(elements<std::uint8_t>(c.data), (std::vector<std::uint8_t>{1, 1, 1}));
+}
+
+TEST(Fill, Int8Negative) {
+  const auto c = load_case(data_case("int8", {2, 2}, R"("generate": {"kind": "fill", "value": -5})"));
+  EXPECT_EQ(elements<std::int8_t>(c.data), (std::vector<std::int8_t>{-5, -5, -5, -5}));
+}
+
+TEST(Fill, Float16Rounds) {
+  // 1/3 to float16 is 0x3555 (numpy).
+  const auto c =
+      load_case(data_case("float16", {2}, R"("generate": {"kind": "fill", "value": 0.3333333333333333})"));
+  EXPECT_EQ(elements<std::uint16_t>(c.data), (std::vector<std::uint16_t>{0x3555, 0x3555}));
+}
+
+TEST(Fill, NegativeZeroKeepsItsSign) {
+  const auto c = load_case(data_case("float32", {2}, R"("generate": {"kind": "fill", "value": -0.0})"));
+  EXPECT_EQ(elements<std::uint32_t>(c.data), (std::vector<std::uint32_t>{0x80000000, 0x80000000}));
+}
+
+// --- uniform ---
+
+TEST(Uniform, Float32) {
+  const auto c = load_case(
+      data_case("float32", {2, 3}, R"("generate": {"kind": "uniform", "low": -1, "high": 1, "seed": 42})"));
+  EXPECT_EQ(elements<std::uint32_t>(c.data),
+            (std::vector<std::uint32_t>{0x3EF75CC9, 0xBF2E203A, 0xBEE2B663, 0xBE9F8C78, 0xBF6C874F, 0x3F3C8864}));
+}
+
+TEST(Uniform, Float16) {
+  const auto c =
+      load_case(data_case("float16", {5}, R"("generate": {"kind": "uniform", "low": 0, "high": 100, "seed": 7})"));
+  EXPECT_EQ(elements<std::uint16_t>(c.data), (std::vector<std::uint16_t>{0x50DF, 0x3EB7, 0x55A1, 0x5349, 0x51A8}));
+}
+
+// Integers floor, so negative fractions go down (-8.3 -> -9), not toward zero.
+TEST(Uniform, Int32Floors) {
+  const auto c =
+      load_case(data_case("int32", {8}, R"("generate": {"kind": "uniform", "low": -10, "high": 10, "seed": 3})"));
+  EXPECT_EQ(elements<std::int32_t>(c.data), (std::vector<std::int32_t>{-8, 4, 2, -9, -6, 2, -8, 7}));
+}
+
+TEST(Uniform, SeedDefaultsToZero) {
+  const auto a = load_case(data_case("int32", {4}, R"("generate": {"kind": "uniform", "low": 0, "high": 1000})"));
+  // Same draws as the int8 out-of-range case below (seed 0): 883, 431, 26, 970.
+  EXPECT_EQ(elements<std::int32_t>(a.data), (std::vector<std::int32_t>{883, 431, 26, 970}));
+}
+
+// --- randint ---
+
+TEST(Randint, Int64) {
+  const auto c =
+      load_case(data_case("int64", {6}, R"("generate": {"kind": "randint", "low": -5, "high": 5, "seed": 9})"));
+  EXPECT_EQ(elements<std::int64_t>(c.data), (std::vector<std::int64_t>{3, 1, 3, -1, -4, -5}));
+}
+
+TEST(Randint, Int8RowMajor) {
+  const auto c = load_case(data_case("int8", {2, 4}, R"("generate": {"kind": "randint", "low": 0, "high": 3})"));
+  EXPECT_EQ(elements<std::int8_t>(c.data), (std::vector<std::int8_t>{1, 0, 1, 1, 1, 0, 2, 2}));
+}
+
+TEST(Randint, WideRangeStaysExact) {
+  const auto c = load_case(data_case(
+      "int64", {3},
+      R"("generate": {"kind": "randint", "low": -4611686018427387904, "high": 4611686018427387904, "seed": 5})"));
+  EXPECT_EQ(elements<std::int64_t>(c.data),
+            (std::vector<std::int64_t>{2522925141726970714, 42556930741712632, -318959595568774841}));
+}
+
+// --- indices ---
+
+TEST(Indices, ElementsNotUnique) {
+  const auto c = load_case(indices_case("scatter_elements", "", {4, 5}, "int64", {3, 2},
+                                        R"({"kind": "indices", "seed": 1})", {3, 2}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{1, 3, 2, 3, 1, 0}));
+}
+
+// Each line along axis 0 (a column here) is a fresh partial Fisher-Yates of [0, 4).
+TEST(Indices, ElementsUniqueAxis0) {
+  const auto c = load_case(indices_case("scatter_elements", "", {4, 5}, "int64", {3, 2},
+                                        R"({"kind": "indices", "unique": true, "seed": 1})", {3, 2}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{1, 3, 2, 1, 0, 2}));
+}
+
+TEST(Indices, ElementsUniqueAxis1Int32) {
+  const auto c = load_case(indices_case("scatter_elements", R"("axis": 1)", {3, 6}, "int32", {2, 4},
+                                        R"({"kind": "indices", "unique": true, "seed": 5})", {2, 4}));
+  EXPECT_EQ(c.indices.dtype(), DType::int32);
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, 5, 1, 0, 1, 2, 3, 0}));
+}
+
+// Lines along the last axis of a rank-3 tensor, in row-major order of (i0, i1).
+TEST(Indices, ElementsUniqueRank3LastAxis) {
+  const auto c = load_case(indices_case("scatter_elements", R"("axis": -1)", {2, 3, 4}, "int64", {2, 3, 3},
+                                        R"({"kind": "indices", "unique": true, "seed": 11})", {2, 3, 3}));
+  EXPECT_EQ(index_values(c.indices),
+            (std::vector<std::int64_t>{1, 2, 3, 0, 3, 2, 0, 3, 2, 2, 0, 3, 3, 2, 0, 0, 2, 1}));
+}
+
+TEST(Indices, ElementsNegative) {
+  const auto c = load_case(indices_case("scatter_elements", "", {4, 5}, "int64", {3, 2},
+                                        R"({"kind": "indices", "negative": 0.5, "seed": 2})", {3, 2}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, 2, -1, 0, -3, -1}));
+}
+
+TEST(Indices, ElementsUniqueNegative) {
+  const auto c = load_case(indices_case("scatter_elements", "", {4, 5}, "int64", {3, 2},
+                                        R"({"kind": "indices", "unique": true, "negative": 0.5, "seed": 2})", {3, 2}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, 0, -1, 2, -3, -1}));
+}
+
+// Component j of a tuple draws from data.shape[j].
+TEST(Indices, NdNotUnique) {
+  const auto c = load_case(indices_case("scatter_nd", "", {3, 4, 2}, "int64", {5, 2},
+                                        R"({"kind": "indices", "seed": 4})", {5, 2}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{1, 0, 0, 2, 1, 1, 0, 2, 2, 1}));
+}
+
+TEST(Indices, NdUnique) {
+  const auto c = load_case(indices_case("scatter_nd", "", {3, 4, 2}, "int64", {5, 2},
+                                        R"({"kind": "indices", "unique": true, "seed": 4})", {5, 2}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, 2, 1, 3, 2, 1, 0, 3, 1, 1}));
+}
+
+TEST(Indices, NdUniqueNegative) {
+  const auto c = load_case(indices_case("scatter_nd", "", {3, 4, 2}, "int64", {2, 3, 2},
+                                        R"({"kind": "indices", "unique": true, "negative": 0.5, "seed": 8})",
+                                        {2, 3, 2}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, -2, -3, -4, 1, 3, -3, -3, 1, 2, -1, -4}));
+}
+
+TEST(Indices, NdNegativeOneMakesEveryIndexNegative) {
+  const auto c = load_case(indices_case("scatter_nd", "", {3, 4}, "int64", {4, 1},
+                                        R"({"kind": "indices", "negative": 1.0})", {4, 4}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{-2, -3, -2, -2}));
+}
+
+TEST(Indices, NdLargestSeed) {
+  const auto c = load_case(indices_case("scatter_nd", "", {10, 10}, "int64", {6, 2},
+                                        R"({"kind": "indices", "seed": 18446744073709551615})", {6}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{6, 9, 1, 2, 6, 5, 5, 6, 0, 2, 9, 7}));
+}
+
+TEST(Indices, UpdateNotUnique) {
+  const auto c = load_case(indices_case("scatter_update", "", {6, 3}, "int64", {2, 2},
+                                        R"({"kind": "indices", "seed": 6})", {2, 2, 3}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, 5, 0, 0}));
+}
+
+TEST(Indices, UpdateUnique) {
+  const auto c = load_case(indices_case("scatter_update", "", {6, 3}, "int64", {2, 2},
+                                        R"({"kind": "indices", "unique": true, "seed": 6})", {2, 2, 3}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, 4, 1, 3}));
+}
+
+TEST(Indices, UpdateUniqueAxis1) {
+  const auto c = load_case(indices_case("scatter_update", R"("axis": 1)", {2, 7}, "int32", {5},
+                                        R"({"kind": "indices", "unique": true, "seed": 3})", {2, 5}));
+  EXPECT_EQ(index_values(c.indices), (std::vector<std::int64_t>{2, 4, 6, 0, 1}));
+}
+
+// --- errors ---
+
+TEST(GenerateErrors, RandintHighNotAboveLow) {
+  EXPECT_REJECTED(data_case("int32", {3}, R"("generate": {"kind": "randint", "low": 5, "high": 5})"),
+                  ErrorCode::values, "inputs.data.generate: randint needs high > low, got low = 5, high = 5");
+  EXPECT_REJECTED(data_case("int32", {3}, R"("generate": {"kind": "randint", "low": 5, "high": -1})"),
+                  ErrorCode::values, "inputs.data.generate: randint needs high > low, got low = 5, high = -1");
+}
+
+TEST(GenerateErrors, UniqueAsksForMoreThanExist) {
+  EXPECT_REJECTED(indices_case("scatter_elements", "", {4, 5}, "int64", {5, 2},
+                               R"({"kind": "indices", "unique": true})", {5, 2}),
+                  ErrorCode::values,
+                  "inputs.indices.generate: unique indices: 5 values asked from 4 along data.shape[0] = 4");
+  EXPECT_REJECTED(indices_case("scatter_nd", "", {2, 2}, "int64", {5, 2},
+                               R"({"kind": "indices", "unique": true})", {5}),
+                  ErrorCode::values,
+                  "inputs.indices.generate: unique indices: 5 values asked from 4 positions of data.shape[:2] = [2, 2]");
+  EXPECT_REJECTED(indices_case("scatter_update", "", {3, 2}, "int64", {4},
+                               R"({"kind": "indices", "unique": true})", {4, 2}),
+                  ErrorCode::values,
+                  "inputs.indices.generate: unique indices: 4 values asked from 3 along data.shape[0] = 3");
+}
+
+TEST(GenerateErrors, UniformOutOfInt8Range) {
+  // Seed 0 over [0, 1000): the first draw floors to 883 (gen_expected.py).
+  EXPECT_REJECTED(data_case("int8", {4}, R"("generate": {"kind": "uniform", "low": 0, "high": 1000})"),
+                  ErrorCode::values, "inputs.data.generate: element 0 = 883 is out of range [-128, 127] for dtype int8");
+}
+
+TEST(GenerateErrors, ArangeOverflowsInt64) {
+  EXPECT_REJECTED(
+      data_case("int64", {3}, R"("generate": {"kind": "arange", "start": 9223372036854775806, "step": 1})"),
+      ErrorCode::values, "inputs.data.generate: element 2 = 9223372036854775806 + 2 * 1 overflows int64");
+}
+
+TEST(GenerateErrors, ArangeLeavesInt8Range) {
+  EXPECT_REJECTED(data_case("int8", {3}, R"("generate": {"kind": "arange", "start": 120, "step": 5})"),
+                  ErrorCode::values, "inputs.data.generate: element 2 = 130 is out of range [-128, 127] for dtype int8");
+}
+
+TEST(GenerateErrors, ArangeOverflowsFloat16) {
+  EXPECT_REJECTED(data_case("float16", {3}, R"("generate": {"kind": "arange", "start": 65000, "step": 1000})"),
+                  ErrorCode::values, "inputs.data.generate: element 1 = 66000 overflows dtype float16 (largest finite 65504)");
+}
+
+TEST(GenerateErrors, NegativeNotForScatterUpdate) {
+  EXPECT_REJECTED(indices_case("scatter_update", "", {6, 3}, "int64", {2},
+                               R"({"kind": "indices", "negative": 0.5})", {2, 3}),
+                  ErrorCode::values, "inputs.indices.generate.negative: scatter_update takes no negative indices");
+}
+
+}  // namespace
+}  // namespace scatter

@@ -1,0 +1,267 @@
+// `values` of a tensor (shared/spec/case-format.md, "A tensor"): nested, flat and
+// scalar forms, float strings, exact integers, and every rejection with its message.
+// Expected bit patterns are IEEE 754 encodings written out by hand (or from numpy).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "scatter/load.hpp"
+#include "test_util.hpp"
+
+namespace scatter {
+namespace {
+
+using testing::load_case;
+
+// A scatter_elements case whose data has this dtype, shape (JSON text) and values
+// (JSON text); indices and updates are the smallest valid ones for that rank.
+std::string data_case(const std::string& dtype, const std::string& shape, const std::string& values,
+                      std::size_t rank = 1) {
+  std::string ones = "[";
+  for (std::size_t i = 0; i < rank; ++i) ones += i ? ", 1" : "1";
+  ones += "]";
+  const std::string zero = "[0]";  // a flat array of the one element, whatever the rank
+  return R"({"name": "v", "op": "scatter_elements", "inputs": {"data": {"dtype": ")" + dtype + R"(", "shape": )" +
+         shape + R"(, "values": )" + values + R"(}, "indices": {"dtype": "int64", "shape": )" + ones +
+         R"(, "values": )" + zero + R"(}, "updates": {"dtype": ")" + dtype + R"(", "shape": )" + ones +
+         R"(, "generate": {"kind": "fill", "value": 0}}}})";
+}
+
+template <class T>
+std::vector<T> elements(const Tensor& t) {
+  EXPECT_EQ(sizeof(T), size_of(t.dtype()));
+  std::vector<T> out(static_cast<std::size_t>(t.numel()));
+  if (!out.empty()) std::memcpy(out.data(), t.bytes(), t.nbytes());
+  return out;
+}
+
+// --- forms ---
+
+TEST(Values, Nested) {
+  const auto c = load_case(data_case("float32", "[2, 3]", "[[1, 2, 3], [4, 5, 6]]", 2));
+  EXPECT_EQ(c.data.shape(), (Shape{2, 3}));
+  EXPECT_EQ(elements<float>(c.data), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(Values, FlatIsRowMajor) {
+  const auto c = load_case(data_case("int32", "[2, 3]", "[1, 2, 3, 4, 5, 6]", 2));
+  EXPECT_EQ(elements<std::int32_t>(c.data), (std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(Values, NestedRank3) {
+  const auto c = load_case(data_case("int16", "[2, 2, 2]", "[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]", 3));
+  EXPECT_EQ(elements<std::int16_t>(c.data), (std::vector<std::int16_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+// Only scatter_update takes a rank-0 tensor (its indices).
+TEST(Values, BareScalarForShapeEmpty) {
+  const auto c = load_case(R"({"name": "s", "op": "scatter_update", "inputs": {
+      "data": {"dtype": "float32", "shape": [4, 3], "generate": {"kind": "fill", "value": 0}},
+      "indices": {"dtype": "int64", "shape": [], "values": 2},
+      "updates": {"dtype": "float32", "shape": [3], "values": [7, 8, 9]}}})");
+  EXPECT_EQ(c.indices.shape(), Shape{});
+  EXPECT_EQ(c.indices.numel(), 1);
+  EXPECT_EQ(elements<std::int64_t>(c.indices), (std::vector<std::int64_t>{2}));
+}
+
+TEST(Values, EmptyRank1) {
+  const auto c = load_case(R"({"name": "e", "op": "scatter_elements", "inputs": {
+      "data": {"dtype": "float32", "shape": [0], "values": []},
+      "indices": {"dtype": "int64", "shape": [0], "values": []},
+      "updates": {"dtype": "float32", "shape": [0], "values": []}}})");
+  EXPECT_EQ(c.data.shape(), (Shape{0}));
+  EXPECT_EQ(c.data.numel(), 0);
+  EXPECT_EQ(c.indices.numel(), 0);
+}
+
+TEST(Values, EmptyRank2NestedAndFlat) {
+  for (const char* values : {"[[], []]", "[]"}) {
+    const auto c = load_case(std::string(R"({"name": "e", "op": "scatter_elements", "inputs": {
+        "data": {"dtype": "int32", "shape": [2, 0], "values": )") + values + R"(},
+        "indices": {"dtype": "int64", "shape": [2, 0], "values": )" + values + R"(},
+        "updates": {"dtype": "int32", "shape": [2, 0], "values": )" + values + R"(}}})");
+    EXPECT_EQ(c.data.shape(), (Shape{2, 0})) << values;
+    EXPECT_EQ(c.data.numel(), 0) << values;
+    EXPECT_EQ(c.updates.shape(), (Shape{2, 0})) << values;
+  }
+}
+
+// --- floats ---
+
+TEST(Values, FloatStrings) {
+  const auto c = load_case(data_case("float32", "[4]", R"(["nan", "inf", "-inf", 1.5])"));
+  const auto bits = elements<std::uint32_t>(c.data);
+  EXPECT_TRUE(std::isnan(elements<float>(c.data)[0]));
+  EXPECT_EQ(bits[1], 0x7F800000u);
+  EXPECT_EQ(bits[2], 0xFF800000u);
+  EXPECT_EQ(bits[3], 0x3FC00000u);
+}
+
+TEST(Values, FloatStringsInHalfTypes) {
+  const auto h = load_case(data_case("float16", "[3]", R"(["nan", "inf", "-inf"])"));
+  const auto hb = elements<std::uint16_t>(h.data);
+  EXPECT_EQ(hb[0] & 0x7C00, 0x7C00);
+  EXPECT_NE(hb[0] & 0x03FF, 0);
+  EXPECT_EQ(hb[1], 0x7C00);
+  EXPECT_EQ(hb[2], 0xFC00);
+  const auto b = load_case(data_case("bfloat16", "[3]", R"(["nan", "inf", "-inf"])"));
+  const auto bb = elements<std::uint16_t>(b.data);
+  EXPECT_EQ(bb[0] & 0x7F80, 0x7F80);
+  EXPECT_NE(bb[0] & 0x007F, 0);
+  EXPECT_EQ(bb[1], 0x7F80);
+  EXPECT_EQ(bb[2], 0xFF80);
+}
+
+TEST(Values, NegativeZeroKeepsItsSignBit) {
+  EXPECT_EQ(elements<std::uint32_t>(load_case(data_case("float32", "[2]", "[-0.0, 0.0]")).data),
+            (std::vector<std::uint32_t>{0x80000000u, 0}));
+  EXPECT_EQ(elements<std::uint64_t>(load_case(data_case("float64", "[1]", "[-0.0]")).data),
+            (std::vector<std::uint64_t>{0x8000000000000000ull}));
+  EXPECT_EQ(elements<std::uint16_t>(load_case(data_case("float16", "[1]", "[-0.0]")).data),
+            (std::vector<std::uint16_t>{0x8000}));
+  EXPECT_EQ(elements<std::uint16_t>(load_case(data_case("bfloat16", "[1]", "[-0.0]")).data),
+            (std::vector<std::uint16_t>{0x8000}));
+}
+
+TEST(Values, FloatsRoundToNearest) {
+  // 0.1 -> float16 0x2E66 (numpy); 65519 rounds down to the largest finite 0x7BFF.
+  EXPECT_EQ(elements<std::uint16_t>(load_case(data_case("float16", "[2]", "[0.1, 65519]")).data),
+            (std::vector<std::uint16_t>{0x2E66, 0x7BFF}));
+  // 0.1 -> float32 0x3DCCCCCD.
+  EXPECT_EQ(elements<std::uint32_t>(load_case(data_case("float32", "[1]", "[0.1]")).data),
+            (std::vector<std::uint32_t>{0x3DCCCCCDu}));
+}
+
+// --- integers ---
+
+TEST(Values, Int64BeyondDoublePrecisionIsExact) {
+  const auto c =
+      load_case(data_case("int64", "[3]", "[9007199254740993, -9223372036854775808, 9223372036854775807]"));
+  EXPECT_EQ(elements<std::int64_t>(c.data),
+            (std::vector<std::int64_t>{9007199254740993LL, std::numeric_limits<std::int64_t>::min(),
+                                       std::numeric_limits<std::int64_t>::max()}));
+}
+
+TEST(Values, IntegralFloatAcceptedForInt32) {
+  const auto c = load_case(data_case("int32", "[3]", "[3.0, -2.0, 0.0]"));
+  EXPECT_EQ(elements<std::int32_t>(c.data), (std::vector<std::int32_t>{3, -2, 0}));
+}
+
+TEST(Values, IntegerRangesAtTheirEdges) {
+  EXPECT_EQ(elements<std::uint8_t>(load_case(data_case("uint8", "[2]", "[0, 255]")).data),
+            (std::vector<std::uint8_t>{0, 255}));
+  EXPECT_EQ(elements<std::int8_t>(load_case(data_case("int8", "[2]", "[-128, 127]")).data),
+            (std::vector<std::int8_t>{-128, 127}));
+  EXPECT_EQ(elements<std::int16_t>(load_case(data_case("int16", "[2]", "[-32768, 32767]")).data),
+            (std::vector<std::int16_t>{-32768, 32767}));
+}
+
+TEST(Values, BoolAcceptsTrueFalseZeroOne) {
+  const auto c = load_case(data_case("bool", "[4]", "[true, false, 0, 1]"));
+  EXPECT_EQ(elements<std::uint8_t>(c.data), (std::vector<std::uint8_t>{1, 0, 0, 1}));
+}
+
+// --- rejections ---
+
+TEST(ValuesErrors, Uint8OutOfRange) {
+  EXPECT_REJECTED(data_case("uint8", "[2]", "[1, 300]"), ErrorCode::values,
+                  "inputs.data.values[1] = 300 is out of range [0, 255] for dtype uint8");
+  EXPECT_REJECTED(data_case("uint8", "[1]", "[-1]"), ErrorCode::values,
+                  "inputs.data.values[0] = -1 is out of range [0, 255] for dtype uint8");
+  EXPECT_REJECTED(data_case("int8", "[2, 1]", "[[0], [128]]", 2), ErrorCode::values,
+                  "inputs.data.values[1,0] = 128 is out of range [-128, 127] for dtype int8");
+}
+
+TEST(ValuesErrors, Int64Overflow) {
+  EXPECT_REJECTED(data_case("int64", "[1]", "[9223372036854775808]"), ErrorCode::values,
+                  "inputs.data.values[0] = 9223372036854775808 is beyond the int64 range");
+}
+
+TEST(ValuesErrors, FractionForInteger) {
+  EXPECT_REJECTED(data_case("int32", "[2]", "[1, 3.5]"), ErrorCode::values,
+                  "inputs.data.values[1] = 3.5 is not an integer, as dtype int32 needs");
+  EXPECT_REJECTED(data_case("int32", "[1]", R"(["nan"])"), ErrorCode::values,
+                  "inputs.data.values[0] = nan is not an integer, as dtype int32 needs");
+}
+
+TEST(ValuesErrors, BoolForNumberAndNumberForBool) {
+  EXPECT_REJECTED(data_case("bool", "[3]", "[true, 2, false]"), ErrorCode::values,
+                  "inputs.data.values[1] = 2 is not a bool (true, false, 0 or 1)");
+  EXPECT_REJECTED(data_case("int32", "[1]", "[true]"), ErrorCode::values,
+                  "inputs.data.values[0] = true is not a number of dtype int32");
+  EXPECT_REJECTED(data_case("float32", "[1]", "[false]"), ErrorCode::values,
+                  "inputs.data.values[0] = false is not a number of dtype float32");
+}
+
+TEST(ValuesErrors, FloatOverflow) {
+  EXPECT_REJECTED(data_case("float16", "[2]", "[1, 70000]"), ErrorCode::values,
+                  "inputs.data.values[1] = 70000 overflows dtype float16 (largest finite 65504)");
+  // 65520 is the tie between 65504 and 2^16: ties to even gives infinity.
+  EXPECT_REJECTED(data_case("float16", "[1]", "[65520]"), ErrorCode::values,
+                  "inputs.data.values[0] = 65520 overflows dtype float16 (largest finite 65504)");
+  const auto e = testing::rejection(data_case("float32", "[1]", "[1e39]"));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->code(), ErrorCode::values);
+}
+
+TEST(ValuesErrors, NotANumber) {
+  EXPECT_REJECTED(data_case("float32", "[2]", R"([1, "one"])"), ErrorCode::values,
+                  R"(inputs.data.values[1] = "one" is not a number (strings may be "nan", "inf", "-inf"))");
+  EXPECT_REJECTED(data_case("float32", "[2]", R"([1, null])"), ErrorCode::values,
+                  "inputs.data.values[1] = null is not a number");
+}
+
+TEST(ValuesErrors, CountMismatchFlat) {
+  EXPECT_REJECTED(data_case("float32", "[4]", "[1, 2, 3]"), ErrorCode::values,
+                  "inputs.data.values: has 3 elements, shape [4] needs 4");
+  EXPECT_REJECTED(data_case("float32", "[2, 3]", "[1, 2, 3, 4, 5]", 2), ErrorCode::values,
+                  "inputs.data.values: has 5 elements, shape[0] = 2 needs 2 (or a flat array of 6)");
+}
+
+TEST(ValuesErrors, CountMismatchNested) {
+  EXPECT_REJECTED(data_case("float32", "[2, 3]", "[[1, 2, 3], [4, 5]]", 2), ErrorCode::values,
+                  "inputs.data.values[1]: has 2 elements, shape[1] = 3 needs 3");
+  EXPECT_REJECTED(data_case("float32", "[2, 3]", "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]", 2), ErrorCode::values,
+                  "inputs.data.values: has 3 elements, shape[0] = 2 needs 2 (or a flat array of 6)");
+}
+
+TEST(ValuesErrors, ScalarForArrayAndArrayForScalar) {
+  EXPECT_REJECTED(data_case("float32", "[3]", "5"), ErrorCode::values,
+                  "inputs.data.values = 5 is a single value, but shape [3] needs an array of 3 (a bare value is for shape [])");
+  EXPECT_REJECTED(R"({"name": "s", "op": "scatter_update", "inputs": {
+      "data": {"dtype": "float32", "shape": [4, 3], "generate": {"kind": "fill", "value": 0}},
+      "indices": {"dtype": "int64", "shape": [], "values": [[2]]},
+      "updates": {"dtype": "float32", "shape": [3], "values": [7, 8, 9]}}})",
+                  ErrorCode::values, "inputs.indices.values: is an array but shape [] is a scalar: write one number");
+}
+
+TEST(ValuesErrors, EmptyShapeWithValues) {
+  EXPECT_REJECTED(R"({"name": "e", "op": "scatter_elements", "inputs": {
+      "data": {"dtype": "float32", "shape": [0], "values": [1]},
+      "indices": {"dtype": "int64", "shape": [0], "values": []},
+      "updates": {"dtype": "float32", "shape": [0], "values": []}}})",
+                  ErrorCode::values, "inputs.data.values: has 1 elements, shape [0] needs 0");
+}
+
+TEST(ValuesErrors, NamesTheTensorAtFault) {
+  EXPECT_REJECTED(R"({"name": "t", "op": "scatter_elements", "inputs": {
+      "data": {"dtype": "uint8", "shape": [2], "values": [1, 2]},
+      "indices": {"dtype": "int64", "shape": [1], "values": [0]},
+      "updates": {"dtype": "uint8", "shape": [1], "values": [256]}}})",
+                  ErrorCode::values, "inputs.updates.values[0] = 256 is out of range [0, 255] for dtype uint8");
+  EXPECT_REJECTED(R"({"name": "t", "op": "scatter_elements", "inputs": {
+      "data": {"dtype": "uint8", "shape": [2], "values": [1, 2]},
+      "indices": {"dtype": "int64", "shape": [1], "values": [0]},
+      "updates": {"dtype": "uint8", "shape": [1], "values": [3]}},
+      "expected": {"dtype": "uint8", "shape": [2], "values": [3, 2.5]}})",
+                  ErrorCode::values, "expected.values[1] = 2.5 is not an integer, as dtype uint8 needs");
+}
+
+}  // namespace
+}  // namespace scatter
