@@ -161,7 +161,8 @@ std::string_view to_string(Status status) {
 }
 
 bool is_selected(const CaseEntry& e, const Selection& sel) {
-  if (e.name.empty()) return true;
+  // A case without a readable name cannot be filtered; it is reported in shard 1 only.
+  if (e.name.empty()) return sel.shard_index == 1;
   bool any_include = false;
   bool included = false;
   for (const auto& f : sel.filters) {

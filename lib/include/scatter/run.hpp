@@ -52,7 +52,7 @@ struct Selection {
   bool include_large = false;        ///< cases tagged "large" run only when asked for
 };
 
-/// Whether a case entry is in the selection. Entries without a name are always in.
+/// Whether a case entry is in the selection. Entries without a name are in shard 1.
 bool is_selected(const CaseEntry& entry, const Selection& selection);
 
 /// Parses "I/N" (1 <= I <= N); throws Error(schema) naming the flag otherwise.
