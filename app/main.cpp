@@ -109,8 +109,10 @@ bool use_color(const std::string& mode) {
 }
 
 void add_selection(CLI::App* cmd, Options& o) {
-  cmd->add_option("--filter", o.filters, "glob on case names; a leading '-' excludes (repeatable)");
-  cmd->add_option("--tag", o.tags, "run cases with any of these tags (repeatable)");
+  // One value per flag: `--filter 'g*' DIR` must leave DIR a path.
+  cmd->add_option("--filter", o.filters, "glob on case names; a leading '-' excludes (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--tag", o.tags, "run cases with any of these tags (repeatable)")->allow_extra_args(false);
   cmd->add_option("--shard", o.shard, "I/N: run the I-th of N stable parts (by case name)");
   cmd->add_flag("--include-large", o.include_large, "also run cases tagged 'large'");
   cmd->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory (default: half of RAM)");
@@ -421,7 +423,8 @@ int main(int argc, char** argv) {
   bench->add_option("--size", o.size, "small, medium or large (default small)")
       ->check(CLI::IsMember({"small", "medium", "large"}));
   bench->add_option("--backend", o.backend, "comma-separated: ref, cuda, all (default all)");
-  bench->add_option("--filter", o.filters, "glob on benchmark names; a leading '-' excludes (repeatable)");
+  bench->add_option("--filter", o.filters, "glob on benchmark names; a leading '-' excludes (repeatable)")
+      ->allow_extra_args(false);
   bench->add_option("--json", o.json, "write the report (Google Benchmark's JSON schema) to FILE");
   bench->add_option("--markdown", o.markdown, "write a Markdown summary to FILE");
   bench->add_flag("--hot", o.hot, "do not flush caches between samples");

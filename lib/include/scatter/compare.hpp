@@ -40,6 +40,7 @@ struct Comparison {
   /// The smallest atol (with the rtol each element had) under which every element
   /// would pass; infinity when a NaN or infinity disagrees.
   double needed_atol = 0.0;
+  bool float_output = false;  ///< tolerances mean something only for float outputs
   std::vector<Mismatch> worst;  ///< the largest mismatches, worst first
 };
 

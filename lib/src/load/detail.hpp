@@ -12,6 +12,9 @@
 
 namespace scatter::detail {
 
+/// A JSON value as written, cut to a few dozen characters, for error messages.
+std::string excerpt(const nlohmann::json& value);
+
 /// Parses a JSON number, bool or "nan"/"inf"/"-inf" string as written; throws
 /// Error(values) naming `field` for anything else.
 Scalar parse_scalar(const nlohmann::json& value, const std::string& field);

@@ -3,9 +3,10 @@
 // is materialized.
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <cstring>
@@ -66,24 +67,24 @@ std::string get_string(const json& v, const std::string& field) {
 
 std::int64_t get_int(const json& v, const std::string& field) {
   if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
-    throw Error(ErrorCode::schema, field, fmt::format("must be an integer, got {}", v.dump()));
+    throw Error(ErrorCode::schema, field, fmt::format("must be an integer, got {}", detail::excerpt(v)));
   }
   return v.get<std::int64_t>();
 }
 
 bool get_bool(const json& v, const std::string& field) {
-  if (!v.is_boolean()) throw Error(ErrorCode::schema, field, fmt::format("must be true or false, got {}", v.dump()));
+  if (!v.is_boolean()) throw Error(ErrorCode::schema, field, fmt::format("must be true or false, got {}", detail::excerpt(v)));
   return v.get<bool>();
 }
 
 double get_number(const json& v, const std::string& field) {
-  if (!v.is_number()) throw Error(ErrorCode::schema, field, fmt::format("must be a number, got {}", v.dump()));
+  if (!v.is_number()) throw Error(ErrorCode::schema, field, fmt::format("must be a number, got {}", detail::excerpt(v)));
   return v.get<double>();
 }
 
 void check_format(const json& obj, const std::string& where) {
   if (const auto it = obj.find("format"); it != obj.end() && (!it->is_number_integer() || *it != 1)) {
-    throw Error(ErrorCode::schema, join_field(where, "format"), fmt::format("= {}; only format 1 exists", it->dump()));
+    throw Error(ErrorCode::schema, join_field(where, "format"), fmt::format("= {}; only format 1 exists", detail::excerpt(*it)));
   }
 }
 
@@ -103,7 +104,7 @@ Shape parse_shape(const json& v, const std::string& field) {
 
 std::uint64_t parse_seed(const json& v, const std::string& field) {
   if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
-    throw Error(ErrorCode::schema, field, fmt::format("must be an integer in [0, 2^64), got {}", v.dump()));
+    throw Error(ErrorCode::schema, field, fmt::format("must be an integer in [0, 2^64), got {}", detail::excerpt(v)));
   }
   return v.get<std::uint64_t>();
 }
@@ -297,7 +298,7 @@ CaseEntry parse_entry(const json& c, const std::string& file, std::size_t index,
     if (const auto it = c.find("expect_error"); it != c.end()) {
       ErrorCode code;
       if (!it->is_string() || !parse_error_code(it->get<std::string>(), code)) {
-        throw Error(ErrorCode::schema, "expect_error", fmt::format("= {} is not an error code", it->dump()));
+        throw Error(ErrorCode::schema, "expect_error", fmt::format("= {} is not an error code", detail::excerpt(*it)));
       }
       entry.expect_error = code;
     }
@@ -306,9 +307,10 @@ CaseEntry parse_entry(const json& c, const std::string& file, std::size_t index,
       for (std::size_t i = 0; i < it->size(); ++i) entry.tags.push_back(get_string((*it)[i], fmt::format("tags[{}]", i)));
     }
     const auto name = get_string(require(c, "name", ""), "name");
-    static const std::regex name_re("[A-Za-z0-9_.-]+");
-    if (!std::regex_match(name, name_re)) {
-      throw Error(ErrorCode::schema, "name", fmt::format("= \"{}\" must match [A-Za-z0-9_.-]+", name));
+    // Not std::regex: its matcher recurses once per character, and a long name overflowed the stack.
+    const auto name_char = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-'; };
+    if (name.empty() || !std::all_of(name.begin(), name.end(), name_char)) {
+      throw Error(ErrorCode::schema, "name", fmt::format("= {} must match [A-Za-z0-9_.-]+", detail::excerpt(require(c, "name", ""))));
     }
     entry.name = name;
     parse_case(c, entry, dir, options);
@@ -360,6 +362,43 @@ void load_file(const std::string& file, const LoadOptions& options, LoadResult& 
   for (auto& c : loaded.cases) out.cases.push_back(std::move(c));
 }
 
+// The parser takes any depth, but printing a value in an error message recurses once
+// per level: a hostile file (100000 nested arrays) must be refused before that.
+// Case files need about 70 levels (rank 64 values inside a case list).
+std::optional<std::string> too_deep(const std::string& text) {
+  constexpr int kMaxDepth = 256;
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  std::size_t line = 1;
+  std::size_t column = 0;
+  for (const char ch : text) {
+    ++column;
+    if (ch == '\n') {
+      ++line;
+      column = 0;
+    }
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (ch == '\\') {
+        escaped = true;
+      } else if (ch == '"') {
+        in_string = false;
+      }
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxDepth) {
+        return fmt::format("nesting deeper than {} levels at line {}, column {}", kMaxDepth, line, column);
+      }
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::uint64_t default_max_bytes() {
@@ -382,32 +421,56 @@ LoadResult load_text(const std::string& text, const std::string& file, const Loa
     out.file_errors.push_back(Error(ErrorCode::json, "", what).at(file, ""));
     return out;
   }
+  if (const auto where = too_deep(text)) {
+    out.file_errors.push_back(Error(ErrorCode::json, "", *where).at(file, ""));
+    return out;
+  }
   load_json(doc, file, options, out);
   return out;
 }
 
 LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& options) {
   LoadResult out;
+  auto io_error = [&out](const std::string& path, std::string why) {
+    out.file_errors.push_back(Error(ErrorCode::io, "", std::move(why)).at(path, ""));
+  };
   for (const auto& path : paths) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) {
-      out.file_errors.push_back(Error(ErrorCode::io, "", "no such file or directory").at(path, ""));
+      io_error(path, ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file or directory");
       continue;
     }
     if (!fs::is_directory(status)) {
       load_file(path, options, out);
       continue;
     }
+    if (fs::path(path).extension() == ".json") {
+      io_error(path, "is a directory, not a case file");
+      continue;
+    }
     std::vector<std::string> files;
     // Symlinked directories are not followed, so a link loop cannot trap the walk.
     for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->path().extension() == ".json" && !it->is_directory()) files.push_back(it->path().string());
+      if (it->path().extension() == ".json") files.push_back(it->path().string());
     }
-    if (ec) out.file_errors.push_back(Error(ErrorCode::io, "", fmt::format("cannot list: {}", ec.message())).at(path, ""));
+    if (ec) io_error(path, fmt::format("cannot list: {}", ec.message()));
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) load_file(f, options, out);
+    // What a walk finds must be a regular file: a directory named x.json is a mistake,
+    // a link loop cannot be opened, and a FIFO or a link to /dev/zero would never end.
+    for (const auto& f : files) {
+      const auto st = fs::status(f, ec);
+      if (ec) {
+        io_error(f, fmt::format("cannot read: {}", ec.message()));
+      } else if (fs::is_directory(st)) {
+        io_error(f, "is a directory, not a case file");
+      } else if (!fs::is_regular_file(st)) {
+        io_error(f, "is not a regular file (a FIFO, socket or device), not a case file");
+      } else {
+        load_file(f, options, out);
+      }
+    }
   }
   // Names are unique within one run: the second of a pair is a schema error.
   std::set<std::string> seen;

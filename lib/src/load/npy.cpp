@@ -1,9 +1,12 @@
 // NumPy .npy files (format 1.0-3.0): little-endian, C order, the declared dtype and shape.
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -52,6 +55,63 @@ bool descr_matches(std::string descr, DType dtype) {
   throw Error(ErrorCode::values, "file", fmt::format("'{}' {}", path, why));
 }
 
+// Header text quoted in a message, cut short: a hostile header can be 4 GiB long.
+std::string clip(std::string_view text) {
+  return text.size() > 40 ? fmt::format("{}... ({} characters)", text.substr(0, 40), text.size()) : std::string(text);
+}
+
+// The value of 'key' in the header's Python dict literal: the text between `open` and
+// `close` ('descr': '<f4'), or up to the next ',' or '}' when open is 0
+// ('fortran_order': False). Hand-written rather than std::regex, whose matcher recurses
+// once per character and overflows the stack on a long header.
+std::optional<std::string> header_value(std::string_view header, std::string_view key, char open, char close) {
+  const auto quoted = fmt::format("'{}'", key);
+  auto pos = header.find(quoted);
+  if (pos == std::string_view::npos) return std::nullopt;
+  auto skip_space = [&] {
+    while (pos < header.size() && std::isspace(static_cast<unsigned char>(header[pos]))) ++pos;
+  };
+  pos += quoted.size();
+  skip_space();
+  if (pos >= header.size() || header[pos] != ':') return std::nullopt;
+  ++pos;
+  skip_space();
+  if (open == 0) {
+    const auto end = header.find_first_of(",}", pos);
+    if (end == std::string_view::npos) return std::nullopt;
+    auto value = header.substr(pos, end - pos);
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+    return std::string(value);
+  }
+  if (pos >= header.size() || header[pos] != open) return std::nullopt;
+  const auto end = header.find(close, pos + 1);
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(header.substr(pos + 1, end - pos - 1));
+}
+
+// "3, 4" or "4," or "": Python's tuple of non-negative integers.
+Shape parse_dims(const std::string& dims, const std::string& path) {
+  Shape shape;
+  std::size_t pos = 0;
+  while (pos < dims.size()) {
+    auto end = dims.find(',', pos);
+    if (end == std::string::npos) end = dims.size();
+    auto item = std::string_view(dims).substr(pos, end - pos);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.remove_prefix(1);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.remove_suffix(1);
+    const bool last = end == dims.size();
+    if (item.empty() && last && !shape.empty()) break;  // the trailing comma of "(4,)"
+    if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      bad(path, fmt::format("has a malformed shape ({}) in its header", clip(dims)));
+    }
+    if (item.size() > 18) bad(path, fmt::format("has an absurd dimension {}", clip(item)));
+    if (shape.size() == kMaxRank) bad(path, fmt::format("has a shape of rank above {}", kMaxRank));
+    shape.push_back(std::stoll(std::string(item)));
+    pos = end + 1;
+  }
+  return shape;
+}
+
 }  // namespace
 
 namespace detail {
@@ -86,30 +146,21 @@ Tensor read_npy(const std::string& path, DType dtype, const Shape& shape) {
   std::string header(header_len, '\0');
   in.read(header.data(), static_cast<std::streamsize>(header_len));
 
-  std::smatch m;
-  static const std::regex descr_re(R"('descr'\s*:\s*'([^']*)')");
-  static const std::regex order_re(R"('fortran_order'\s*:\s*(True|False))");
-  static const std::regex shape_re(R"('shape'\s*:\s*\(([^)]*)\))");
-  if (!std::regex_search(header, m, descr_re)) bad(path, "has no 'descr' in its header");
-  const std::string descr = m[1];
-  if (!std::regex_search(header, m, order_re)) bad(path, "has no 'fortran_order' in its header");
-  if (m[1] == "True") bad(path, "is in Fortran order; only C order is supported");
-  if (!std::regex_search(header, m, shape_re)) bad(path, "has no 'shape' in its header");
-  Shape file_shape;
-  const std::string dims = m[1];
-  static const std::regex dim_re(R"(\s*(\d+)\s*,?)");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), dim_re); it != std::sregex_iterator(); ++it) {
-    const auto text = (*it)[1].str();
-    if (text.size() > 18) bad(path, fmt::format("has an absurd dimension {}", text));
-    file_shape.push_back(std::stoll(text));
-  }
+  const auto descr = header_value(header, "descr", '\'', '\'');
+  if (!descr) bad(path, "has no 'descr' in its header");
+  const auto order = header_value(header, "fortran_order", 0, 0);
+  if (!order || (*order != "True" && *order != "False")) bad(path, "has no 'fortran_order' in its header");
+  if (*order == "True") bad(path, "is in Fortran order; only C order is supported");
+  const auto dims = header_value(header, "shape", '(', ')');
+  if (!dims) bad(path, "has no 'shape' in its header");
+  const auto file_shape = parse_dims(*dims, path);
 
-  if (!descr.empty() && descr[0] == '>' && descr.size() > 2 && descr.substr(2) != "1") {
-    bad(path, fmt::format("is big-endian ('{}'); only little-endian is supported", descr));
+  if (descr->size() > 2 && (*descr)[0] == '>' && descr->substr(2) != "1") {
+    bad(path, fmt::format("is big-endian ('{}'); only little-endian is supported", clip(*descr)));
   }
-  if (!descr_matches(descr, dtype)) {
+  if (!descr_matches(*descr, dtype)) {
     throw Error(ErrorCode::dtype, "file",
-                fmt::format("'{}' holds '{}' but the tensor is declared {} ('{}')", path, descr, to_string(dtype),
+                fmt::format("'{}' holds '{}' but the tensor is declared {} ('{}')", path, clip(*descr), to_string(dtype),
                             descr_of(dtype)));
   }
   if (file_shape != shape) {

@@ -152,7 +152,7 @@ void check_indices(const Case& c) {
     const auto s = data[static_cast<std::size_t>(dim)];
     const auto lo = c.attrs.op == Op::scatter_update ? 0 : -s;
     if (v >= lo && v < s) continue;
-    const auto field = "inputs.indices" + format_coord(unravel(i, ind.shape()));
+    const auto field = ind.rank() == 0 ? std::string("inputs.indices") : "inputs.indices" + format_coord(unravel(i, ind.shape()));
     if (c.attrs.op == Op::scatter_update && v < 0 && v >= -s) {
       throw Error(ErrorCode::index, field,
                   fmt::format("= {} is negative; scatter_update takes indices in [0, {}] for data.shape[{}] = {}", v,
@@ -165,12 +165,20 @@ void check_indices(const Case& c) {
 
 }  // namespace detail
 
+// Saturating: a sum that would wrap is "more than any memory" (UINT64_MAX).
 std::uint64_t case_bytes(const CaseDecl& d) {
-  auto bytes = [](const TensorDecl& t) {
-    return static_cast<std::uint64_t>(numel(t.shape)) * size_of(t.dtype);
+  std::uint64_t total = 0;
+  auto add = [&](const TensorDecl& t, std::uint64_t copies) {
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(numel(t.shape)), size_of(t.dtype) * copies, &bytes) ||
+        __builtin_add_overflow(total, bytes, &total)) {
+      total = UINT64_MAX;
+    }
   };
-  std::uint64_t total = bytes(d.data) * 3 + bytes(d.indices) + bytes(d.updates);  // data, output, reference output
-  if (d.expected) total += bytes(*d.expected);
+  add(d.data, 3);  // data, the output, a reference output
+  add(d.indices, 1);
+  add(d.updates, 1);
+  if (d.expected) add(*d.expected, 1);
   return total;
 }
 

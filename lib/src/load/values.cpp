@@ -129,6 +129,15 @@ bool is_flat(const json& values) {
 
 }  // namespace
 
+std::string excerpt(const json& value) {
+  constexpr std::size_t kMax = 60;
+  auto text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() <= kMax) return text;
+  auto cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return fmt::format("{}... ({} characters)", text.substr(0, cut), text.size());
+}
+
 Scalar parse_scalar(const json& value, const std::string& field) {
   if (value.is_number_integer()) {
     if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
@@ -144,9 +153,9 @@ Scalar parse_scalar(const json& value, const std::string& field) {
     if (s == "nan") return Scalar::of_real(std::numeric_limits<double>::quiet_NaN());
     if (s == "inf") return Scalar::of_real(std::numeric_limits<double>::infinity());
     if (s == "-inf") return Scalar::of_real(-std::numeric_limits<double>::infinity());
-    throw Error(ErrorCode::values, field, fmt::format("= \"{}\" is not a number (strings may be \"nan\", \"inf\", \"-inf\")", s));
+    throw Error(ErrorCode::values, field, fmt::format("= {} is not a number (strings may be \"nan\", \"inf\", \"-inf\")", excerpt(value)));
   }
-  throw Error(ErrorCode::values, field, fmt::format("= {} is not a number", value.dump()));
+  throw Error(ErrorCode::values, field, fmt::format("= {} is not a number", excerpt(value)));
 }
 
 void store_scalar(const Scalar& value, Tensor& out, std::int64_t offset, const std::string& field) {
@@ -169,7 +178,7 @@ std::shared_ptr<const Tensor> parse_values(const json& values, DType dtype, cons
     if (!shape.empty()) {
       throw Error(ErrorCode::values, "values",
                   fmt::format("= {} is a single value, but shape {} needs an array of {} (a bare value is for shape [])",
-                              values.dump(), format_shape(shape), n));
+                              excerpt(values), format_shape(shape), n));
     }
     auto t = std::make_shared<Tensor>(dtype, shape);
     store_scalar(parse_scalar(values, "values"), *t, 0, "values");

@@ -30,7 +30,7 @@ std::string worst_text(const CaseResult& r) {
 std::string comparison_text(const Comparison& c, const std::string& indent) {
   std::string out = fmt::format("{}{} of {} elements differ; rule: {}; compared with {}\n", indent, c.mismatches,
                                 c.elements, c.rule, c.against_expected ? "expected" : "the ref output");
-  if (!c.passed) {
+  if (!c.passed && c.float_output) {
     out += std::isfinite(c.needed_atol)
                ? fmt::format("{}the smallest tolerance that would have passed: atol = {:.3g} (with each element's rtol)\n",
                              indent, c.needed_atol)

@@ -1,0 +1,373 @@
+// The comparison rules of the case-format spec ("Comparison"): exact bit for bit
+// (any NaN equals any NaN), untouched elements equal to data, any-of-duplicates for
+// `none`, allclose for float add/sub/mul/mean duplicates (the case's tolerance
+// overriding the default), and the worst-first list of mismatches.
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "scatter/backend.hpp"
+#include "scatter/compare.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using scatter::Rule;
+using scatter::testing::load_case;
+using Coord = std::vector<std::int64_t>;
+
+std::string tensor(const std::string& dtype, const std::string& shape, const std::string& values) {
+  return R"({"dtype": ")" + dtype + R"(", "shape": )" + shape + R"(, "values": )" + values + "}";
+}
+
+std::string make_case(const std::string& attrs, const std::string& data, const std::string& indices,
+                      const std::string& updates, const std::string& expected, const std::string& extra = "") {
+  return R"({"name": "t", )" + attrs + R"(, "inputs": {"data": )" + data + R"(, "indices": )" + indices +
+         R"(, "updates": )" + updates + R"(}, "expected": )" + expected + extra + "}";
+}
+
+scatter::Comparison compare(const scatter::Case& c, const scatter::Tensor& got, const scatter::CompareOptions& options = {}) {
+  return scatter::compare_outputs(c, got, *c.expected, true, options);
+}
+
+// data 2x3 zeros, axis 1: out[0][2] <- 3.5, out[1][1] <- -1.25; four elements untouched.
+const std::string kExactCase =
+    make_case(R"("op": "scatter_elements", "axis": 1)", tensor("float32", "[2, 3]", "[0, 0, 0, 0, 0, 0]"),
+              tensor("int64", "[2, 1]", "[[2], [1]]"), tensor("float32", "[2, 1]", "[[3.5], [-1.25]]"),
+              tensor("float32", "[2, 3]", "[[0, 0, 3.5], [0, -1.25, 0]]"));
+
+TEST(CompareExact, EqualOutputPasses) {
+  const auto c = load_case(kExactCase);
+  const auto result = compare(c, c.expected->clone());
+  EXPECT_TRUE(result.passed);
+  EXPECT_TRUE(result.against_expected);
+  EXPECT_EQ(result.elements, 6);
+  EXPECT_EQ(result.mismatches, 0);
+  EXPECT_EQ(result.max_error, 0.0);
+  EXPECT_TRUE(result.worst.empty());
+}
+
+TEST(CompareExact, OneFlippedElementIsReportedWithItsUpdates) {
+  const auto c = load_case(kExactCase);
+  auto got = c.expected->clone();
+  got.data<float>()[2] = 9.25f;  // output[0,2]
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  EXPECT_EQ(result.mismatches, 1);
+  EXPECT_EQ(result.max_error, 5.75);
+  EXPECT_EQ(result.max_error_coord, (Coord{0, 2}));
+  ASSERT_EQ(result.worst.size(), 1u);
+  const auto& m = result.worst[0];
+  EXPECT_EQ(m.offset, 2);
+  EXPECT_EQ(m.coord, (Coord{0, 2}));
+  EXPECT_EQ(m.expected, "3.5");
+  EXPECT_EQ(m.actual, "9.25");
+  EXPECT_EQ(m.error, 5.75);
+  EXPECT_EQ(m.rule, Rule::exact);
+  EXPECT_EQ(m.hits, 1);
+  EXPECT_EQ(m.updates, (std::vector<Coord>{{0, 0}}));  // updates[0,0] targets output[0,2]
+}
+
+TEST(CompareExact, NegativeZeroDiffersFromPositiveZero) {
+  // The update writes -0.0 to out[1]; +0.0 there is a mismatch.
+  const auto c = load_case(make_case(R"("op": "scatter_elements")", tensor("float32", "[2]", "[1, 1]"),
+                                     tensor("int64", "[1]", "[1]"), tensor("float32", "[1]", "[-0.0]"),
+                                     tensor("float32", "[2]", "[1, -0.0]")));
+  auto got = c.expected->clone();
+  got.data<float>()[1] = 0.0f;
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{1}));
+  EXPECT_EQ(result.worst[0].expected, "-0");
+  EXPECT_EQ(result.worst[0].actual, "0");
+}
+
+TEST(CompareExact, AnyNanEqualsAnyNan) {
+  const auto c = load_case(make_case(R"("op": "scatter_elements", "reduction": "max")", tensor("float32", "[2]", "[1, 1]"),
+                                     tensor("int64", "[2]", "[0, 1]"), tensor("float32", "[2]", R"(["nan", "nan"])"),
+                                     tensor("float32", "[2]", R"(["nan", "nan"])")));
+  auto got = c.expected->clone();
+  got.data<float>()[0] = -std::numeric_limits<float>::quiet_NaN();       // other sign
+  got.data<float>()[1] = std::bit_cast<float>(std::uint32_t{0x7fc01234});  // other payload
+  EXPECT_TRUE(compare(c, got).passed);
+  got.data<float>()[1] = 1.0f;  // but a number is not NaN
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{1}));
+  EXPECT_EQ(result.worst[0].expected, "nan");
+  EXPECT_TRUE(std::isinf(result.worst[0].error));
+}
+
+TEST(CompareUntouched, ChangedUntouchedElementFailsAndNamesNoUpdate) {
+  const auto c = load_case(kExactCase);
+  auto got = c.expected->clone();
+  got.data<float>()[3] = 1e-30f;  // output[1,0]: no update targets it
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{1, 0}));
+  EXPECT_EQ(result.worst[0].hits, 0);
+  EXPECT_TRUE(result.worst[0].updates.empty());
+}
+
+TEST(CompareUntouched, SignOfZeroCountsOnUntouchedElements) {
+  const auto c = load_case(kExactCase);
+  auto got = c.expected->clone();
+  got.data<float>()[0] = -0.0f;  // data has +0.0 there
+  EXPECT_FALSE(compare(c, got).passed);
+}
+
+TEST(CompareUntouched, MustEqualDataEvenWhenExpectedSaysOtherwise) {
+  // A wrong `expected` (7 where no update goes) does not excuse a backend that agrees with it.
+  const auto c = load_case(make_case(R"("op": "scatter_elements")", tensor("int32", "[3]", "[1, 2, 3]"),
+                                     tensor("int64", "[1]", "[0]"), tensor("int32", "[1]", "[9]"),
+                                     tensor("int32", "[3]", "[9, 7, 3]")));
+  const auto result = compare(c, c.expected->clone());
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{1}));
+}
+
+TEST(CompareUntouched, AgainstTheReferenceOutput) {
+  const auto c = load_case(kExactCase);
+  const auto reference = scatter::reference_scatter(c);
+  auto got = reference.clone();
+  EXPECT_TRUE(scatter::compare_outputs(c, got, reference, false).passed);
+  got.data<float>()[5] = 2.0f;
+  const auto result = scatter::compare_outputs(c, got, reference, false);
+  EXPECT_FALSE(result.passed);
+  EXPECT_FALSE(result.against_expected);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{1, 2}));
+}
+
+// ---- `none` with duplicate targets
+
+// out[0] <- 1, then 2 (duplicates); out[1] <- 3; out[2] untouched.
+std::string none_dup_case(const std::string& dtype) {
+  return make_case(R"("op": "scatter_elements")", tensor(dtype, "[3]", "[0, 0, 0]"), tensor("int64", "[3]", "[0, 0, 1]"),
+                   tensor(dtype, "[3]", "[1, 2, 3]"), tensor(dtype, "[3]", "[2, 3, 0]"));
+}
+
+TEST(CompareNoneDuplicates, AnyOfTheDuplicatesPasses) {
+  for (const auto* dtype : {"float32", "int32"}) {
+    SCOPED_TRACE(dtype);
+    const auto c = load_case(none_dup_case(dtype));
+    auto got = c.expected->clone();
+    const auto exact = compare(c, got);
+    EXPECT_TRUE(exact.passed);
+    EXPECT_EQ(exact.duplicate_elements, 1);
+    EXPECT_EQ(exact.accepted_duplicates, 0);
+
+    // The first duplicate's value, 1, instead of the last writer's 2.
+    if (std::string(dtype) == "float32") got.data<float>()[0] = 1.0f;
+    else got.data<std::int32_t>()[0] = 1;
+    const auto other = compare(c, got);
+    EXPECT_TRUE(other.passed);
+    EXPECT_EQ(other.mismatches, 0);
+    EXPECT_EQ(other.duplicate_elements, 1);
+    EXPECT_EQ(other.accepted_duplicates, 1);
+  }
+}
+
+TEST(CompareNoneDuplicates, AValueOfNoDuplicateFails) {
+  const auto c = load_case(none_dup_case("float32"));
+  auto got = c.expected->clone();
+  got.data<float>()[0] = 3.0f;  // 3 is an update, but not one that targets out[0]
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  EXPECT_EQ(result.mismatches, 1);
+  EXPECT_EQ(result.accepted_duplicates, 0);
+  ASSERT_EQ(result.worst.size(), 1u);
+  const auto& m = result.worst[0];
+  EXPECT_EQ(m.coord, (Coord{0}));
+  EXPECT_EQ(m.rule, Rule::any_of_duplicates);
+  EXPECT_EQ(m.hits, 2);
+  EXPECT_EQ(m.updates, (std::vector<Coord>{{0}, {1}}));
+  EXPECT_EQ(m.expected, "2");
+  EXPECT_EQ(m.actual, "3");
+}
+
+TEST(CompareNoneDuplicates, SingleTargetIsStillExact) {
+  const auto c = load_case(none_dup_case("float32"));
+  auto got = c.expected->clone();
+  got.data<float>()[1] = 1.0f;  // out[1] has one update (3); 1 is another element's update
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].rule, Rule::exact);
+}
+
+// ---- float add duplicates: allclose
+
+// out[0] = 0.5 + 0.1 + 0.2 + 0.3 (three updates), out[1] = 7 + 1 (one update).
+std::string float_add_case(const std::string& extra = "") {
+  return make_case(R"("op": "scatter_elements", "reduction": "add")", tensor("float32", "[3]", "[0.5, 7, 2]"),
+                   tensor("int64", "[4]", "[0, 0, 0, 1]"), tensor("float32", "[4]", "[0.1, 0.2, 0.3, 1]"),
+                   tensor("float32", "[3]", "[1.1, 8, 2]"), extra);
+}
+
+TEST(CompareFloatAdd, OneUlpOnADuplicatePassesByDefault) {
+  const auto c = load_case(float_add_case());
+  auto got = c.expected->clone();
+  got.data<float>()[0] = std::nextafter(got.data<float>()[0], 2.0f);
+  const auto result = compare(c, got);
+  EXPECT_TRUE(result.passed);
+  EXPECT_EQ(result.duplicate_elements, 1);
+  EXPECT_GT(result.max_error, 0.0);
+  EXPECT_EQ(result.max_error_coord, (Coord{0}));
+}
+
+TEST(CompareFloatAdd, BeyondTheDefaultToleranceFails) {
+  const auto c = load_case(float_add_case());
+  auto got = c.expected->clone();
+  got.data<float>()[0] += 1e-3f;
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].rule, Rule::allclose);
+  EXPECT_GT(result.worst[0].allowed, 0.0);
+  EXPECT_LT(result.worst[0].allowed, 1e-3);
+  EXPECT_EQ(result.worst[0].hits, 3);
+  EXPECT_EQ(result.worst[0].updates, (std::vector<Coord>{{0}, {1}, {2}}));
+}
+
+TEST(CompareFloatAdd, SingleUpdateElementIsExact) {
+  const auto c = load_case(float_add_case());
+  auto got = c.expected->clone();
+  got.data<float>()[1] = std::nextafter(8.0f, 9.0f);
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{1}));
+  EXPECT_EQ(result.worst[0].rule, Rule::exact);
+}
+
+TEST(CompareFloatAdd, CaseToleranceOverridesTheDefault) {
+  const auto loose = load_case(float_add_case(R"(, "tolerance": {"atol": 0.01, "rtol": 0})"));
+  auto got = loose.expected->clone();
+  got.data<float>()[0] += 1e-3f;  // fails by default (above), within atol 0.01
+  EXPECT_TRUE(compare(loose, got).passed);
+  got.data<float>()[0] = loose.expected->data<float>()[0] + 0.02f;
+  const auto beyond = compare(loose, got);
+  EXPECT_FALSE(beyond.passed);
+  ASSERT_EQ(beyond.worst.size(), 1u);
+  EXPECT_NEAR(beyond.worst[0].allowed, 0.01, 1e-12);
+
+  const auto strict = load_case(float_add_case(R"(, "tolerance": {"atol": 0, "rtol": 0})"));
+  auto ulp = strict.expected->clone();
+  ulp.data<float>()[0] = std::nextafter(ulp.data<float>()[0], 2.0f);  // passes by default (above)
+  EXPECT_FALSE(compare(strict, ulp).passed);
+}
+
+TEST(CompareFloatAdd, RtolScalesWithTheExpectedValue) {
+  // rtol 0.01 of |1.1| allows 0.011.
+  const auto c = load_case(float_add_case(R"(, "tolerance": {"atol": 0, "rtol": 0.01})"));
+  auto got = c.expected->clone();
+  got.data<float>()[0] += 0.005f;
+  EXPECT_TRUE(compare(c, got).passed);
+  got.data<float>()[0] = c.expected->data<float>()[0] + 0.05f;
+  EXPECT_FALSE(compare(c, got).passed);
+}
+
+TEST(CompareFloatMul, DuplicatesAreComparedWithATolerance) {
+  // 1.5 * 1.1 * 1.3 with one ulp off passes; exactness is only for untouched and single hits.
+  const auto c = load_case(make_case(R"("op": "scatter_nd", "reduction": "mul")", tensor("float64", "[1]", "[1.5]"),
+                                     tensor("int64", "[2, 1]", "[[0], [0]]"), tensor("float64", "[2]", "[1.1, 1.3]"),
+                                     tensor("float64", "[1]", "[2.145]")));
+  auto got = c.expected->clone();
+  got.data<double>()[0] = std::nextafter(got.data<double>()[0], 3.0);
+  EXPECT_TRUE(compare(c, got).passed);
+  got.data<double>()[0] = 2.2;
+  EXPECT_FALSE(compare(c, got).passed);
+}
+
+TEST(CompareIntegerAdd, DuplicatesAreExact) {
+  const auto c = load_case(make_case(R"("op": "scatter_elements", "reduction": "add")", tensor("int32", "[2]", "[100, 0]"),
+                                     tensor("int64", "[3]", "[0, 0, 0]"), tensor("int32", "[3]", "[1, 2, 3]"),
+                                     tensor("int32", "[2]", "[106, 0]")));
+  auto got = c.expected->clone();
+  got.data<std::int32_t>()[0] = 107;
+  const auto result = compare(c, got);
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].rule, Rule::exact);
+  EXPECT_EQ(result.worst[0].expected, "106");
+  EXPECT_EQ(result.worst[0].actual, "107");
+  EXPECT_EQ(result.worst[0].error, 1.0);
+}
+
+TEST(CompareFloatMinMax, DuplicatesAreExact) {
+  const auto c = load_case(make_case(R"("op": "scatter_elements", "reduction": "max")", tensor("float32", "[1]", "[0]"),
+                                     tensor("int64", "[2]", "[0, 0]"), tensor("float32", "[2]", "[0.1, 0.3]"),
+                                     tensor("float32", "[1]", "[0.3]")));
+  auto got = c.expected->clone();
+  got.data<float>()[0] = std::nextafter(got.data<float>()[0], 1.0f);
+  EXPECT_FALSE(compare(c, got).passed);
+}
+
+// ---- the worst list
+
+// Six single-target elements 1..6; the test perturbs five of them.
+const std::string kSixCase =
+    make_case(R"("op": "scatter_elements")", tensor("float32", "[6]", "[0, 0, 0, 0, 0, 0]"),
+              tensor("int64", "[6]", "[0, 1, 2, 3, 4, 5]"), tensor("float32", "[6]", "[1, 2, 3, 4, 5, 6]"),
+              tensor("float32", "[6]", "[1, 2, 3, 4, 5, 6]"));
+
+scatter::Tensor perturbed(const scatter::Case& c) {
+  auto got = c.expected->clone();
+  const float errors[6] = {0.5f, 3, 1, 2, 0, 4};
+  for (int i = 0; i < 6; ++i) got.data<float>()[i] += errors[i];
+  return got;
+}
+
+TEST(CompareWorst, SortedWorstFirst) {
+  const auto c = load_case(kSixCase);
+  const auto result = compare(c, perturbed(c));
+  EXPECT_FALSE(result.passed);
+  EXPECT_EQ(result.mismatches, 5);
+  EXPECT_EQ(result.max_error, 4.0);
+  EXPECT_EQ(result.max_error_coord, (Coord{5}));
+  ASSERT_EQ(result.worst.size(), 5u);  // the default max_reported is 5
+  std::vector<Coord> coords;
+  std::vector<double> errors;
+  for (const auto& m : result.worst) {
+    coords.push_back(m.coord);
+    errors.push_back(m.error);
+  }
+  EXPECT_EQ(coords, (std::vector<Coord>{{5}, {1}, {3}, {2}, {0}}));
+  EXPECT_EQ(errors, (std::vector<double>{4, 3, 2, 1, 0.5}));
+}
+
+TEST(CompareWorst, CappedByMaxReported) {
+  const auto c = load_case(kSixCase);
+  scatter::CompareOptions options;
+  options.max_reported = 2;
+  const auto result = compare(c, perturbed(c), options);
+  EXPECT_EQ(result.mismatches, 5);  // all counted, two listed
+  ASSERT_EQ(result.worst.size(), 2u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{5}));
+  EXPECT_EQ(result.worst[1].coord, (Coord{1}));
+  EXPECT_EQ(result.worst[1].expected, "2");
+  EXPECT_EQ(result.worst[1].actual, "5");
+}
+
+TEST(CompareShape, WrongShapeOrDtypeFails) {
+  const auto c = load_case(kSixCase);
+  const scatter::Tensor wrong_shape(scatter::DType::float32, scatter::Shape{2, 3});
+  const auto result = compare(c, wrong_shape);
+  EXPECT_FALSE(result.passed);
+  EXPECT_EQ(result.mismatches, 6);
+  const scatter::Tensor wrong_dtype(scatter::DType::float64, scatter::Shape{6});
+  EXPECT_FALSE(compare(c, wrong_dtype).passed);
+}
+
+}  // namespace
