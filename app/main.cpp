@@ -17,6 +17,7 @@
 #include "scatter/cancel.hpp"
 #include "scatter/explain.hpp"
 #include "scatter/load.hpp"
+#include "scatter/profile.hpp"
 #include "scatter/report.hpp"
 #include "scatter/run.hpp"
 #include "scatter/version.hpp"
@@ -51,6 +52,7 @@ struct Options {
   bool hot = false;
   double max_seconds = 0.0;
   std::string threshold = "5%";
+  std::string profile;
   bool allow_device_mismatch = false;
 };
 
@@ -116,6 +118,8 @@ void add_selection(CLI::App* cmd, Options& o) {
   cmd->add_option("--shard", o.shard, "I/N: run the I-th of N stable parts (by case name)");
   cmd->add_flag("--include-large", o.include_large, "also run cases tagged 'large'");
   cmd->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory (default: half of RAM)");
+  cmd->add_option("--profile", o.profile, "a spec profile: " + fmt::format("{}", fmt::join(profile_names(), ", ")))
+      ->check(CLI::IsMember(profile_names()));
 }
 
 LoadResult load(const Options& o) {
@@ -137,6 +141,7 @@ int cmd_run(const Options& o) {
   options.selection = selection_of(o);
   options.fail_fast = o.fail_fast;
   options.save_failures = o.save_failures;
+  options.profile = o.profile;
   if (o.timeout > 0) options.timeout = o.timeout;
   const auto loaded = load(o);
 
@@ -222,7 +227,7 @@ int cmd_validate(const Options& o) {
   const auto selection = selection_of(o);
   const auto loaded = load(o);
   auto reporter = make_table_reporter(std::cout, {use_color(o.color), o.quiet, o.verbose});
-  return validate_cases(loaded, selection, *reporter).exit_code;
+  return validate_cases(loaded, selection, *reporter, o.profile).exit_code;
 }
 
 int cmd_list(const Options& o) {
@@ -242,11 +247,17 @@ int cmd_list(const Options& o) {
       continue;
     }
     const auto& d = *entry.decl;
-    std::cout << fmt::format("{:<40} {:<17} {:<5} {:<8} data {} indices {} {} updates {}{}\n", d.name,
+    std::string in_profile;
+    if (!o.profile.empty()) {
+      const auto why = profile_violation(o.profile, d, nullptr);
+      in_profile = why ? fmt::format(" [outside {}: {}]", o.profile, *why) : fmt::format(" [in {}]", o.profile);
+    }
+    std::cout << fmt::format("{:<40} {:<17} {:<5} {:<8} data {} indices {} {} updates {}{}{}\n", d.name,
                              to_string(d.attrs.op), to_string(d.attrs.reduction), to_string(d.data.dtype),
                              format_shape(d.data.shape), to_string(d.indices.dtype), format_shape(d.indices.shape),
                              format_shape(d.updates.shape),
-                             entry.expect_error ? fmt::format(" (expects [{}])", to_string(*entry.expect_error)) : "");
+                             entry.expect_error ? fmt::format(" (expects [{}])", to_string(*entry.expect_error)) : "",
+                             in_profile);
   }
   std::cout << fmt::format("scatterctl: {} cases selected, {} invalid, {} unreadable files\n", listed,
                            invalid - static_cast<int>(std::count_if(loaded.cases.begin(), loaded.cases.end(), [&](const CaseEntry& e) {

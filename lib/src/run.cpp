@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "scatter/cancel.hpp"
+#include "scatter/profile.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter {
@@ -285,6 +286,15 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
                                        .at(entry.file, entry.name)));
         continue;
       }
+      if (!options.profile.empty()) {
+        if (const auto why = profile_violation(options.profile, *entry.decl, &*c)) {
+          auto r = base_result(entry, "-");
+          r.status = Status::skipped;
+          r.detail = fmt::format("outside profile {}: {}", options.profile, *why);
+          emit(r);
+          continue;
+        }
+      }
       std::optional<Tensor> reference;
       for (auto* backend : backends.run) {
         std::optional<Tensor> failed_output;
@@ -320,7 +330,8 @@ RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const
   return run_cases(loaded, options, backends, reporter);
 }
 
-RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter) {
+RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter,
+                          const std::string& profile) {
   RunSummary s;
   report_file_errors(loaded, s, reporter);
   for (const auto& entry : loaded.cases) {
@@ -333,10 +344,17 @@ RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, 
       r = invalid_result(entry, *entry.error);
     } else {
       try {
-        materialize(*entry.decl);
+        const auto c = materialize(*entry.decl);
         r = base_result(entry, "-");
         r.status = Status::passed;
-        r.detail = "valid";
+        r.detail = profile.empty() ? "valid" : fmt::format("valid under {}", profile);
+        if (!profile.empty()) {
+          if (const auto why = profile_violation(profile, *entry.decl, &c)) {
+            r.status = Status::failed;
+            r.invalid = true;
+            r.detail = fmt::format("[profile {}] {}", profile, *why);
+          }
+        }
       } catch (const Error& e) {
         r = invalid_result(entry, e);
       }

@@ -94,6 +94,7 @@ struct RunOptions {
   std::optional<double> timeout;  ///< seconds per case (materializing and every backend)
   bool fail_fast = false;         ///< stop at the first failed or errored case
   std::string save_failures;      ///< directory for failure bundles; empty: none
+  std::string profile;            ///< cases outside this spec profile are skipped (see profile.hpp)
 };
 
 /// Runs every selected case (one at a time, so memory holds one case) and reports.
@@ -109,7 +110,9 @@ RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const
 void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Case& c, const std::string& backend,
                          const Tensor& actual, const Tensor& want);
 
-/// Loads and checks every selected case without running a backend.
-RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter);
+/// Loads and checks every selected case without running a backend; with a profile,
+/// a case outside it is invalid and its result names the rule it breaks.
+RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, Reporter& reporter,
+                          const std::string& profile = "");
 
 }  // namespace scatter
