@@ -42,11 +42,12 @@ void check_keys(const json& obj, std::initializer_list<std::string_view> allowed
   for (const auto& [key, value] : obj.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string hint;
-    for (auto a : allowed) {
-      if (edit_distance(key, a) <= 2) hint = fmt::format(" (did you mean '{}'?)", a);
+    for (auto a : allowed) {  // a length apart by more than 2 is no near miss (and a 50 MB key costs nothing)
+      if (key.size() <= a.size() + 2 && edit_distance(key, a) <= 2) hint = fmt::format(" (did you mean '{}'?)", a);
     }
+    const auto shown = key.size() > 60 ? fmt::format("{}... ({} characters)", key.substr(0, 60), key.size()) : key;
     throw Error(ErrorCode::schema, where,
-                fmt::format("unknown key '{}'{}; allowed: {}", key, hint, fmt::join(allowed, ", ")));
+                fmt::format("unknown key '{}'{}; allowed: {}", shown, hint, fmt::join(allowed, ", ")));
   }
 }
 

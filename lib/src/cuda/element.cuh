@@ -1,0 +1,296 @@
+#pragma once
+// What one thread does for one update element, as __host__ __device__ functions of
+// plain integers and bits, so that the CPU tests compile this header with g++ and
+// check it against the reference (tests/test_cuda_elements.cpp). No CUDA headers.
+
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define SCATTER_HD __host__ __device__ __forceinline__
+#else
+#define SCATTER_HD inline
+#endif
+
+namespace scatter::cuda {
+
+/// Device ranks above this are refused by the backend (the reference has no limit).
+inline constexpr int kMaxDeviceRank = 16;
+
+enum class DevOp : int { elements = 0, nd = 1, update = 2 };
+enum class DevReduction : int { none = 0, add, sub, mul, min, max, mean };
+
+/// Shapes and strides passed to kernels by value: no per-call metadata copies.
+struct Geometry {
+  DevOp op = DevOp::elements;
+  int rank = 0;          ///< rank of data
+  int axis = 0;
+  int k = 0;             ///< scatter_nd tuple length
+  std::int64_t n = 0;    ///< data elements
+  std::int64_t u = 0;    ///< update elements
+  std::int64_t slice = 1;  ///< scatter_nd: prod(data.shape[k:]); scatter_update: prod(data.shape[axis+1:])
+  std::int64_t extent = 0;  ///< scatter_update: data.shape[axis]; scatter_elements: data.shape[axis]
+  std::int64_t count = 0;   ///< scatter_update: numel(indices)
+  std::int64_t ushape[kMaxDeviceRank] = {};   ///< scatter_elements: updates' shape
+  std::int64_t dshape[kMaxDeviceRank] = {};   ///< data's shape
+  std::int64_t ostride[kMaxDeviceRank] = {};  ///< data's row-major strides
+};
+
+/// An index as the case wrote it, made non-negative against `extent`.
+SCATTER_HD std::int64_t normalize(std::int64_t v, std::int64_t extent) { return v < 0 ? v + extent : v; }
+
+/// The output offset update element `u` targets, or -1 when an index is out of range
+/// (the device-side guard: the host checked already, the kernel still never writes).
+template <class IndexT>
+SCATTER_HD std::int64_t target_of(const Geometry& g, const IndexT* idx, std::int64_t u) {
+  switch (g.op) {
+    case DevOp::elements: {
+      // Peel u's row-major coordinates in the updates' shape from the last dim.
+      std::int64_t rest = u;
+      std::int64_t o = 0;
+      for (int d = g.rank - 1; d >= 0; --d) {
+        const std::int64_t c = rest % g.ushape[d];
+        rest /= g.ushape[d];
+        if (d == g.axis) {
+          const std::int64_t v = normalize(static_cast<std::int64_t>(idx[u]), g.extent);
+          if (v < 0 || v >= g.extent) return -1;
+          o += v * g.ostride[d];
+        } else {
+          o += c * g.ostride[d];
+        }
+      }
+      return o;
+    }
+    case DevOp::nd: {
+      const std::int64_t m = g.slice == 0 ? 0 : u / g.slice;
+      const std::int64_t j = g.slice == 0 ? 0 : u % g.slice;
+      std::int64_t o = 0;
+      for (int c = 0; c < g.k; ++c) {
+        const std::int64_t v = normalize(static_cast<std::int64_t>(idx[m * g.k + c]), g.dshape[c]);
+        if (v < 0 || v >= g.dshape[c]) return -1;
+        o += v * g.ostride[c];
+      }
+      return o + j;
+    }
+    case DevOp::update: {
+      const std::int64_t inner = g.slice;
+      const std::int64_t in = u % inner;
+      const std::int64_t rest = u / inner;
+      const std::int64_t i = rest % g.count;
+      const std::int64_t outer = rest / g.count;
+      const std::int64_t v = static_cast<std::int64_t>(idx[i]);
+      if (v < 0 || v >= g.extent) return -1;
+      return (outer * g.extent + v) * inner + in;
+    }
+  }
+  return -1;
+}
+
+// ---- 16-bit floats as bits, exactly as the reference rounds them ----
+
+SCATTER_HD double half_bits_to_double(std::uint16_t h) {
+  const int sign = h >> 15;
+  const int exp = (h >> 10) & 0x1F;
+  const int frac = h & 0x3FF;
+  double m;
+  if (exp == 0x1F) {
+    m = frac ? __builtin_nan("") : __builtin_inf();
+  } else if (exp == 0) {
+    m = static_cast<double>(frac) * (1.0 / 16777216.0);  // 2^-24
+  } else {
+    // (1024 + frac) * 2^(exp - 25), built by doubling to stay exact and header-free.
+    m = static_cast<double>(frac | 0x400);
+    int e = exp - 25;
+    while (e > 0) { m *= 2.0; --e; }
+    while (e < 0) { m *= 0.5; ++e; }
+  }
+  return sign ? -m : m;
+}
+
+SCATTER_HD double bf16_bits_to_double(std::uint16_t b) {
+  union {
+    std::uint32_t u;
+    float f;
+  } v{static_cast<std::uint32_t>(b) << 16};
+  return static_cast<double>(v.f);
+}
+
+/// Round a double to a binary16/bfloat16 bit pattern, nearest-even, straight from
+/// the double's bits (the same algorithm as the reference's dtype.cpp).
+template <int kExp, int kMan>
+SCATTER_HD std::uint16_t round_double_bits(double value) {
+  union {
+    double d;
+    std::uint64_t u;
+  } v{value};
+  const std::uint64_t bits = v.u;
+  const auto sign = static_cast<std::uint16_t>((bits >> 63) << (kExp + kMan));
+  const int exp_all_ones = (1 << kExp) - 1;
+  const int raw_exp = static_cast<int>((bits >> 52) & 0x7FF);
+  std::uint64_t sig = bits & ((std::uint64_t{1} << 52) - 1);
+  if (raw_exp == 0x7FF) {
+    if (sig) return static_cast<std::uint16_t>(sign | (exp_all_ones << kMan) | (1u << (kMan - 1)));
+    return static_cast<std::uint16_t>(sign | (exp_all_ones << kMan));
+  }
+  if (raw_exp == 0) return sign;  // zero, or a double subnormal far below any target subnormal
+  const int bias = (1 << (kExp - 1)) - 1;
+  const int min_normal_exp = 1 - bias;
+  int exp = raw_exp - 1023;
+  sig |= std::uint64_t{1} << 52;
+  int shift = 52 - kMan;
+  if (exp < min_normal_exp) shift += min_normal_exp - exp;
+  if (shift > 54) return sign;
+  std::uint64_t kept = sig >> shift;
+  const std::uint64_t rest = sig & ((std::uint64_t{1} << shift) - 1);
+  const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+  if (rest > half || (rest == half && (kept & 1))) ++kept;
+  if (exp < min_normal_exp) return static_cast<std::uint16_t>(sign | kept);
+  if (kept == (std::uint64_t{1} << (kMan + 1))) {
+    kept >>= 1;
+    ++exp;
+  }
+  const int field = exp + bias;
+  if (field >= exp_all_ones) return static_cast<std::uint16_t>(sign | (exp_all_ones << kMan));
+  return static_cast<std::uint16_t>(sign | (field << kMan) | (kept & ((std::uint64_t{1} << kMan) - 1)));
+}
+
+/// Storage tags for the 16-bit floats and bool, so templates tell them apart.
+struct Half {
+  std::uint16_t bits;
+};
+struct BF16 {
+  std::uint16_t bits;
+};
+struct Bool8 {
+  std::uint8_t value;
+};
+
+template <class T>
+struct Num {  // double view of the numeric types
+  SCATTER_HD static double to(T v) { return static_cast<double>(v); }
+  SCATTER_HD static T from(double v) { return static_cast<T>(v); }
+};
+template <>
+struct Num<Half> {
+  SCATTER_HD static double to(Half v) { return half_bits_to_double(v.bits); }
+  SCATTER_HD static Half from(double v) { return Half{round_double_bits<5, 10>(v)}; }
+};
+template <>
+struct Num<BF16> {
+  SCATTER_HD static double to(BF16 v) { return bf16_bits_to_double(v.bits); }
+  SCATTER_HD static BF16 from(double v) { return BF16{round_double_bits<8, 7>(v)}; }
+};
+
+template <class T>
+inline constexpr bool kDevFloat = __is_same(T, double) || __is_same(T, float) || __is_same(T, Half) || __is_same(T, BF16);
+
+template <class T>
+struct Unsigned {
+  using type = std::uint32_t;
+};
+template <>
+struct Unsigned<std::int64_t> {
+  using type = std::uint64_t;
+};
+
+/// IEEE 754-2019 minimum/maximum: NaN wins, -0 < +0.
+template <class T>
+SCATTER_HD T ieee_min_max(T a, T b, bool min) {
+  const double x = Num<T>::to(a);
+  const double y = Num<T>::to(b);
+  if (x != x) return a;
+  if (y != y) return b;
+  if (x == y) return (__builtin_signbit(x) != 0) == min ? a : b;
+  return (x < y) == min ? a : b;
+}
+
+/// out = f(out, u), one step in the data's own type (floats: exact in double, then
+/// rounded once; 16-bit floats included; integers wrap; bool is logic).
+template <class T>
+SCATTER_HD T combine(DevReduction r, T out, T u) {
+  if constexpr (__is_same(T, Bool8)) {
+    switch (r) {
+      case DevReduction::add:
+      case DevReduction::max:
+        return Bool8{static_cast<std::uint8_t>(out.value | u.value)};
+      case DevReduction::sub:
+        return Bool8{static_cast<std::uint8_t>(out.value ^ u.value)};
+      case DevReduction::mul:
+      case DevReduction::min:
+        return Bool8{static_cast<std::uint8_t>(out.value & u.value)};
+      default:
+        return u;
+    }
+  } else if constexpr (kDevFloat<T>) {
+    const double a = Num<T>::to(out);
+    const double b = Num<T>::to(u);
+    switch (r) {
+      case DevReduction::add:
+      case DevReduction::mean:
+        if constexpr (__is_same(T, double) || __is_same(T, float)) return out + u;
+        else return Num<T>::from(a + b);
+      case DevReduction::sub:
+        if constexpr (__is_same(T, double) || __is_same(T, float)) return out - u;
+        else return Num<T>::from(a - b);
+      case DevReduction::mul:
+        if constexpr (__is_same(T, double) || __is_same(T, float)) return out * u;
+        else return Num<T>::from(a * b);
+      case DevReduction::min:
+        return ieee_min_max(out, u, true);
+      case DevReduction::max:
+        return ieee_min_max(out, u, false);
+      default:
+        return u;
+    }
+  } else {
+    using W = typename Unsigned<T>::type;
+    switch (r) {
+      case DevReduction::add:
+      case DevReduction::mean:
+        return static_cast<T>(static_cast<W>(out) + static_cast<W>(u));
+      case DevReduction::sub:
+        return static_cast<T>(static_cast<W>(out) - static_cast<W>(u));
+      case DevReduction::mul:
+        return static_cast<T>(static_cast<W>(out) * static_cast<W>(u));
+      case DevReduction::min:
+        return out < u ? out : u;
+      case DevReduction::max:
+        return out < u ? u : out;
+      default:
+        return u;
+    }
+  }
+}
+
+/// Where use_init_val = false starts: 0, 1, +inf/max/true, -inf/lowest/false.
+template <class T>
+SCATTER_HD T identity(DevReduction r) {
+  if constexpr (__is_same(T, Bool8)) {
+    return Bool8{static_cast<std::uint8_t>(r == DevReduction::mul || r == DevReduction::min)};
+  } else if constexpr (kDevFloat<T>) {
+    const double inf = __builtin_inf();
+    return Num<T>::from(r == DevReduction::mul ? 1.0 : r == DevReduction::min ? inf : r == DevReduction::max ? -inf : 0.0);
+  } else {
+    constexpr bool is_signed = static_cast<T>(-1) < static_cast<T>(0);
+    constexpr int bits = 8 * static_cast<int>(sizeof(T));
+    const T max_v = is_signed ? static_cast<T>((std::uint64_t{1} << (bits - 1)) - 1) : static_cast<T>(~T{0});
+    const T low_v = is_signed ? static_cast<T>(-static_cast<std::int64_t>(max_v) - 1) : T{0};
+    return r == DevReduction::mul ? T{1} : r == DevReduction::min ? max_v : r == DevReduction::max ? low_v : T{0};
+  }
+}
+
+/// mean = sum / count: floats correctly rounded, integers toward negative infinity.
+template <class T>
+SCATTER_HD T mean_of(T sum, std::int64_t count) {
+  if constexpr (__is_same(T, double)) {
+    return sum / static_cast<double>(count);
+  } else if constexpr (kDevFloat<T>) {
+    return Num<T>::from(Num<T>::to(sum) / static_cast<double>(count));
+  } else {
+    const std::int64_t s = static_cast<std::int64_t>(sum);
+    std::int64_t q = s / count;
+    if (s % count != 0 && s < 0) --q;
+    return static_cast<T>(q);
+  }
+}
+
+}  // namespace scatter::cuda

@@ -1,0 +1,90 @@
+#pragma once
+// A case's shapes as the kernels take them (by value), and the device types. Plain
+// C++: the CPU tests build the same geometry and run the element bodies on the host.
+
+#include <optional>
+#include <string>
+
+#include "element.cuh"
+#include "scatter/case.hpp"
+
+namespace scatter::cuda {
+
+enum class DevType : int { f64, f32, f16, bf16, i64, i32, i16, i8, u8, b8 };
+
+inline DevType dev_type(DType d) {
+  switch (d) {
+    case DType::float64:
+      return DevType::f64;
+    case DType::float32:
+      return DevType::f32;
+    case DType::float16:
+      return DevType::f16;
+    case DType::bfloat16:
+      return DevType::bf16;
+    case DType::int64:
+      return DevType::i64;
+    case DType::int32:
+      return DevType::i32;
+    case DType::int16:
+      return DevType::i16;
+    case DType::int8:
+      return DevType::i8;
+    case DType::uint8:
+      return DevType::u8;
+    case DType::boolean:
+      return DevType::b8;
+  }
+  return DevType::f32;
+}
+
+inline DevReduction dev_reduction(Reduction r) { return static_cast<DevReduction>(static_cast<int>(r)); }
+
+/// The kernels' view of a case, or the reason it cannot have one (rank too high).
+inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
+  Geometry g;
+  const auto& data = c.data.shape();
+  const auto strides = strides_of(data);
+  g.rank = static_cast<int>(data.size());
+  g.axis = static_cast<int>(c.attrs.axis);
+  g.n = c.data.numel();
+  g.u = c.updates.numel();
+  switch (c.attrs.op) {
+    case Op::scatter_elements:
+      g.op = DevOp::elements;
+      if (g.rank > kMaxDeviceRank) {
+        why = "scatter_elements of rank " + std::to_string(g.rank) + " (the cuda backend takes rank <= 16)";
+        return std::nullopt;
+      }
+      for (int d = 0; d < g.rank; ++d) {
+        g.ushape[d] = c.indices.shape()[static_cast<std::size_t>(d)];
+        g.dshape[d] = data[static_cast<std::size_t>(d)];
+        g.ostride[d] = strides[static_cast<std::size_t>(d)];
+      }
+      g.extent = data[static_cast<std::size_t>(g.axis)];
+      break;
+    case Op::scatter_nd: {
+      g.op = DevOp::nd;
+      g.k = static_cast<int>(c.indices.shape().back());
+      if (g.k > kMaxDeviceRank) {
+        why = "scatter_nd tuples of length " + std::to_string(g.k) + " (the cuda backend takes k <= 16)";
+        return std::nullopt;
+      }
+      for (int d = 0; d < g.k; ++d) {
+        g.dshape[d] = data[static_cast<std::size_t>(d)];
+        g.ostride[d] = strides[static_cast<std::size_t>(d)];
+      }
+      g.slice = numel(Shape(data.begin() + g.k, data.end()));
+      break;
+    }
+    case Op::scatter_update:
+      g.op = DevOp::update;
+      g.slice = numel(Shape(data.begin() + g.axis + 1, data.end()));
+      g.extent = data[static_cast<std::size_t>(g.axis)];
+      g.count = c.indices.numel();
+      break;
+  }
+  return g;
+}
+
+}  // namespace scatter::cuda

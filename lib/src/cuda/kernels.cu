@@ -1,0 +1,327 @@
+// The kernels: one thread per update element (grid-stride), the target from the op's
+// mapper, the reduction from the functor in element.cuh. Native atomics where they
+// exist, CAS loops elsewhere; `none` is last-writer-wins in two passes (the winner is
+// the largest update index per element, so the result equals the reference's).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "launch.hpp"
+
+namespace scatter::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+template <class To, class From>
+__device__ __forceinline__ To bits_as(From v) {
+  static_assert(sizeof(To) == sizeof(From));
+  To out;
+  memcpy(&out, &v, sizeof(To));
+  return out;
+}
+
+// Compare-and-swap loop for any element size: 1-byte elements through their 32-bit word.
+template <class T>
+__device__ void cas_combine(T* p, T v, DevReduction r) {
+  if constexpr (sizeof(T) == 8) {
+    auto* a = reinterpret_cast<unsigned long long*>(p);
+    unsigned long long old = *a, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(a, assumed, bits_as<unsigned long long>(combine(r, bits_as<T>(assumed), v)));
+    } while (old != assumed);
+  } else if constexpr (sizeof(T) == 4) {
+    auto* a = reinterpret_cast<unsigned int*>(p);
+    unsigned int old = *a, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(a, assumed, bits_as<unsigned int>(combine(r, bits_as<T>(assumed), v)));
+    } while (old != assumed);
+  } else if constexpr (sizeof(T) == 2) {
+    auto* a = reinterpret_cast<unsigned short*>(p);
+    unsigned short old = *a, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(a, assumed, bits_as<unsigned short>(combine(r, bits_as<T>(assumed), v)));
+    } while (old != assumed);
+  } else {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    auto* word = reinterpret_cast<unsigned int*>(address & ~std::uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(address & 3) * 8;
+    unsigned int old = *word, assumed;
+    do {
+      assumed = old;
+      const T cur = bits_as<T>(static_cast<std::uint8_t>((assumed >> shift) & 0xFF));
+      const auto next = bits_as<std::uint8_t>(combine(r, cur, v));
+      old = atomicCAS(word, assumed, (assumed & ~(0xFFu << shift)) | (static_cast<unsigned>(next) << shift));
+    } while (old != assumed);
+  }
+}
+
+// out = f(out, v) atomically: native instructions where the hardware has them.
+template <class T>
+__device__ void atomic_combine(T* p, T v, DevReduction r) {
+  const bool add = r == DevReduction::add || r == DevReduction::mean;
+  const bool sub = r == DevReduction::sub;
+  if constexpr (__is_same(T, double) || __is_same(T, float)) {
+    if (add) return static_cast<void>(atomicAdd(p, v));
+    if (sub) return static_cast<void>(atomicAdd(p, -v));  // negation is exact
+  } else if constexpr (__is_same(T, Half)) {
+    if (add || sub) {
+      const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
+      return static_cast<void>(atomicAdd(reinterpret_cast<__half*>(p), __ushort_as_half(bits)));
+    }
+  } else if constexpr (__is_same(T, BF16)) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (add || sub) {
+      const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
+      return static_cast<void>(atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __ushort_as_bfloat16(bits)));
+    }
+#endif
+  } else if constexpr (__is_same(T, std::int32_t)) {
+    if (add || sub) {
+      const auto u = static_cast<unsigned int>(v);
+      return static_cast<void>(atomicAdd(reinterpret_cast<unsigned int*>(p), sub ? 0u - u : u));
+    }
+    if (r == DevReduction::min) return static_cast<void>(atomicMin(reinterpret_cast<int*>(p), static_cast<int>(v)));
+    if (r == DevReduction::max) return static_cast<void>(atomicMax(reinterpret_cast<int*>(p), static_cast<int>(v)));
+  } else if constexpr (__is_same(T, std::int64_t)) {
+    if (add || sub) {
+      const auto u = static_cast<unsigned long long>(v);
+      return static_cast<void>(atomicAdd(reinterpret_cast<unsigned long long*>(p), sub ? 0ull - u : u));
+    }
+    if (r == DevReduction::min) return static_cast<void>(atomicMin(reinterpret_cast<long long*>(p), static_cast<long long>(v)));
+    if (r == DevReduction::max) return static_cast<void>(atomicMax(reinterpret_cast<long long*>(p), static_cast<long long>(v)));
+  } else if constexpr (__is_same(T, Bool8)) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    auto* word = reinterpret_cast<unsigned int*>(address & ~std::uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(address & 3) * 8;
+    const unsigned bit = static_cast<unsigned>(v.value) << shift;
+    if (r == DevReduction::add || r == DevReduction::max) return static_cast<void>(atomicOr(word, bit));
+    if (r == DevReduction::sub) return static_cast<void>(atomicXor(word, bit));
+    if (r == DevReduction::mul || r == DevReduction::min) return static_cast<void>(atomicAnd(word, ~(0xFFu << shift) | bit));
+  }
+  cas_combine(p, v, r);
+}
+
+__device__ __forceinline__ std::int64_t thread_start() {
+  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+
+template <class IndexT>
+__global__ void k_winners(Geometry g, const IndexT* idx, long long* winner, int* guard) {
+  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
+    const auto o = target_of(g, idx, i);
+    if (o < 0 || o >= g.n) {
+      atomicExch(guard, 1);
+      continue;
+    }
+    atomicMax(&winner[o], static_cast<long long>(i));
+  }
+}
+
+// Only the winners read their update: with heavy duplicates most updates are skipped.
+template <class T, class IndexT>
+__global__ void k_write_winners(Geometry g, const IndexT* idx, const long long* winner, const T* upd, T* out) {
+  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
+    const auto o = target_of(g, idx, i);
+    if (o >= 0 && o < g.n && winner[o] == i) out[o] = upd[i];
+  }
+}
+
+template <class T, class IndexT>
+__global__ void k_identity(Geometry g, const IndexT* idx, T* out, DevReduction r) {
+  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
+    const auto o = target_of(g, idx, i);
+    if (o >= 0 && o < g.n) out[o] = identity<T>(r);
+  }
+}
+
+template <class T, class IndexT>
+__global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, DevReduction r,
+                         int* guard) {
+  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
+    const auto o = target_of(g, idx, i);
+    if (o < 0 || o >= g.n) {
+      atomicExch(guard, 1);
+      continue;
+    }
+    atomic_combine(out + o, upd[i], r);
+    if (count != nullptr) atomicAdd(count + o, 1u);
+  }
+}
+
+template <class T>
+__global__ void k_mean(std::int64_t n, T* out, const unsigned int* count, int init) {
+  for (std::int64_t i = thread_start(); i < n; i += grid_stride()) {
+    if (count[i] > 0) out[i] = mean_of(out[i], static_cast<std::int64_t>(count[i]) + init);
+  }
+}
+
+template <class IndexT>
+__global__ void k_keys(Geometry g, const IndexT* idx, long long* keys, long long* vals, int* guard) {
+  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
+    auto o = target_of(g, idx, i);
+    if (o < 0 || o >= g.n) {
+      atomicExch(guard, 1);
+      o = g.n;  // sorts last; the segment kernel skips it
+    }
+    keys[i] = o;
+    vals[i] = i;
+  }
+}
+
+// Deterministic: after a stable sort by target, each segment is reduced by one thread
+// in update order, exactly as the reference does it.
+template <class T>
+__global__ void k_segments(Geometry g, const long long* keys, const long long* vals, const T* upd, T* out,
+                           DevReduction r, int init) {
+  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
+    const long long o = keys[i];
+    if (o >= g.n || (i > 0 && keys[i - 1] == o)) continue;
+    T acc = out[o];
+    std::int64_t count = 0;
+    for (std::int64_t j = i; j < g.u && keys[j] == o; ++j, ++count) acc = combine(r, acc, upd[vals[j]]);
+    if (r == DevReduction::mean) {
+      if constexpr (!__is_same(T, Bool8)) acc = mean_of(acc, count + init);
+    }
+    out[o] = acc;
+  }
+}
+
+int blocks_for(std::int64_t items, int sm_count) {
+  const std::int64_t wanted = (items + kThreads - 1) / kThreads;
+  const std::int64_t cap = static_cast<std::int64_t>(sm_count) * 32;
+  return static_cast<int>(wanted < 1 ? 1 : wanted > cap ? cap : wanted);
+}
+
+struct Scratch {
+  long long* winner = nullptr;
+  unsigned int* count = nullptr;
+  long long* keys[2] = {nullptr, nullptr};
+  long long* vals[2] = {nullptr, nullptr};
+  void* cub = nullptr;
+  std::size_t cub_bytes = 0;
+  std::size_t total = 0;
+};
+
+bool uses_sort(const Launch& l) {
+  const bool float_type = l.type == DevType::f64 || l.type == DevType::f32 || l.type == DevType::f16 || l.type == DevType::bf16;
+  const bool order_dependent = l.reduction == DevReduction::add || l.reduction == DevReduction::sub ||
+                               l.reduction == DevReduction::mul || l.reduction == DevReduction::mean;
+  return l.deterministic && float_type && order_dependent;
+}
+
+int key_bits(std::int64_t n) {
+  int bits = 1;
+  while (bits < 63 && (std::int64_t{1} << bits) <= n) ++bits;
+  return bits;
+}
+
+// Lays out the scratch parts; with base == nullptr it only measures.
+Scratch layout(const Launch& l, void* base) {
+  Scratch s;
+  const auto& g = l.geometry;
+  auto take = [&](std::size_t bytes) {
+    void* p = base ? static_cast<char*>(base) + s.total : nullptr;
+    s.total += align256(bytes);
+    return p;
+  };
+  if (l.reduction == DevReduction::none) {
+    s.winner = static_cast<long long*>(take(static_cast<std::size_t>(g.n) * sizeof(long long)));
+  } else if (uses_sort(l)) {
+    for (int i = 0; i < 2; ++i) {
+      s.keys[i] = static_cast<long long*>(take(static_cast<std::size_t>(g.u) * sizeof(long long)));
+      s.vals[i] = static_cast<long long*>(take(static_cast<std::size_t>(g.u) * sizeof(long long)));
+    }
+    cub::DeviceRadixSort::SortPairs(nullptr, s.cub_bytes, s.keys[0], s.keys[1], s.vals[0], s.vals[1],
+                                    static_cast<int>(g.u), 0, key_bits(g.n));
+    s.cub = take(s.cub_bytes);
+  } else if (l.reduction == DevReduction::mean) {
+    s.count = static_cast<unsigned int*>(take(static_cast<std::size_t>(g.n) * sizeof(unsigned int)));
+  }
+  return s;
+}
+
+template <class T, class IndexT>
+cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
+  const auto& g = l.geometry;
+  auto* out = static_cast<T*>(b.out);
+  const auto* upd = static_cast<const T*>(b.updates);
+  const auto* idx = static_cast<const IndexT*>(b.indices);
+  const Scratch s = layout(l, b.scratch);
+  const int blocks = blocks_for(g.u, l.sm_count);
+  if (l.reduction == DevReduction::none) {
+    if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * sizeof(long long), stream)) return e;
+    k_winners<IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, s.winner, b.guard);
+    k_write_winners<T, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, s.winner, upd, out);
+    return cudaGetLastError();
+  }
+  if (!l.use_init_val) k_identity<T, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, out, l.reduction);
+  const int init = l.use_init_val ? 1 : 0;
+  if (uses_sort(l)) {
+    k_keys<IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, s.keys[0], s.vals[0], b.guard);
+    std::size_t bytes = s.cub_bytes;
+    if (cudaError_t e = cub::DeviceRadixSort::SortPairs(s.cub, bytes, s.keys[0], s.keys[1], s.vals[0], s.vals[1],
+                                                        static_cast<int>(g.u), 0, key_bits(g.n), stream)) {
+      return e;
+    }
+    k_segments<T><<<blocks, kThreads, 0, stream>>>(g, s.keys[1], s.vals[1], upd, out, l.reduction, init);
+    return cudaGetLastError();
+  }
+  if (l.reduction == DevReduction::mean) {
+    if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), stream)) return e;
+  }
+  k_reduce<T, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction, b.guard);
+  if (l.reduction == DevReduction::mean) {
+    if constexpr (!__is_same(T, Bool8)) {
+      k_mean<T><<<blocks_for(g.n, l.sm_count), kThreads, 0, stream>>>(g.n, out, s.count, init);
+    }
+  }
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t run_index(const Launch& l, const Buffers& b, cudaStream_t stream) {
+  return l.index64 ? run_typed<T, std::int64_t>(l, b, stream) : run_typed<T, std::int32_t>(l, b, stream);
+}
+
+}  // namespace
+
+std::size_t scratch_bytes(const Launch& launch) { return layout(launch, nullptr).total; }
+
+cudaError_t enqueue_scatter(const Launch& l, const Buffers& b, cudaStream_t stream) {
+  if (l.geometry.u == 0) return cudaSuccess;  // nothing to scatter: the output is data
+  switch (l.type) {
+    case DevType::f64:
+      return run_index<double>(l, b, stream);
+    case DevType::f32:
+      return run_index<float>(l, b, stream);
+    case DevType::f16:
+      return run_index<Half>(l, b, stream);
+    case DevType::bf16:
+      return run_index<BF16>(l, b, stream);
+    case DevType::i64:
+      return run_index<std::int64_t>(l, b, stream);
+    case DevType::i32:
+      return run_index<std::int32_t>(l, b, stream);
+    case DevType::i16:
+      return run_index<std::int16_t>(l, b, stream);
+    case DevType::i8:
+      return run_index<std::int8_t>(l, b, stream);
+    case DevType::u8:
+      return run_index<std::uint8_t>(l, b, stream);
+    case DevType::b8:
+      return run_index<Bool8>(l, b, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace scatter::cuda

@@ -1,0 +1,38 @@
+#pragma once
+// The host's call into the kernels (kernels.cu): plain C++ types only, so the
+// backend is compiled by the C++ compiler and only kernels.cu by nvcc.
+
+#include <cstddef>
+#include <cuda_runtime_api.h>
+
+#include "geometry.hpp"
+
+namespace scatter::cuda {
+
+struct Launch {
+  Geometry geometry;
+  DevType type = DevType::f32;
+  bool index64 = true;
+  DevReduction reduction = DevReduction::none;
+  bool use_init_val = true;
+  bool deterministic = false;
+  int sm_count = 1;
+};
+
+/// Device buffers the launch works in; scratch sizes come from scratch_bytes().
+struct Buffers {
+  void* out = nullptr;            ///< already holds data
+  const void* updates = nullptr;
+  const void* indices = nullptr;
+  void* scratch = nullptr;        ///< winners, counts, sort keys and values, CUB temp
+  int* guard = nullptr;           ///< set to 1 by a kernel that met an out-of-range target
+};
+
+/// Scratch bytes a launch needs (queried before allocating, 256-byte aligned parts).
+std::size_t scratch_bytes(const Launch& launch);
+
+/// Enqueues the op on `stream`: no host synchronization, no host-to-device metadata
+/// copies (the geometry travels by value). Returns the first CUDA error.
+cudaError_t enqueue_scatter(const Launch& launch, const Buffers& buffers, cudaStream_t stream);
+
+}  // namespace scatter::cuda
