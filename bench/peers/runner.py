@@ -36,7 +36,8 @@ def parse_args(argv, peer_names: list[str], description: str, prog: str):
     p.add_argument("--hot", action="store_true", help="do not flush caches between samples")
     p.add_argument("--threads", type=int, default=None, help="intra-op threads for torch/onnxruntime "
                                                              "(default: the library's own)")
-    p.add_argument("--no-check", action="store_true", help="time without checking outputs against the oracle")
+    p.add_argument("--no-check", action="store_true", help="time without first checking each peer's output on "
+                                                          "the item's small instance against the numpy oracle")
     p.add_argument("--list", action="store_true", help="print the suite and exit")
     return p
 
@@ -68,22 +69,31 @@ def first_line(e: Exception) -> str:
     return f"{type(e).__name__}: {text}"
 
 
-def bench_item(it: Item, peers, platform, cold: bool, max_seconds: float, check: bool,
+def check_peer(peer, small: Item) -> str:
+    """Runs the peer once on the small instance of an item and compares with the
+    oracle. Returns a note (duplicates resolved otherwise); raises Skip when wrong."""
+    inp = make_inputs(small)
+    run, refresh, _ = peer.prepare(small, inp)
+    if refresh:
+        refresh()
+    failure, note = oracle.check(small, oracle.expected(small, inp), np.asarray(peer.to_numpy(run())))
+    if failure:
+        raise Skip(f"wrong result on the small instance, not timed: {failure}")
+    return f"small instance: {note}" if note else ""
+
+
+def bench_item(it: Item, small: Optional[Item], peers, platform, cold: bool, max_seconds: float,
                copy_bandwidth: float) -> list[Row]:
+    """`small`: the same item at --size small, checked against the oracle first (None: no check)."""
     inp = make_inputs(it)
     model = byte_model(it, inp)
-    exp = oracle.expected(it, inp) if check else None
     rows = []
     for peer in peers:
         row = Row(it.name, it.group, peer.name, it.in_place, cold, None, model, copy_bandwidth, threads=peer.threads)
         try:
+            if small is not None:
+                row.note = check_peer(peer, small)
             run, refresh, row.api = peer.prepare(it, inp)
-            if exp is not None:
-                if refresh:
-                    refresh()
-                failure, row.note = oracle.check(it, exp, np.asarray(peer.to_numpy(run())))
-                if failure:
-                    raise Skip(f"wrong result, not timed: {failure}")
 
             def before(refresh=refresh):
                 if refresh:
@@ -91,7 +101,8 @@ def bench_item(it: Item, peers, platform, cold: bool, max_seconds: float, check:
                 if cold:
                     platform.flush()
 
-            row.timing = measure(lambda run=run: platform.timer(run), before if (refresh or cold) else None,
+            timer = getattr(peer, "timer", platform.timer)  # a peer on its own stream times itself
+            row.timing = measure(lambda run=run: timer(run), before if (refresh or cold) else None,
                                  max_seconds)
         except Skip as e:
             row.skipped = str(e)
@@ -146,9 +157,11 @@ def run(argv, prog: str, description: str, table: dict, make_platform: Callable,
     print(f"device: {device}; copy bandwidth {copy_bw / 1e9:.1f} GB/s (measured here: {own_copy / 1e9:.1f}, "
           f"{platform.copy_method}); {'hot' if args.hot else 'cold'} cache")
 
+    small = {it.name: it for it in suite(args.mode, "small")}
     rows = []
     for it in items:
-        rows += bench_item(it, peers, platform, not args.hot, max_seconds, not args.no_check, copy_bw)
+        rows += bench_item(it, None if args.no_check else small[it.name], peers, platform, not args.hot,
+                           max_seconds, copy_bw)
     for problem in check_ref_bytes(ref, rows):
         print(f"{prog}: warning: {problem}", file=sys.stderr)
     if args.json:
