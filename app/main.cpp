@@ -16,6 +16,7 @@
 #include "scatter/bench.hpp"
 #include "scatter/cancel.hpp"
 #include "scatter/explain.hpp"
+#include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
 #include "scatter/profile.hpp"
 #include "scatter/report.hpp"
@@ -54,6 +55,11 @@ struct Options {
   std::string threshold = "5%";
   std::string profile;
   bool allow_device_mismatch = false;
+  bool in_place = false;
+  bool deterministic = false;
+  std::int64_t iterations = 1000;
+  std::uint64_t seed = 1;
+  std::int64_t max_elements = 4096;
 };
 
 extern "C" void on_signal(int) { scatter::request_interrupt(); }
@@ -142,6 +148,7 @@ int cmd_run(const Options& o) {
   options.fail_fast = o.fail_fast;
   options.save_failures = o.save_failures;
   options.profile = o.profile;
+  options.flags = {o.in_place, o.deterministic};
   if (o.timeout > 0) options.timeout = o.timeout;
   const auto loaded = load(o);
 
@@ -365,6 +372,38 @@ int cmd_compare(const Options& o) {
   return result.regressions > 0 ? kExitFailed : kExitOk;
 }
 
+// Random valid cases on the backends against the reference; failures become case files.
+int cmd_fuzz(const Options& o) {
+  const auto all = make_all_backends();
+  const auto choice = choose_backends(o.backend, all);
+  if (!choice.unavailable_named.empty()) {
+    for (const auto& [name, reason] : choice.unavailable_named) {
+      std::cerr << fmt::format("scatterctl: backend '{}' is unavailable: {}\n", name, reason);
+    }
+    return kExitEnv;
+  }
+  for (const auto& [backend, reason] : choice.skipped) {
+    std::cout << fmt::format("skipping backend {}: {}\n", backend->name(), reason);
+  }
+  FuzzOptions options;
+  options.seed = o.seed;
+  options.iterations = o.iterations;
+  options.max_elements = o.max_elements;
+  options.out_dir = o.out_dir.empty() ? "fuzz-failures" : o.out_dir;
+  options.flags = {o.in_place, o.deterministic};
+  std::vector<std::string> names;
+  for (auto* b : choice.run) names.emplace_back(b->name());
+  std::cout << fmt::format("fuzz: {} cases, seed {}, backends {}{}{}\n", o.iterations, o.seed, fmt::join(names, ","),
+                           o.deterministic ? ", deterministic" : "", o.in_place ? ", in place" : "");
+  install_signal_handlers();
+  const auto summary = run_fuzz(options, choice.run, [](const std::string& line) { std::cout << line << std::endl; });
+  std::cout << fmt::format("fuzz: {} cases, {} runs, {} failures{}{}\n", summary.cases, summary.runs,
+                           summary.failures, summary.failures ? " (case files under " + options.out_dir + ")" : "",
+                           summary.interrupted ? ", interrupted" : "");
+  if (summary.interrupted) return kExitInterrupted;
+  return summary.failures ? kExitFailed : kExitOk;
+}
+
 int cmd_info() {
   std::cout << fmt::format("scatterctl {}\n", kVersion);
   std::cout << fmt::format("build: {}, CUDA compiled in: {}\n", kBuildType, kCudaCompiled ? "yes" : "no");
@@ -412,6 +451,9 @@ int main(int argc, char** argv) {
   run->add_option("--markdown", o.markdown, "also write a Markdown summary to FILE");
   run->add_option("--save-failures", o.save_failures, "write each failing case's tensors and a repro.json under DIR");
   run->add_flag("--fail-fast", o.fail_fast, "stop at the first failing case");
+  run->add_flag("--in-place", o.in_place, "scatter into data's own buffer (no copy into a fresh output)");
+  run->add_flag("--deterministic", o.deterministic,
+                "float add, sub, mul and mean in update order on every backend (bit-identical to ref)");
   run->add_option("--timeout", o.timeout, "seconds per case; a case over it is an error and the run goes on")
       ->check(CLI::PositiveNumber);
 
@@ -449,6 +491,16 @@ int main(int argc, char** argv) {
   compare->add_option("--markdown", o.markdown, "write a Markdown summary to FILE");
   compare->add_flag("--allow-device-mismatch", o.allow_device_mismatch, "compare reports from different devices");
 
+  auto* fuzz = app.add_subcommand("fuzz", "random valid cases on the backends, compared with ref; failures saved");
+  fuzz->add_option("--iterations", o.iterations, "cases to draw (default 1000)")->check(CLI::NonNegativeNumber);
+  fuzz->add_option("--seed", o.seed, "the stream of cases (default 1); a case file names its seed");
+  fuzz->add_option("--backend", o.backend, "comma-separated: ref, cuda, all (default all)");
+  fuzz->add_option("--max-elements", o.max_elements, "elements per tensor at most (default 4096)")
+      ->check(CLI::PositiveNumber);
+  fuzz->add_option("--out", o.out_dir, "where failing cases are written (default fuzz-failures/)");
+  fuzz->add_flag("--in-place", o.in_place, "scatter into data's own buffer");
+  fuzz->add_flag("--deterministic", o.deterministic, "fixed reduction order: every output must match bit for bit");
+
   auto* info = app.add_subcommand("info", "version, build, backends and devices");
 
   try {
@@ -472,6 +524,7 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return cmd_compare(o);
     if (validate->parsed()) return cmd_validate(o);
     if (list->parsed()) return cmd_list(o);
+    if (fuzz->parsed()) return cmd_fuzz(o);
     if (info->parsed()) return cmd_info();
   } catch (const scatter::Error& e) {
     // Errors that reach here are in flags (--shard, --backend, --max-bytes, a report

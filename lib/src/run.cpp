@@ -76,11 +76,11 @@ CaseResult invalid_result(const CaseEntry& entry, const Error& error) {
 
 // One backend on one case: run, then compare with expected, or with the reference.
 // On a mismatch, `failed_output` keeps what the backend produced (for bundles).
-CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, std::optional<Tensor>& reference,
-                   std::optional<Tensor>& failed_output) {
+CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, const RunFlags& flags,
+                   std::optional<Tensor>& reference, std::optional<Tensor>& failed_output) {
   auto r = base_result(entry, std::string(backend.name()));
   try {
-    auto out = backend.run(c);
+    auto out = backend.run(c, flags);
     r.seconds = out.seconds;
     const Tensor* want = c.expected ? &*c.expected : nullptr;
     if (!want && backend.name() != "ref") {
@@ -298,7 +298,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
       std::optional<Tensor> reference;
       for (auto* backend : backends.run) {
         std::optional<Tensor> failed_output;
-        const auto r = run_one(entry, *c, *backend, reference, failed_output);
+        const auto r = run_one(entry, *c, *backend, options.flags, reference, failed_output);
         if (failed_output && !options.save_failures.empty()) {
           const Tensor& want = c->expected ? *c->expected : *reference;
           save_failure_bundle(options.save_failures, *entry.decl, *c, r.backend, *failed_output, want);

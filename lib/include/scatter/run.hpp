@@ -95,6 +95,7 @@ struct RunOptions {
   bool fail_fast = false;         ///< stop at the first failed or errored case
   std::string save_failures;      ///< directory for failure bundles; empty: none
   std::string profile;            ///< cases outside this spec profile are skipped (see profile.hpp)
+  RunFlags flags;                 ///< --in-place, --deterministic: passed to every backend
 };
 
 /// Runs every selected case (one at a time, so memory holds one case) and reports.

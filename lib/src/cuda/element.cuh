@@ -5,11 +5,7 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define SCATTER_HD __host__ __device__ __forceinline__
-#else
-#define SCATTER_HD inline
-#endif
+#include "../float_bits.hpp"
 
 namespace scatter::cuda {
 
@@ -85,74 +81,6 @@ SCATTER_HD std::int64_t target_of(const Geometry& g, const IndexT* idx, std::int
   return -1;
 }
 
-// ---- 16-bit floats as bits, exactly as the reference rounds them ----
-
-SCATTER_HD double half_bits_to_double(std::uint16_t h) {
-  const int sign = h >> 15;
-  const int exp = (h >> 10) & 0x1F;
-  const int frac = h & 0x3FF;
-  double m;
-  if (exp == 0x1F) {
-    m = frac ? __builtin_nan("") : __builtin_inf();
-  } else if (exp == 0) {
-    m = static_cast<double>(frac) * (1.0 / 16777216.0);  // 2^-24
-  } else {
-    // (1024 + frac) * 2^(exp - 25), built by doubling to stay exact and header-free.
-    m = static_cast<double>(frac | 0x400);
-    int e = exp - 25;
-    while (e > 0) { m *= 2.0; --e; }
-    while (e < 0) { m *= 0.5; ++e; }
-  }
-  return sign ? -m : m;
-}
-
-SCATTER_HD double bf16_bits_to_double(std::uint16_t b) {
-  union {
-    std::uint32_t u;
-    float f;
-  } v{static_cast<std::uint32_t>(b) << 16};
-  return static_cast<double>(v.f);
-}
-
-/// Round a double to a binary16/bfloat16 bit pattern, nearest-even, straight from
-/// the double's bits (the same algorithm as the reference's dtype.cpp).
-template <int kExp, int kMan>
-SCATTER_HD std::uint16_t round_double_bits(double value) {
-  union {
-    double d;
-    std::uint64_t u;
-  } v{value};
-  const std::uint64_t bits = v.u;
-  const auto sign = static_cast<std::uint16_t>((bits >> 63) << (kExp + kMan));
-  const int exp_all_ones = (1 << kExp) - 1;
-  const int raw_exp = static_cast<int>((bits >> 52) & 0x7FF);
-  std::uint64_t sig = bits & ((std::uint64_t{1} << 52) - 1);
-  if (raw_exp == 0x7FF) {
-    if (sig) return static_cast<std::uint16_t>(sign | (exp_all_ones << kMan) | (1u << (kMan - 1)));
-    return static_cast<std::uint16_t>(sign | (exp_all_ones << kMan));
-  }
-  if (raw_exp == 0) return sign;  // zero, or a double subnormal far below any target subnormal
-  const int bias = (1 << (kExp - 1)) - 1;
-  const int min_normal_exp = 1 - bias;
-  int exp = raw_exp - 1023;
-  sig |= std::uint64_t{1} << 52;
-  int shift = 52 - kMan;
-  if (exp < min_normal_exp) shift += min_normal_exp - exp;
-  if (shift > 54) return sign;
-  std::uint64_t kept = sig >> shift;
-  const std::uint64_t rest = sig & ((std::uint64_t{1} << shift) - 1);
-  const std::uint64_t half = std::uint64_t{1} << (shift - 1);
-  if (rest > half || (rest == half && (kept & 1))) ++kept;
-  if (exp < min_normal_exp) return static_cast<std::uint16_t>(sign | kept);
-  if (kept == (std::uint64_t{1} << (kMan + 1))) {
-    kept >>= 1;
-    ++exp;
-  }
-  const int field = exp + bias;
-  if (field >= exp_all_ones) return static_cast<std::uint16_t>(sign | (exp_all_ones << kMan));
-  return static_cast<std::uint16_t>(sign | (field << kMan) | (kept & ((std::uint64_t{1} << kMan) - 1)));
-}
-
 /// Storage tags for the 16-bit floats and bool, so templates tell them apart.
 struct Half {
   std::uint16_t bits;
@@ -171,13 +99,13 @@ struct Num {  // double view of the numeric types
 };
 template <>
 struct Num<Half> {
-  SCATTER_HD static double to(Half v) { return half_bits_to_double(v.bits); }
-  SCATTER_HD static Half from(double v) { return Half{round_double_bits<5, 10>(v)}; }
+  SCATTER_HD static double to(Half v) { return bits::half_bits_to_double(v.bits); }
+  SCATTER_HD static Half from(double v) { return Half{bits::round_double_bits<5, 10>(v)}; }
 };
 template <>
 struct Num<BF16> {
-  SCATTER_HD static double to(BF16 v) { return bf16_bits_to_double(v.bits); }
-  SCATTER_HD static BF16 from(double v) { return BF16{round_double_bits<8, 7>(v)}; }
+  SCATTER_HD static double to(BF16 v) { return bits::bf16_bits_to_double(v.bits); }
+  SCATTER_HD static BF16 from(double v) { return BF16{bits::round_double_bits<8, 7>(v)}; }
 };
 
 template <class T>
@@ -291,6 +219,19 @@ SCATTER_HD T mean_of(T sum, std::int64_t count) {
     if (s % count != 0 && s < 0) --q;
     return static_cast<T>(q);
   }
+}
+
+// ---- 1-byte elements live in 32-bit words for the atomics ----
+
+/// `word` with byte lane `shift` (0, 8, 16, 24) replaced by `next`.
+SCATTER_HD std::uint32_t with_lane(std::uint32_t word, unsigned shift, std::uint8_t next) {
+  return (word & ~(0xFFu << shift)) | (static_cast<std::uint32_t>(next) << shift);
+}
+
+/// The mask that atomicAnd applies for a bool AND (mul, min) of `value` into lane
+/// `shift`: the other lanes keep their bits.
+SCATTER_HD std::uint32_t and_mask(unsigned shift, std::uint8_t value) {
+  return ~(0xFFu << shift) | (static_cast<std::uint32_t>(value) << shift);
 }
 
 }  // namespace scatter::cuda

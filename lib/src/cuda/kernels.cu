@@ -59,7 +59,7 @@ __device__ void cas_combine(T* p, T v, DevReduction r) {
       assumed = old;
       const T cur = bits_as<T>(static_cast<std::uint8_t>((assumed >> shift) & 0xFF));
       const auto next = bits_as<std::uint8_t>(combine(r, cur, v));
-      old = atomicCAS(word, assumed, (assumed & ~(0xFFu << shift)) | (static_cast<unsigned>(next) << shift));
+      old = atomicCAS(word, assumed, with_lane(assumed, shift, next));
     } while (old != assumed);
   }
 }
@@ -105,7 +105,7 @@ __device__ void atomic_combine(T* p, T v, DevReduction r) {
     const unsigned bit = static_cast<unsigned>(v.value) << shift;
     if (r == DevReduction::add || r == DevReduction::max) return static_cast<void>(atomicOr(word, bit));
     if (r == DevReduction::sub) return static_cast<void>(atomicXor(word, bit));
-    if (r == DevReduction::mul || r == DevReduction::min) return static_cast<void>(atomicAnd(word, ~(0xFFu << shift) | bit));
+    if (r == DevReduction::mul || r == DevReduction::min) return static_cast<void>(atomicAnd(word, and_mask(shift, v.value)));
   }
   cas_combine(p, v, r);
 }

@@ -1,0 +1,46 @@
+#pragma once
+/// `scatterctl fuzz`: random valid cases over every op, reduction, dtype, rank (1-6),
+/// k, duplicate density and negative-index mix, run on the backends and compared with
+/// the reference. A case is case-file JSON, so a failure is written out as a file
+/// that `scatterctl run` reproduces on its own.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scatter/backend.hpp"
+
+namespace scatter {
+
+struct FuzzOptions {
+  std::uint64_t seed = 1;
+  std::int64_t iterations = 1000;
+  std::int64_t max_elements = 4096;  ///< per tensor
+  std::string out_dir = "fuzz-failures";
+  RunFlags flags;
+};
+
+/// Case `iteration` of the stream `seed`, as case-file JSON text (one case object).
+/// Deterministic: the same (seed, iteration) gives the same text on every platform.
+std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t max_elements);
+
+/// The verdict on one backend's output: exact (any NaN equals any NaN) everywhere
+/// except float add/sub/mul/mean in free order, which get the spec's tolerance.
+/// Returns an empty string when the output is right, else what is wrong.
+std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags);
+
+struct FuzzSummary {
+  std::int64_t cases = 0;
+  std::int64_t runs = 0;      ///< case x backend
+  std::int64_t failures = 0;  ///< wrong outputs and backend errors
+  std::vector<std::string> written;  ///< case files of the failures
+  bool interrupted = false;
+};
+
+/// Runs `options.iterations` cases on `backends`; `progress` gets one line per
+/// failure and a line now and then. Stops early on an interrupt (cancel.hpp).
+FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& backends,
+                     const std::function<void(const std::string&)>& progress);
+
+}  // namespace scatter

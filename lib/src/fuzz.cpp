@@ -1,0 +1,338 @@
+#include "scatter/fuzz.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "scatter/cancel.hpp"
+#include "scatter/compare.hpp"
+#include "scatter/load.hpp"
+
+namespace scatter {
+namespace {
+
+// SplitMix64, as the case format's generators use it.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [lo, hi] (inclusive).
+  std::int64_t range(std::int64_t lo, std::int64_t hi) {
+    if (hi <= lo) return lo;
+    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  bool chance(double p) { return static_cast<double>(next() >> 11) * 0x1.0p-53 < p; }
+  template <class T>
+  const T& pick(const std::vector<T>& items) {
+    return items[static_cast<std::size_t>(next() % items.size())];
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+constexpr DType kDTypes[] = {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64,
+                             DType::int32,   DType::int16,   DType::int8,    DType::uint8,    DType::boolean};
+
+std::vector<Reduction> reductions_for(Op op, DType dtype) {
+  std::vector<Reduction> out;
+  for (auto r : {Reduction::none, Reduction::add, Reduction::sub, Reduction::mul, Reduction::min, Reduction::max,
+                 Reduction::mean}) {
+    if (op_allows(op, r) && !(r == Reduction::mean && dtype == DType::boolean)) out.push_back(r);
+  }
+  return out;
+}
+
+// How many distinct targets the indices draw from, relative to what exists.
+enum class Density { spread, dense, one, two };
+
+struct Draw {
+  Rng& rng;
+  Density density;
+  double negative;  // probability of writing an index x as x - s
+
+  // An index in [0, s), drawn from a pool that makes duplicates as heavy as asked.
+  std::int64_t index(std::int64_t s, bool allow_negative) {
+    std::int64_t pool = s;
+    if (density == Density::dense) pool = std::max<std::int64_t>(1, s / 4);
+    if (density == Density::one) pool = 1;
+    if (density == Density::two) pool = std::min<std::int64_t>(2, s);
+    const auto x = rng.range(0, pool - 1);
+    return allow_negative && rng.chance(negative) ? x - s : x;
+  }
+};
+
+// A shape of `rank` dims with at most `budget` elements (dims 1..6, rarely 0).
+Shape random_shape(Rng& rng, int rank, std::int64_t budget, bool allow_empty) {
+  Shape s(static_cast<std::size_t>(rank));
+  std::int64_t total = 1;
+  for (int d = 0; d < rank; ++d) {
+    const auto room = std::max<std::int64_t>(1, budget / total);
+    s[static_cast<std::size_t>(d)] = std::min<std::int64_t>(rng.range(1, 6), room);
+    total *= s[static_cast<std::size_t>(d)];
+  }
+  if (allow_empty && rng.chance(0.03)) s[static_cast<std::size_t>(rng.range(0, rank - 1))] = 0;
+  return s;
+}
+
+std::string json_shape(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+// One value of `dtype` as JSON: floats are multiples of 1/64 with rare specials;
+// integers mostly small with rare extremes (overflow must wrap); bools.
+std::string random_value(Rng& rng, DType dtype, bool specials, bool unit_only) {
+  if (dtype == DType::boolean) return rng.chance(0.5) ? "true" : "false";
+  if (is_float(dtype)) {
+    if (unit_only) return rng.chance(0.5) ? "1" : "-1";
+    if (specials && rng.chance(0.06)) {
+      static const std::vector<std::string> kSpecial{"\"nan\"", "\"inf\"", "\"-inf\"", "-0.0", "0.0"};
+      return rng.pick(kSpecial);
+    }
+    const auto k = rng.range(-512, 512);
+    return fmt::format("{}", static_cast<double>(k) / 64.0);
+  }
+  std::int64_t lo = -1000, hi = 1000;
+  switch (dtype) {
+    case DType::int8:
+      lo = -128, hi = 127;
+      break;
+    case DType::uint8:
+      lo = 0, hi = 255;
+      break;
+    case DType::int16:
+      lo = rng.chance(0.1) ? -32768 : -300, hi = rng.chance(0.1) ? 32767 : 300;
+      break;
+    case DType::int32:
+      if (rng.chance(0.05)) return rng.chance(0.5) ? "2147483647" : "-2147483648";
+      break;
+    case DType::int64:
+      if (rng.chance(0.05)) return rng.chance(0.5) ? "9223372036854775807" : "-9223372036854775808";
+      break;
+    default:
+      break;
+  }
+  return fmt::format("{}", rng.range(lo, hi));
+}
+
+std::string tensor_json(Rng& rng, DType dtype, const Shape& shape, bool specials, bool unit_only) {
+  std::vector<std::string> values(static_cast<std::size_t>(numel(shape)));
+  for (auto& v : values) v = random_value(rng, dtype, specials, unit_only);
+  return fmt::format(R"({{"dtype": "{}", "shape": {}, "values": [{}]}})", to_string(dtype), json_shape(shape),
+                     fmt::join(values, ", "));
+}
+
+std::string indices_json(DType dtype, const Shape& shape, const std::vector<std::int64_t>& values) {
+  return fmt::format(R"({{"dtype": "{}", "shape": {}, "values": [{}]}})", to_string(dtype), json_shape(shape),
+                     fmt::join(values, ", "));
+}
+
+bool order_dependent(const Case& c) {
+  const auto r = c.attrs.reduction;
+  return is_float(c.data.dtype()) &&
+         (r == Reduction::add || r == Reduction::sub || r == Reduction::mul || r == Reduction::mean);
+}
+
+}  // namespace
+
+std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t max_elements) {
+  Rng rng(seed * 0x100000001B3ull ^ static_cast<std::uint64_t>(iteration) * 0x9E3779B97F4A7C15ull);
+  const auto budget = std::max<std::int64_t>(1, max_elements);
+  const auto op = static_cast<Op>(rng.range(0, 2));
+  const auto dtype = kDTypes[rng.range(0, 9)];
+  const auto reduction = rng.pick(reductions_for(op, dtype));
+  const auto index_dtype = rng.chance(0.5) ? DType::int64 : DType::int32;
+  static const std::vector<Density> kDensities{Density::spread, Density::spread, Density::dense, Density::one,
+                                               Density::two};
+  static const std::vector<double> kNegatives{0.0, 0.0, 0.3, 1.0};
+  Draw draw{rng, rng.pick(kDensities), op == Op::scatter_update ? 0.0 : rng.pick(kNegatives)};
+  const int rank = static_cast<int>(rng.range(1, 6));
+  const auto data_shape = random_shape(rng, rank, budget, true);
+  const auto r = static_cast<std::size_t>(rank);
+
+  std::string attrs;
+  Shape index_shape;
+  Shape update_shape;
+  std::vector<std::int64_t> idx;
+  auto write_axis = [&](int axis) {
+    const bool negative = rng.chance(0.3);
+    return fmt::format(R"("axis": {}, )", negative ? axis - rank : axis);
+  };
+  switch (op) {
+    case Op::scatter_elements: {
+      const int axis = static_cast<int>(rng.range(0, rank - 1));
+      attrs = write_axis(axis) + fmt::format(R"("use_init_val": {}, )", rng.chance(0.5) ? "true" : "false");
+      const auto s = data_shape[static_cast<std::size_t>(axis)];
+      index_shape = data_shape;
+      for (std::size_t d = 0; d < r; ++d) {
+        // Non-axis dims no larger than data's; the axis may hold more updates than targets.
+        if (static_cast<int>(d) == axis) {
+          index_shape[d] = s == 0 ? 0 : rng.range(1, std::max<std::int64_t>(1, std::min<std::int64_t>(2 * s + 2, 12)));
+        } else {
+          index_shape[d] = data_shape[d] == 0 ? 0 : rng.range(1, data_shape[d]);
+        }
+      }
+      while (numel(index_shape) > budget) {
+        auto& big = *std::max_element(index_shape.begin(), index_shape.end());
+        big = std::max<std::int64_t>(1, big / 2);
+      }
+      idx.resize(static_cast<std::size_t>(numel(index_shape)));
+      for (auto& v : idx) v = draw.index(s, true);
+      update_shape = index_shape;
+      break;
+    }
+    case Op::scatter_nd: {
+      const int k = static_cast<int>(rng.range(0, rank));
+      const int batch_rank = static_cast<int>(rng.range(1, 3)) - 1;  // indices rank q = batch_rank + 1
+      const auto slice = numel(Shape(data_shape.begin() + k, data_shape.end()));
+      const auto tuples_room = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(1, slice));
+      index_shape = random_shape(rng, batch_rank, std::min<std::int64_t>(tuples_room, 64), false);
+      index_shape.push_back(k);
+      if (std::any_of(data_shape.begin(), data_shape.begin() + k, [](auto d) { return d == 0; })) {
+        index_shape = {0, k};  // no valid index exists into an empty dim: no tuples at all
+      }
+      const auto tuples = numel(Shape(index_shape.begin(), index_shape.end() - 1));
+      for (std::int64_t m = 0; m < tuples; ++m) {
+        for (int j = 0; j < k; ++j) idx.push_back(draw.index(data_shape[static_cast<std::size_t>(j)], true));
+      }
+      update_shape = Shape(index_shape.begin(), index_shape.end() - 1);
+      update_shape.insert(update_shape.end(), data_shape.begin() + k, data_shape.end());
+      break;
+    }
+    case Op::scatter_update: {
+      const int axis = static_cast<int>(rng.range(0, rank - 1));
+      attrs = write_axis(axis);
+      const auto s = data_shape[static_cast<std::size_t>(axis)];
+      const int index_rank = static_cast<int>(rng.range(0, 2));
+      const auto outer = numel(Shape(data_shape.begin(), data_shape.begin() + axis));
+      const auto inner = numel(Shape(data_shape.begin() + axis + 1, data_shape.end()));
+      const auto room = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(1, outer * inner));
+      index_shape = random_shape(rng, index_rank, std::min<std::int64_t>(room, 2 * s + 2), false);
+      if (s == 0) index_shape = {0};  // no valid index into an empty axis
+      idx.resize(static_cast<std::size_t>(numel(index_shape)));
+      for (auto& v : idx) v = draw.index(s, false);
+      update_shape = Shape(data_shape.begin(), data_shape.begin() + axis);
+      update_shape.insert(update_shape.end(), index_shape.begin(), index_shape.end());
+      update_shape.insert(update_shape.end(), data_shape.begin() + axis + 1, data_shape.end());
+      break;
+    }
+  }
+  // Free-order float mul is exact only when every factor is +-1; elsewhere values roam.
+  const bool unit_updates = reduction == Reduction::mul && is_float(dtype);
+  const bool specials = rng.chance(0.3);
+  const auto name = fmt::format("fuzz-{}-{}", seed, iteration);
+  return fmt::format(
+      R"({{"name": "{}", "description": "scatterctl fuzz --seed {} case {}", "tags": ["fuzz"],
+  "op": "{}", {}"reduction": "{}",
+  "inputs": {{
+    "data": {},
+    "indices": {},
+    "updates": {}
+  }}
+}}
+)",
+      name, seed, iteration, to_string(op), attrs, to_string(reduction),
+      tensor_json(rng, dtype, data_shape, specials, false), indices_json(index_dtype, index_shape, idx),
+      tensor_json(rng, dtype, update_shape, specials, unit_updates));
+}
+
+std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
+    return fmt::format("output is {}{}, want {}{}", to_string(got.dtype()), format_shape(got.shape()),
+                       to_string(want.dtype()), format_shape(want.shape()));
+  }
+  if (order_dependent(c) && !flags.deterministic) {
+    const auto cmp = compare_outputs(c, got, want, false);
+    if (cmp.passed) return "";
+    const auto& m = cmp.worst.front();
+    return fmt::format("{} of {} elements differ beyond {}; worst at {}: got {}, want {}", cmp.mismatches,
+                       cmp.elements, cmp.rule, format_coord(m.coord), m.actual, m.expected);
+  }
+  // Bit for bit (any NaN equals any NaN), duplicates of `none` included.
+  const auto size = size_of(got.dtype());
+  std::int64_t bad = 0;
+  std::int64_t first = -1;
+  for (std::int64_t i = 0; i < got.numel(); ++i) {
+    const auto offset = static_cast<std::size_t>(i) * size;
+    if (std::memcmp(got.bytes() + offset, want.bytes() + offset, size) == 0) continue;
+    if (is_float(got.dtype()) && std::isnan(element_as_double(got, i)) && std::isnan(element_as_double(want, i))) {
+      continue;
+    }
+    if (bad++ == 0) first = i;
+  }
+  if (bad == 0) return "";
+  return fmt::format("{} of {} elements differ bit for bit; first at {}: got {}, want {}", bad, got.numel(),
+                     format_coord(unravel(first, got.shape())), format_element(got, first),
+                     format_element(want, first));
+}
+
+FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& backends,
+                     const std::function<void(const std::string&)>& progress) {
+  FuzzSummary summary;
+  LoadOptions load_options;
+  load_options.max_bytes = default_max_bytes();
+  auto write_failure = [&](const std::string& name, const std::string& text) {
+    std::filesystem::create_directories(options.out_dir);
+    const auto path = (std::filesystem::path(options.out_dir) / (name + ".json")).string();
+    std::ofstream(path) << text;
+    summary.written.push_back(path);
+    return path;
+  };
+  for (std::int64_t i = 0; i < options.iterations; ++i) {
+    if (interrupted()) {
+      summary.interrupted = true;
+      break;
+    }
+    const auto text = fuzz_case(options.seed, i, options.max_elements);
+    const auto name = fmt::format("fuzz-{}-{}", options.seed, i);
+    ++summary.cases;
+    std::optional<Case> c;
+    try {
+      const auto loaded = load_text(text, name + ".json", load_options);
+      if (!loaded.file_errors.empty()) throw loaded.file_errors.front();
+      const auto& entry = loaded.cases.front();
+      if (!entry.decl) throw *entry.error;
+      c = materialize(*entry.decl);
+    } catch (const Error& e) {
+      // The generator made an invalid case: a bug in the fuzzer or in validation.
+      ++summary.failures;
+      const auto path = write_failure(name, text);
+      progress(fmt::format("FAIL {} (invalid: [{}] {}) -> {}", name, to_string(e.code()), e.message(), path));
+      continue;
+    }
+    const auto want = reference_scatter(*c);
+    for (auto* backend : backends) {
+      ++summary.runs;
+      std::string why;
+      try {
+        const auto out = backend->run(*c, options.flags);
+        why = fuzz_verdict(*c, out.output, want, options.flags);
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::interrupted) {
+          summary.interrupted = true;
+          return summary;
+        }
+        why = fmt::format("[{}] {}", to_string(e.code()), e.message());
+      }
+      if (why.empty()) continue;
+      ++summary.failures;
+      const auto path = write_failure(name, text);
+      progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend->name(), why, path));
+    }
+    if ((i + 1) % 500 == 0) {
+      progress(fmt::format("{} of {} cases, {} failures", i + 1, options.iterations, summary.failures));
+    }
+  }
+  return summary;
+}
+
+}  // namespace scatter

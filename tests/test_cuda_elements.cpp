@@ -1,0 +1,255 @@
+// The cuda backend's element bodies (lib/src/cuda/element.cuh), compiled for the host
+// and run in the kernels' own orders, against the CPU reference. These are the GPU's
+// target mappers, reductions, identities, means and 16-bit roundings: if one of them
+// differs from the spec, these tests fail without a GPU. What they cannot check is the
+// device itself (atomics, memory, launches): tests/test_cuda_backend.cpp does, on a GPU.
+//
+// Two emulations: `none` as the two winner passes (largest update index per target
+// wins), and the reductions in update order (the order the deterministic path's stable
+// sort gives, and the one the reference uses). Both must match the reference bit for
+// bit (any NaN equals any NaN) on every bundled case and on fuzzed cases of every op,
+// reduction, dtype, rank, k, duplicate density and negative-index mix.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../lib/src/cuda/geometry.hpp"
+#include "scatter/backend.hpp"
+#include "scatter/fuzz.hpp"
+#include "scatter/load.hpp"
+
+namespace {
+
+namespace cu = scatter::cuda;
+using scatter::Case;
+using scatter::DType;
+using scatter::Tensor;
+
+template <class T>
+T load_as(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <class T>
+void store_as(std::byte* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// The kernels' work, one thread after another in update order.
+template <class T, class IndexT>
+Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
+  Tensor out = c.data.clone();
+  auto* o = out.bytes();
+  const auto* upd = c.updates.bytes();
+  const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
+  const auto r = cu::dev_reduction(c.attrs.reduction);
+  auto at = [&](std::int64_t offset) { return o + offset * static_cast<std::int64_t>(sizeof(T)); };
+  auto update = [&](std::int64_t i) { return load_as<T>(upd + i * static_cast<std::int64_t>(sizeof(T))); };
+  auto target = [&](std::int64_t i) {
+    const auto t = cu::target_of(g, idx, i);
+    EXPECT_TRUE(t >= 0 && t < g.n) << "update " << i << " maps to " << t << " of " << g.n;
+    return t;
+  };
+
+  if (r == cu::DevReduction::none) {  // k_winners, then k_write_winners
+    std::vector<std::int64_t> winner(static_cast<std::size_t>(g.n), -1);
+    for (std::int64_t i = 0; i < g.u; ++i) {
+      auto& w = winner[static_cast<std::size_t>(target(i))];
+      w = std::max(w, i);
+    }
+    for (std::int64_t i = 0; i < g.u; ++i) {
+      const auto t = target(i);
+      if (winner[static_cast<std::size_t>(t)] == i) store_as(at(t), update(i));
+    }
+    return out;
+  }
+  if (!c.attrs.use_init_val) {  // k_identity
+    for (std::int64_t i = 0; i < g.u; ++i) store_as(at(target(i)), cu::identity<T>(r));
+  }
+  std::vector<std::int64_t> count(static_cast<std::size_t>(g.n), 0);
+  for (std::int64_t i = 0; i < g.u; ++i) {  // k_reduce (or k_segments) in update order
+    const auto t = target(i);
+    store_as(at(t), cu::combine(r, load_as<T>(at(t)), update(i)));
+    ++count[static_cast<std::size_t>(t)];
+  }
+  if (r == cu::DevReduction::mean) {  // k_mean
+    if constexpr (!std::is_same_v<T, cu::Bool8>) {
+      const int init = c.attrs.use_init_val ? 1 : 0;
+      for (std::int64_t t = 0; t < g.n; ++t) {
+        if (count[static_cast<std::size_t>(t)] > 0) {
+          store_as(at(t), cu::mean_of(load_as<T>(at(t)), count[static_cast<std::size_t>(t)] + init));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+template <class T>
+Tensor emulate_index(const Case& c, const cu::Geometry& g) {
+  return c.indices.dtype() == DType::int64 ? emulate_typed<T, std::int64_t>(c, g) : emulate_typed<T, std::int32_t>(c, g);
+}
+
+Tensor emulate(const Case& c) {
+  std::string why;
+  const auto g = cu::make_geometry(c, why);
+  if (!g) throw std::runtime_error("no geometry: " + why);
+  switch (cu::dev_type(c.data.dtype())) {
+    case cu::DevType::f64:
+      return emulate_index<double>(c, *g);
+    case cu::DevType::f32:
+      return emulate_index<float>(c, *g);
+    case cu::DevType::f16:
+      return emulate_index<cu::Half>(c, *g);
+    case cu::DevType::bf16:
+      return emulate_index<cu::BF16>(c, *g);
+    case cu::DevType::i64:
+      return emulate_index<std::int64_t>(c, *g);
+    case cu::DevType::i32:
+      return emulate_index<std::int32_t>(c, *g);
+    case cu::DevType::i16:
+      return emulate_index<std::int16_t>(c, *g);
+    case cu::DevType::i8:
+      return emulate_index<std::int8_t>(c, *g);
+    case cu::DevType::u8:
+      return emulate_index<std::uint8_t>(c, *g);
+    case cu::DevType::b8:
+      return emulate_index<cu::Bool8>(c, *g);
+  }
+  throw std::runtime_error("unknown dtype");
+}
+
+const scatter::RunFlags kExact{false, true};  // fuzz_verdict's bit-for-bit rule for every reduction
+
+TEST(CudaElements, EveryBundledCaseMatchesTheReferenceBitForBit) {
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  const auto loaded = scatter::load_paths({SCATTER_CASES_DIR}, options);
+  int checked = 0;
+  for (const auto& entry : loaded.cases) {
+    const bool large = std::find(entry.tags.begin(), entry.tags.end(), "large") != entry.tags.end();
+    if (!entry.decl || entry.expect_error || large) continue;
+    Case c;
+    try {
+      c = scatter::materialize(*entry.decl);
+    } catch (const scatter::Error&) {
+      continue;  // rejected at materialization (index, values): never reaches a backend
+    }
+    const auto got = emulate(c);
+    const auto want = scatter::reference_scatter(c);
+    EXPECT_EQ(scatter::fuzz_verdict(c, got, want, kExact), "") << entry.file << ": " << entry.name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 250);  // the bundled suite, not an empty directory
+}
+
+TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  int by_op[3] = {};
+  for (std::int64_t i = 0; i < 2000; ++i) {
+    const auto text = scatter::fuzz_case(7, i, 1024);
+    const auto loaded = scatter::load_text(text, "fuzz.json", options);
+    ASSERT_TRUE(loaded.file_errors.empty()) << text;
+    ASSERT_TRUE(loaded.cases.front().decl) << loaded.cases.front().error->message() << "\n" << text;
+    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    ++by_op[static_cast<int>(c.attrs.op)];
+    const auto got = emulate(c);
+    const auto want = scatter::reference_scatter(c);
+    ASSERT_EQ(scatter::fuzz_verdict(c, got, want, kExact), "") << text;
+  }
+  for (int n : by_op) EXPECT_GT(n, 400);
+}
+
+// The native atomics the kernels use in place of combine() compute the same thing.
+TEST(CudaElements, SubtractionIsAdditionOfTheNegation) {
+  // atomicAdd(p, -v) for float/double and the sign-flipped half/bfloat16 add.
+  for (std::uint32_t a = 0; a < 0x10000; a += 97) {
+    for (std::uint32_t b = 0; b < 0x10000; b += 89) {
+      const cu::Half ha{static_cast<std::uint16_t>(a)}, hb{static_cast<std::uint16_t>(b)};
+      const cu::Half neg{static_cast<std::uint16_t>(b ^ 0x8000u)};
+      const auto sub = cu::combine(cu::DevReduction::sub, ha, hb).bits;
+      const auto add = cu::combine(cu::DevReduction::add, ha, neg).bits;
+      if (std::isnan(cu::Num<cu::Half>::to(cu::Half{sub}))) {
+        EXPECT_TRUE(std::isnan(cu::Num<cu::Half>::to(cu::Half{add})));
+      } else {
+        ASSERT_EQ(sub, add) << std::hex << a << " - " << b;
+      }
+      const cu::BF16 ba{static_cast<std::uint16_t>(a)}, bb{static_cast<std::uint16_t>(b)};
+      const cu::BF16 bneg{static_cast<std::uint16_t>(b ^ 0x8000u)};
+      const auto bsub = cu::combine(cu::DevReduction::sub, ba, bb).bits;
+      const auto badd = cu::combine(cu::DevReduction::add, ba, bneg).bits;
+      if (!std::isnan(cu::Num<cu::BF16>::to(cu::BF16{bsub}))) ASSERT_EQ(bsub, badd) << std::hex << a << " - " << b;
+    }
+  }
+  // Integers: unsigned wrap-around add of (0 - v) is the wrapping subtraction.
+  for (std::int32_t a : {0, 1, -1, INT32_MAX, INT32_MIN, 12345}) {
+    for (std::int32_t b : {0, 1, -1, INT32_MAX, INT32_MIN, -777}) {
+      const auto via_add = static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + (0u - static_cast<std::uint32_t>(b)));
+      EXPECT_EQ(cu::combine(cu::DevReduction::sub, a, b), via_add);
+    }
+  }
+}
+
+TEST(CudaElements, ByteLanesTouchOnlyTheirByte) {
+  const std::uint32_t word = 0x11223344u;
+  EXPECT_EQ(cu::with_lane(word, 0, 0xAA), 0x112233AAu);
+  EXPECT_EQ(cu::with_lane(word, 8, 0xAA), 0x1122AA44u);
+  EXPECT_EQ(cu::with_lane(word, 24, 0x00), 0x00223344u);
+  // Bool AND through atomicAnd: lane 16 of 0x01010101 ANDed with 0 clears only that lane.
+  EXPECT_EQ(0x01010101u & cu::and_mask(16, 0), 0x01000101u);
+  EXPECT_EQ(0x01010101u & cu::and_mask(16, 1), 0x01010101u);
+}
+
+TEST(CudaElements, IdentitiesAreTheSpecs) {
+  using R = cu::DevReduction;
+  EXPECT_EQ(cu::identity<std::int8_t>(R::min), 127);
+  EXPECT_EQ(cu::identity<std::int8_t>(R::max), -128);
+  EXPECT_EQ(cu::identity<std::uint8_t>(R::min), 255);
+  EXPECT_EQ(cu::identity<std::uint8_t>(R::max), 0);
+  EXPECT_EQ(cu::identity<std::int64_t>(R::min), INT64_MAX);
+  EXPECT_EQ(cu::identity<std::int64_t>(R::max), INT64_MIN);
+  EXPECT_EQ(cu::identity<std::int32_t>(R::mul), 1);
+  EXPECT_EQ(cu::identity<std::int16_t>(R::add), 0);
+  EXPECT_EQ(cu::identity<cu::Half>(R::min).bits, 0x7C00);  // +inf
+  EXPECT_EQ(cu::identity<cu::BF16>(R::max).bits, 0xFF80);  // -inf
+  EXPECT_EQ(cu::identity<float>(R::mul), 1.0f);
+  EXPECT_EQ(cu::identity<cu::Bool8>(R::mul).value, 1);
+  EXPECT_EQ(cu::identity<cu::Bool8>(R::add).value, 0);
+}
+
+TEST(CudaElements, IntegerMeanRoundsTowardNegativeInfinity) {
+  EXPECT_EQ(cu::mean_of<std::int32_t>(7, 2), 3);
+  EXPECT_EQ(cu::mean_of<std::int32_t>(-7, 2), -4);
+  EXPECT_EQ(cu::mean_of<std::int32_t>(-8, 2), -4);
+  EXPECT_EQ(cu::mean_of<std::int8_t>(-1, 3), -1);
+  EXPECT_EQ(cu::mean_of<std::int64_t>(0, 5), 0);
+}
+
+TEST(CudaElements, RanksAboveTheDeviceLimitAreRefusedByName) {
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  std::string shape = "[";
+  for (int d = 0; d < 17; ++d) shape += d ? ", 1" : "1";
+  shape += "]";
+  const auto text = R"({"name": "r17", "op": "scatter_elements", "inputs": {"data": {"dtype": "float32", "shape": )" +
+                    shape + R"(, "generate": {"kind": "fill", "value": 0}}, "indices": {"dtype": "int64", "shape": )" +
+                    shape + R"(, "generate": {"kind": "fill", "value": 0}}, "updates": {"dtype": "float32", "shape": )" +
+                    shape + R"(, "generate": {"kind": "fill", "value": 1}}}})";
+  const auto loaded = scatter::load_text(text, "r17.json", options);
+  ASSERT_TRUE(loaded.cases.front().decl);
+  const auto c = scatter::materialize(*loaded.cases.front().decl);
+  std::string why;
+  EXPECT_FALSE(cu::make_geometry(c, why));
+  EXPECT_NE(why.find("rank 17"), std::string::npos) << why;
+}
+
+}  // namespace
