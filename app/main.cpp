@@ -134,15 +134,18 @@ LoadResult load(const Options& o) {
   return load_paths(case_paths(o.paths), lo);
 }
 
+// A backend named in --backend that cannot run: say why; the command exits 5.
+bool refuse_unavailable(const BackendChoice& choice) {
+  for (const auto& [name, reason] : choice.unavailable_named) {
+    std::cerr << fmt::format("scatterctl: backend '{}' is unavailable: {}\n", name, reason);
+  }
+  return !choice.unavailable_named.empty();
+}
+
 int cmd_run(const Options& o) {
   const auto all = make_all_backends();
   const auto choice = choose_backends(o.backend, all);
-  if (!choice.unavailable_named.empty()) {
-    for (const auto& [name, reason] : choice.unavailable_named) {
-      std::cerr << fmt::format("scatterctl: backend '{}' is unavailable: {}\n", name, reason);
-    }
-    return kExitEnv;
-  }
+  if (refuse_unavailable(choice)) return kExitEnv;
   RunOptions options;
   options.selection = selection_of(o);
   options.fail_fast = o.fail_fast;
@@ -292,10 +295,7 @@ void write_text(const std::string& path, const std::string& text) {
 int cmd_bench(const Options& o) {
   const auto all = make_all_backends();
   const auto choice = choose_backends(o.backend, all);
-  for (const auto& [name, reason] : choice.unavailable_named) {
-    std::cerr << fmt::format("scatterctl: backend '{}' is unavailable: {}\n", name, reason);
-  }
-  if (!choice.unavailable_named.empty()) return kExitEnv;
+  if (refuse_unavailable(choice)) return kExitEnv;
   for (const auto& [backend, reason] : choice.skipped) {
     std::cerr << fmt::format("scatterctl: {} skipped: {}\n", backend->name(), reason);
   }
@@ -376,12 +376,7 @@ int cmd_compare(const Options& o) {
 int cmd_fuzz(const Options& o) {
   const auto all = make_all_backends();
   const auto choice = choose_backends(o.backend, all);
-  if (!choice.unavailable_named.empty()) {
-    for (const auto& [name, reason] : choice.unavailable_named) {
-      std::cerr << fmt::format("scatterctl: backend '{}' is unavailable: {}\n", name, reason);
-    }
-    return kExitEnv;
-  }
+  if (refuse_unavailable(choice)) return kExitEnv;
   for (const auto& [backend, reason] : choice.skipped) {
     std::cout << fmt::format("skipping backend {}: {}\n", backend->name(), reason);
   }
