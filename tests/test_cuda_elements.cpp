@@ -4,8 +4,8 @@
 // differs from the spec, these tests fail without a GPU. What they cannot check is the
 // device itself (atomics, memory, launches): tests/test_cuda_backend.cpp does, on a GPU.
 //
-// Two emulations: `none` as the two winner passes (largest update index per target
-// wins), and the reductions in update order (the order the deterministic path's stable
+// Emulations: `none` as the two winner passes (largest update index per target wins;
+// per output row for scatter_nd and scatter_update, whose rows are then copied), and the reductions in update order (the order the deterministic path's stable
 // sort gives, and the one the reference uses). Both must match the reference bit for
 // bit (any NaN equals any NaN) on every bundled case and on fuzzed cases of every op,
 // reduction, dtype, rank, k, duplicate density and negative-index mix.
@@ -51,6 +51,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
   const auto* upd = c.updates.bytes();
   const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
   const auto r = cu::dev_reduction(c.attrs.reduction);
+  if (g.u == 0) return out;  // enqueue_scatter launches nothing
   auto at = [&](std::int64_t offset) { return o + offset * static_cast<std::int64_t>(sizeof(T)); };
   auto update = [&](std::int64_t i) { return load_as<T>(upd + i * static_cast<std::int64_t>(sizeof(T))); };
   auto target = [&](std::int64_t i) {
@@ -59,6 +60,25 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
     return t;
   };
 
+  if (r == cu::DevReduction::none && g.op != cu::DevOp::elements) {  // k_row_winners, then k_row_copy
+    const std::int64_t rows_n = g.n / g.slice;
+    const std::int64_t rows_u = g.u / g.slice;
+    std::vector<std::int64_t> winner(static_cast<std::size_t>(rows_n), -1);
+    std::vector<std::int64_t> row_target(static_cast<std::size_t>(rows_u));
+    for (std::int64_t m = 0; m < rows_u; ++m) {
+      const auto t = cu::row_target_of(g, idx, m);
+      EXPECT_TRUE(t >= 0 && t < rows_n) << "update row " << m << " maps to " << t << " of " << rows_n;
+      row_target[static_cast<std::size_t>(m)] = t;
+      auto& w = winner[static_cast<std::size_t>(t)];
+      w = std::max(w, m);
+    }
+    const auto row_bytes = g.slice * static_cast<std::int64_t>(sizeof(T));
+    for (std::int64_t m = 0; m < rows_u; ++m) {
+      const auto t = row_target[static_cast<std::size_t>(m)];
+      if (winner[static_cast<std::size_t>(t)] == m) std::memcpy(o + t * row_bytes, upd + m * row_bytes, row_bytes);
+    }
+    return out;
+  }
   if (r == cu::DevReduction::none) {  // k_winners, then k_write_winners
     std::vector<std::int64_t> winner(static_cast<std::size_t>(g.n), -1);
     for (std::int64_t i = 0; i < g.u; ++i) {

@@ -34,51 +34,51 @@ struct Geometry {
 /// An index as the case wrote it, made non-negative against `extent`.
 SCATTER_HD std::int64_t normalize(std::int64_t v, std::int64_t extent) { return v < 0 ? v + extent : v; }
 
+/// For the slice ops (scatter_nd, scatter_update): the output row (of g.slice
+/// elements) that update row `m` lands in, or -1 when an index is out of range.
+template <class IndexT>
+SCATTER_HD std::int64_t row_target_of(const Geometry& g, const IndexT* idx, std::int64_t m) {
+  if (g.op == DevOp::nd) {
+    // Row-major position of the tuple in data.shape[:k] (its offset divided by the slice).
+    std::int64_t row = 0;
+    for (int c = 0; c < g.k; ++c) {
+      const std::int64_t v = normalize(static_cast<std::int64_t>(idx[m * g.k + c]), g.dshape[c]);
+      if (v < 0 || v >= g.dshape[c]) return -1;
+      row = row * g.dshape[c] + v;
+    }
+    return row;
+  }
+  // scatter_update: update row m = (outer, i) goes to data row (outer, indices[i]).
+  const std::int64_t i = m % g.count;
+  const std::int64_t outer = m / g.count;
+  const std::int64_t v = static_cast<std::int64_t>(idx[i]);
+  if (v < 0 || v >= g.extent) return -1;
+  return outer * g.extent + v;
+}
+
 /// The output offset update element `u` targets, or -1 when an index is out of range
 /// (the device-side guard: the host checked already, the kernel still never writes).
 template <class IndexT>
 SCATTER_HD std::int64_t target_of(const Geometry& g, const IndexT* idx, std::int64_t u) {
-  switch (g.op) {
-    case DevOp::elements: {
-      // Peel u's row-major coordinates in the updates' shape from the last dim.
-      std::int64_t rest = u;
-      std::int64_t o = 0;
-      for (int d = g.rank - 1; d >= 0; --d) {
-        const std::int64_t c = rest % g.ushape[d];
-        rest /= g.ushape[d];
-        if (d == g.axis) {
-          const std::int64_t v = normalize(static_cast<std::int64_t>(idx[u]), g.extent);
-          if (v < 0 || v >= g.extent) return -1;
-          o += v * g.ostride[d];
-        } else {
-          o += c * g.ostride[d];
-        }
-      }
-      return o;
-    }
-    case DevOp::nd: {
-      const std::int64_t m = g.slice == 0 ? 0 : u / g.slice;
-      const std::int64_t j = g.slice == 0 ? 0 : u % g.slice;
-      std::int64_t o = 0;
-      for (int c = 0; c < g.k; ++c) {
-        const std::int64_t v = normalize(static_cast<std::int64_t>(idx[m * g.k + c]), g.dshape[c]);
-        if (v < 0 || v >= g.dshape[c]) return -1;
-        o += v * g.ostride[c];
-      }
-      return o + j;
-    }
-    case DevOp::update: {
-      const std::int64_t inner = g.slice;
-      const std::int64_t in = u % inner;
-      const std::int64_t rest = u / inner;
-      const std::int64_t i = rest % g.count;
-      const std::int64_t outer = rest / g.count;
-      const std::int64_t v = static_cast<std::int64_t>(idx[i]);
+  if (g.op != DevOp::elements) {
+    const std::int64_t row = row_target_of(g, idx, u / g.slice);  // u exists, so slice > 0
+    return row < 0 ? -1 : row * g.slice + u % g.slice;
+  }
+  // Peel u's row-major coordinates in the updates' shape from the last dim.
+  std::int64_t rest = u;
+  std::int64_t o = 0;
+  for (int d = g.rank - 1; d >= 0; --d) {
+    const std::int64_t c = rest % g.ushape[d];
+    rest /= g.ushape[d];
+    if (d == g.axis) {
+      const std::int64_t v = normalize(static_cast<std::int64_t>(idx[u]), g.extent);
       if (v < 0 || v >= g.extent) return -1;
-      return (outer * g.extent + v) * inner + in;
+      o += v * g.ostride[d];
+    } else {
+      o += c * g.ostride[d];
     }
   }
-  return -1;
+  return o;
 }
 
 /// Storage tags for the 16-bit floats and bool, so templates tell them apart.

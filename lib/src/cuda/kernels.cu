@@ -115,24 +115,56 @@ __device__ __forceinline__ std::int64_t thread_start() {
 }
 __device__ __forceinline__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
 
-template <class IndexT>
-__global__ void k_winners(Geometry g, const IndexT* idx, long long* winner, int* guard) {
+// `none`, pass 1: the largest update index per target wins (W: int when the update
+// count fits, else long long; -1 is "no update").
+template <class IndexT, class W>
+__global__ void k_winners(Geometry g, const IndexT* idx, W* winner, int* guard) {
   for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
     const auto o = target_of(g, idx, i);
     if (o < 0 || o >= g.n) {
       atomicExch(guard, 1);
       continue;
     }
-    atomicMax(&winner[o], static_cast<long long>(i));
+    atomicMax(&winner[o], static_cast<W>(i));
   }
 }
 
-// Only the winners read their update: with heavy duplicates most updates are skipped.
-template <class T, class IndexT>
-__global__ void k_write_winners(Geometry g, const IndexT* idx, const long long* winner, const T* upd, T* out) {
+// Pass 2: only the winners read their update, so heavy duplicates cost no bandwidth.
+template <class T, class IndexT, class W>
+__global__ void k_write_winners(Geometry g, const IndexT* idx, const W* winner, const T* upd, T* out) {
   for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
     const auto o = target_of(g, idx, i);
-    if (o >= 0 && o < g.n && winner[o] == i) out[o] = upd[i];
+    if (o >= 0 && o < g.n && winner[o] == static_cast<W>(i)) out[o] = upd[i];
+  }
+}
+
+// The slice ops' `none`, pass 1: one thread per update row finds its output row,
+// keeps it for pass 2 and bids for it.
+template <class IndexT, class W>
+__global__ void k_row_winners(Geometry g, std::int64_t rows_n, std::int64_t rows_u, const IndexT* idx, W* winner,
+                              long long* row_target, int* guard) {
+  for (std::int64_t m = thread_start(); m < rows_u; m += grid_stride()) {
+    auto t = row_target_of(g, idx, m);
+    if (t < 0 || t >= rows_n) {
+      atomicExch(guard, 1);
+      t = -1;
+    } else {
+      atomicMax(&winner[t], static_cast<W>(m));
+    }
+    row_target[m] = t;
+  }
+}
+
+// Pass 2: the winning rows are copied in `Chunk`s (16 bytes when the row's bytes
+// allow: the buffers are 256-byte aligned and rows start at multiples of the row
+// size), consecutive threads on consecutive chunks of a row.
+template <class Chunk, class W>
+__global__ void k_row_copy(std::int64_t chunks_per_row, std::int64_t chunks, const W* winner,
+                           const long long* row_target, const Chunk* upd, Chunk* out) {
+  for (std::int64_t c = thread_start(); c < chunks; c += grid_stride()) {
+    const std::int64_t m = c / chunks_per_row;
+    const long long t = row_target[m];
+    if (t >= 0 && winner[t] == static_cast<W>(m)) out[t * chunks_per_row + c % chunks_per_row] = upd[c];
   }
 }
 
@@ -203,7 +235,8 @@ int blocks_for(std::int64_t items, int sm_count) {
 }
 
 struct Scratch {
-  long long* winner = nullptr;
+  void* winner = nullptr;       // int or long long per target (element, or row for the slice ops)
+  long long* row_target = nullptr;
   unsigned int* count = nullptr;
   long long* keys[2] = {nullptr, nullptr};
   long long* vals[2] = {nullptr, nullptr};
@@ -225,17 +258,30 @@ int key_bits(std::int64_t n) {
   return bits;
 }
 
+// The slice ops' `none` works on rows of g.slice elements.
+bool by_rows(const Launch& l) { return l.reduction == DevReduction::none && l.geometry.op != DevOp::elements; }
+
+// Winners are ints when every bidder's index fits.
+bool narrow_winners(std::int64_t bidders) { return bidders <= INT32_MAX; }
+std::size_t winner_size(std::int64_t bidders) { return narrow_winners(bidders) ? sizeof(int) : sizeof(long long); }
+
 // Lays out the scratch parts; with base == nullptr it only measures.
 Scratch layout(const Launch& l, void* base) {
   Scratch s;
   const auto& g = l.geometry;
+  if (g.u == 0) return s;  // nothing runs (and a slice may be empty: no division by it)
   auto take = [&](std::size_t bytes) {
     void* p = base ? static_cast<char*>(base) + s.total : nullptr;
     s.total += align256(bytes);
     return p;
   };
   if (l.reduction == DevReduction::none) {
-    s.winner = static_cast<long long*>(take(static_cast<std::size_t>(g.n) * sizeof(long long)));
+    if (by_rows(l)) {
+      s.winner = take(static_cast<std::size_t>(g.n / g.slice) * winner_size(g.u / g.slice));
+      s.row_target = static_cast<long long*>(take(static_cast<std::size_t>(g.u / g.slice) * sizeof(long long)));
+    } else {
+      s.winner = take(static_cast<std::size_t>(g.n) * winner_size(g.u));
+    }
   } else if (uses_sort(l)) {
     for (int i = 0; i < 2; ++i) {
       s.keys[i] = static_cast<long long*>(take(static_cast<std::size_t>(g.u) * sizeof(long long)));
@@ -250,6 +296,51 @@ Scratch layout(const Launch& l, void* base) {
   return s;
 }
 
+template <class Chunk, class W>
+void copy_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, cudaStream_t stream) {
+  const auto& g = l.geometry;
+  const auto chunks_per_row = static_cast<std::int64_t>(row_bytes / sizeof(Chunk));
+  const std::int64_t chunks = (g.u / g.slice) * chunks_per_row;
+  k_row_copy<Chunk, W><<<blocks_for(chunks, l.sm_count), kThreads, 0, stream>>>(
+      chunks_per_row, chunks, static_cast<const W*>(s.winner), s.row_target, static_cast<const Chunk*>(b.updates),
+      static_cast<Chunk*>(b.out));
+}
+
+template <class W>
+void copy_rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, cudaStream_t stream) {
+  if (row_bytes % 16 == 0) return copy_rows<uint4, W>(l, b, s, row_bytes, stream);
+  if (row_bytes % 8 == 0) return copy_rows<uint2, W>(l, b, s, row_bytes, stream);
+  if (row_bytes % 4 == 0) return copy_rows<unsigned int, W>(l, b, s, row_bytes, stream);
+  if (row_bytes % 2 == 0) return copy_rows<unsigned short, W>(l, b, s, row_bytes, stream);
+  copy_rows<unsigned char, W>(l, b, s, row_bytes, stream);
+}
+
+// The slice ops' `none`: row winners, then a vectorized copy of the winning rows. The
+// copy moves bytes, so it does not depend on the dtype, only on the row's size.
+template <class IndexT>
+cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes,
+                     cudaStream_t stream) {
+  const auto& g = l.geometry;
+  const std::int64_t rows_n = g.n / g.slice;
+  const std::int64_t rows_u = g.u / g.slice;
+  const auto* idx = static_cast<const IndexT*>(b.indices);
+  const std::size_t row_bytes = static_cast<std::size_t>(g.slice) * element_bytes;
+  if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(rows_n) * winner_size(rows_u), stream)) {
+    return e;
+  }
+  const int blocks = blocks_for(rows_u, l.sm_count);
+  if (narrow_winners(rows_u)) {
+    k_row_winners<IndexT, int><<<blocks, kThreads, 0, stream>>>(g, rows_n, rows_u, idx, static_cast<int*>(s.winner),
+                                                                s.row_target, b.guard);
+    copy_rows_widest<int>(l, b, s, row_bytes, stream);
+  } else {
+    k_row_winners<IndexT, long long><<<blocks, kThreads, 0, stream>>>(
+        g, rows_n, rows_u, idx, static_cast<long long*>(s.winner), s.row_target, b.guard);
+    copy_rows_widest<long long>(l, b, s, row_bytes, stream);
+  }
+  return cudaGetLastError();
+}
+
 template <class T, class IndexT>
 cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   const auto& g = l.geometry;
@@ -259,9 +350,17 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   const Scratch s = layout(l, b.scratch);
   const int blocks = blocks_for(g.u, l.sm_count);
   if (l.reduction == DevReduction::none) {
-    if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * sizeof(long long), stream)) return e;
-    k_winners<IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, s.winner, b.guard);
-    k_write_winners<T, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, s.winner, upd, out);
+    if (by_rows(l)) return run_rows<IndexT>(l, b, s, sizeof(T), stream);
+    if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * winner_size(g.u), stream)) return e;
+    if (narrow_winners(g.u)) {
+      auto* w = static_cast<int*>(s.winner);
+      k_winners<IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
+      k_write_winners<T, IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
+    } else {
+      auto* w = static_cast<long long*>(s.winner);
+      k_winners<IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
+      k_write_winners<T, IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
+    }
     return cudaGetLastError();
   }
   if (!l.use_init_val) k_identity<T, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, out, l.reduction);
