@@ -125,15 +125,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
-// Evicts the caches: a write larger than any last-level cache (as scatterctl bench does).
-void flush_caches() {
-  static constexpr std::size_t kBytes = 256u << 20;
-  static std::unique_ptr<char[]> buffer(new char[kBytes]);
-  static char value = 0;
-  std::memset(buffer.get(), ++value, kBytes);
-  benchmark::ClobberMemory();
-}
-
 // One materialized case at a time: benchmarks run in registration order, and each
 // item's backends are registered one after another, so one slot is enough and the
 // large suite never holds more than one case in memory.
@@ -203,12 +194,13 @@ int main(int argc, char** argv) {
     return 5;
   }
 
-  const double copy_bandwidth = host_copy_bandwidth();
+  const double copy_bandwidth = backends.front()->copy_bandwidth();
   benchmark::AddCustomContext("device", backends.front()->device());
   benchmark::AddCustomContext("copy_bandwidth_gbps", std::to_string(copy_bandwidth / 1e9));
   benchmark::AddCustomContext("mode", settings.mode);
   benchmark::AddCustomContext("size", settings.size);
   benchmark::AddCustomContext("cache", settings.hot ? "hot" : "cold");
+  for (const auto& [key, value] : backends.front()->properties()) benchmark::AddCustomContext(key, value);
 
   static std::vector<BenchItem> items = builtin_suite(mode, size);
   const bool cold = !settings.hot;
@@ -219,14 +211,16 @@ int main(int argc, char** argv) {
     for (Backend* backend : backends) {
       const std::string name = items[i].name + "@" + std::string(backend->name());
       auto* bench = benchmark::RegisterBenchmark(name.c_str(),
-                                   [i, backend, cold, copy_bandwidth](benchmark::State& state) {
+                                   [i, backend, cold](benchmark::State& state) {
                                      const BenchItem& item = items[i];
                                      Slot& slot = slot_for(item, i);
                                      if (!slot.c) {
                                        state.SkipWithError(slot.error.c_str());
                                        return;
                                      }
-                                     const RunFlags flags{item.in_place, item.deterministic};
+                                     // Cold: the backend evicts its caches just before its timed region.
+                                     const RunFlags flags{item.in_place, item.deterministic, cold};
+                                     const double copy_bandwidth = backend->copy_bandwidth();
                                      try {
                                        backend->run(*slot.c, flags);  // warm-up: first touch, lazy init
                                      } catch (const Error& e) {
@@ -235,11 +229,6 @@ int main(int argc, char** argv) {
                                      }
                                      double seconds = 0.0;
                                      for (auto _ : state) {
-                                       if (cold) {
-                                         state.PauseTiming();
-                                         flush_caches();
-                                         state.ResumeTiming();
-                                       }
                                        try {
                                          const double took = backend->run(*slot.c, flags).seconds;
                                          state.SetIterationTime(took);

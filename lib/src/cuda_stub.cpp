@@ -1,6 +1,8 @@
 // Built instead of lib/src/cuda/ when there is no CUDA backend in this build: the
 // backend exists, says why it cannot run, and never fails a run that did not ask for it.
 
+#include <string>
+
 #include "scatter/backend.hpp"
 #include "scatter/error.hpp"
 
@@ -12,7 +14,9 @@ class UnavailableCuda final : public Backend {
   std::string_view name() const override { return "cuda"; }
   Availability availability() const override { return {false, SCATTER_CUDA_STUB_REASON}; }
   std::string device() const override { return "none"; }
-  BackendOutput run(const Case&, const RunFlags&) override { throw Error(ErrorCode::backend, "", SCATTER_CUDA_STUB_REASON); }
+  BackendOutput run(const Case&, const RunFlags&) override { 
+    throw Error(ErrorCode::backend, "", std::string("unavailable: ") + SCATTER_CUDA_STUB_REASON);
+  }
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "scatter/case.hpp"
@@ -23,6 +24,7 @@ struct Availability {
 struct RunFlags {
   bool in_place = false;
   bool deterministic = false;
+  bool flush_caches = false;  ///< evict the device's caches just before the timed region (cold benchmarks)
 };
 
 struct BackendOutput {
@@ -40,6 +42,11 @@ class Backend {
   /// Runs a validated case. Throws Error for failures of the backend itself.
   virtual BackendOutput run(const Case& c, const RunFlags& flags) = 0;
   BackendOutput run(const Case& c) { return run(c, RunFlags{}); }
+  /// The device's own copy bandwidth, bytes/s with reads and writes counted: the
+  /// benchmarks' 100% line. Measured once, on first call; 0 when unknown.
+  virtual double copy_bandwidth() { return 0.0; }
+  /// Facts a benchmark report records: driver and runtime versions, clocks, caches.
+  virtual std::vector<std::pair<std::string, std::string>> properties() const { return {}; }
 };
 
 std::unique_ptr<Backend> make_ref_backend();

@@ -63,8 +63,6 @@ struct Timing {
 /// Times `once` (which returns the seconds of one sample) until stable or out of time.
 Timing measure(const std::function<double()>& once, const BenchOptions& options, const std::function<void()>& before);
 
-/// Device-to-device copy bandwidth of the host (read + write counted), bytes/s.
-double host_copy_bandwidth();
 
 struct BenchRow {
   std::string name;
@@ -88,7 +86,8 @@ struct BenchContext {
   std::string version;
   std::string git_commit;
   std::string build_type;
-  double copy_bandwidth = 0.0;  ///< host copy, bytes/s
+  double copy_bandwidth = 0.0;  ///< the first backend's copy bandwidth, bytes/s
+  std::vector<std::pair<std::string, std::string>> properties;  ///< the first backend's device facts
   std::string mode;
   std::string size;
 };

@@ -28,14 +28,6 @@ double quantile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
-// Evicts the caches: writing a buffer larger than any last-level cache.
-void flush_caches() {
-  static constexpr std::size_t kBytes = 256u << 20;
-  static std::unique_ptr<char[]> buffer(new char[kBytes]);
-  static char value = 0;
-  std::memset(buffer.get(), ++value, kBytes);
-}
-
 }  // namespace
 
 Timing measure(const std::function<double()>& once, const BenchOptions& options, const std::function<void()>& before) {
@@ -61,22 +53,6 @@ Timing measure(const std::function<double()>& once, const BenchOptions& options,
   var /= static_cast<double>(std::max<std::size_t>(t.samples.size() - 1, 1));
   t.cv = mean > 0 ? std::sqrt(var) / mean : 0.0;
   return t;
-}
-
-double host_copy_bandwidth() {
-  static constexpr std::size_t kBytes = 256u << 20;
-  std::unique_ptr<char[]> src(new char[kBytes]);
-  std::unique_ptr<char[]> dst(new char[kBytes]);
-  std::memset(src.get(), 1, kBytes);
-  std::memset(dst.get(), 2, kBytes);
-  double best = 1e30;
-  for (int i = 0; i < 5; ++i) {
-    const auto start = Clock::now();
-    std::memcpy(dst.get(), src.get(), kBytes);
-    const std::chrono::duration<double> took = Clock::now() - start;
-    best = std::min(best, took.count());
-  }
-  return 2.0 * kBytes / best;  // read + write
 }
 
 ByteModel byte_model(const Case& c, bool in_place) {
@@ -111,11 +87,15 @@ ByteModel byte_model(const Case& c, bool in_place) {
 BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
                       const BenchOptions& options, const std::function<void(const std::string&)>& progress) {
   BenchReport report;
-  report.context.copy_bandwidth = host_copy_bandwidth();
   report.context.version = std::string(kVersion);
   report.context.git_commit = std::string(kGitCommit);
   report.context.build_type = std::string(kBuildType);
-  if (!backends.empty()) report.context.device = backends.front()->device();
+  if (!backends.empty()) {
+    // The first backend's device names the report; its copy bandwidth is the 100% line.
+    report.context.device = backends.front()->device();
+    report.context.copy_bandwidth = backends.front()->copy_bandwidth();
+    report.context.properties = backends.front()->properties();
+  }
   for (const auto& item : items) {
     if (progress) progress(item.name);
     std::optional<Case> c;
@@ -132,17 +112,17 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
       row.backend = std::string(backend->name());
       row.in_place = item.in_place;
       row.cold = options.cold;
-      row.copy_bandwidth = report.context.copy_bandwidth;
+      row.copy_bandwidth = backend->copy_bandwidth();
       if (!c) {
         row.error = invalid;
         report.rows.push_back(std::move(row));
         continue;
       }
       row.bytes = byte_model(*c, item.in_place);
-      const RunFlags flags{item.in_place, item.deterministic};
+      // Cold: the backend evicts its caches after its setup, just before the timed region.
+      const RunFlags flags{item.in_place, item.deterministic, options.cold};
       try {
-        row.timing = measure([&] { return backend->run(*c, flags).seconds; }, options,
-                             options.cold ? std::function<void()>(flush_caches) : std::function<void()>());
+        row.timing = measure([&] { return backend->run(*c, flags).seconds; }, options, {});
       } catch (const Error& e) {
         row.error = e.message();
       }

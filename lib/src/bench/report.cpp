@@ -30,6 +30,7 @@ std::string bench_json(const BenchReport& report) {
                     {"mode", c.mode},
                     {"size", c.size},
                     {"schema_version", 1}};
+  for (const auto& [key, value] : c.properties) doc["context"][key] = value;
   auto benchmarks = nlohmann::ordered_json::array();
   for (const auto& r : report.rows) {
     nlohmann::ordered_json b;
