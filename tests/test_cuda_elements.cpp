@@ -44,7 +44,7 @@ void store_as(std::byte* p, T v) {
 }
 
 // The kernels' work, one thread after another in update order.
-template <class T, class IndexT>
+template <class T, class IndexT, class Off>
 Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
   Tensor out = c.data.clone();
   auto* o = out.bytes();
@@ -55,7 +55,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
   auto at = [&](std::int64_t offset) { return o + offset * static_cast<std::int64_t>(sizeof(T)); };
   auto update = [&](std::int64_t i) { return load_as<T>(upd + i * static_cast<std::int64_t>(sizeof(T))); };
   auto target = [&](std::int64_t i) {
-    const auto t = cu::target_of(g, idx, i);
+    const std::int64_t t = cu::target_of<Off>(g, idx, static_cast<Off>(i));
     EXPECT_TRUE(t >= 0 && t < g.n) << "update " << i << " maps to " << t << " of " << g.n;
     return t;
   };
@@ -66,7 +66,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
     std::vector<std::int64_t> winner(static_cast<std::size_t>(rows_n), -1);
     std::vector<std::int64_t> row_target(static_cast<std::size_t>(rows_u));
     for (std::int64_t m = 0; m < rows_u; ++m) {
-      const auto t = cu::row_target_of(g, idx, m);
+      const std::int64_t t = cu::row_target_of<Off>(g, idx, static_cast<Off>(m));
       EXPECT_TRUE(t >= 0 && t < rows_n) << "update row " << m << " maps to " << t << " of " << rows_n;
       row_target[static_cast<std::size_t>(m)] = t;
       auto& w = winner[static_cast<std::size_t>(t)];
@@ -113,36 +113,43 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
   return out;
 }
 
-template <class T>
-Tensor emulate_index(const Case& c, const cu::Geometry& g) {
-  return c.indices.dtype() == DType::int64 ? emulate_typed<T, std::int64_t>(c, g) : emulate_typed<T, std::int32_t>(c, g);
+template <class T, class IndexT>
+Tensor emulate_offsets(const Case& c, const cu::Geometry& g, bool off32) {
+  return off32 ? emulate_typed<T, IndexT, int>(c, g) : emulate_typed<T, IndexT, std::int64_t>(c, g);
 }
 
-Tensor emulate(const Case& c) {
+template <class T>
+Tensor emulate_index(const Case& c, const cu::Geometry& g, bool off32) {
+  return c.indices.dtype() == DType::int64 ? emulate_offsets<T, std::int64_t>(c, g, off32)
+                                           : emulate_offsets<T, std::int32_t>(c, g, off32);
+}
+
+// off32: the kernels' 32-bit offset path (taken when offsets_fit_32), else 64-bit.
+Tensor emulate(const Case& c, bool off32) {
   std::string why;
   const auto g = cu::make_geometry(c, why);
   if (!g) throw std::runtime_error("no geometry: " + why);
   switch (cu::dev_type(c.data.dtype())) {
     case cu::DevType::f64:
-      return emulate_index<double>(c, *g);
+      return emulate_index<double>(c, *g, off32);
     case cu::DevType::f32:
-      return emulate_index<float>(c, *g);
+      return emulate_index<float>(c, *g, off32);
     case cu::DevType::f16:
-      return emulate_index<cu::Half>(c, *g);
+      return emulate_index<cu::Half>(c, *g, off32);
     case cu::DevType::bf16:
-      return emulate_index<cu::BF16>(c, *g);
+      return emulate_index<cu::BF16>(c, *g, off32);
     case cu::DevType::i64:
-      return emulate_index<std::int64_t>(c, *g);
+      return emulate_index<std::int64_t>(c, *g, off32);
     case cu::DevType::i32:
-      return emulate_index<std::int32_t>(c, *g);
+      return emulate_index<std::int32_t>(c, *g, off32);
     case cu::DevType::i16:
-      return emulate_index<std::int16_t>(c, *g);
+      return emulate_index<std::int16_t>(c, *g, off32);
     case cu::DevType::i8:
-      return emulate_index<std::int8_t>(c, *g);
+      return emulate_index<std::int8_t>(c, *g, off32);
     case cu::DevType::u8:
-      return emulate_index<std::uint8_t>(c, *g);
+      return emulate_index<std::uint8_t>(c, *g, off32);
     case cu::DevType::b8:
-      return emulate_index<cu::Bool8>(c, *g);
+      return emulate_index<cu::Bool8>(c, *g, off32);
   }
   throw std::runtime_error("unknown dtype");
 }
@@ -163,9 +170,11 @@ TEST(CudaElements, EveryBundledCaseMatchesTheReferenceBitForBit) {
     } catch (const scatter::Error&) {
       continue;  // rejected at materialization (index, values): never reaches a backend
     }
-    const auto got = emulate(c);
     const auto want = scatter::reference_scatter(c);
-    EXPECT_EQ(scatter::fuzz_verdict(c, got, want, kExact), "") << entry.file << ": " << entry.name;
+    for (const bool off32 : {true, false}) {
+      EXPECT_EQ(scatter::fuzz_verdict(c, emulate(c, off32), want, kExact), "")
+          << entry.file << ": " << entry.name << (off32 ? " (32-bit offsets)" : " (64-bit offsets)");
+    }
     ++checked;
   }
   EXPECT_GT(checked, 250);  // the bundled suite, not an empty directory
@@ -182,9 +191,9 @@ TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
     ASSERT_TRUE(loaded.cases.front().decl) << loaded.cases.front().error->message() << "\n" << text;
     const auto c = scatter::materialize(*loaded.cases.front().decl);
     ++by_op[static_cast<int>(c.attrs.op)];
-    const auto got = emulate(c);
     const auto want = scatter::reference_scatter(c);
-    ASSERT_EQ(scatter::fuzz_verdict(c, got, want, kExact), "") << text;
+    ASSERT_EQ(scatter::fuzz_verdict(c, emulate(c, true), want, kExact), "") << text;
+    ASSERT_EQ(scatter::fuzz_verdict(c, emulate(c, false), want, kExact), "") << text;
   }
   for (int n : by_op) EXPECT_GT(n, 400);
 }
@@ -217,6 +226,18 @@ TEST(CudaElements, SubtractionIsAdditionOfTheNegation) {
       EXPECT_EQ(cu::combine(cu::DevReduction::sub, a, b), via_add);
     }
   }
+}
+
+TEST(CudaElements, The32BitPathIsTakenOnlyWhenOffsetsFit) {
+  cu::Geometry g;
+  g.n = 1000;
+  g.u = 1000;
+  EXPECT_TRUE(cu::offsets_fit_32(g));
+  g.n = std::int64_t{1} << 31;
+  EXPECT_FALSE(cu::offsets_fit_32(g));
+  g.n = 10;
+  g.u = (std::int64_t{1} << 31) - 100;  // the grid stride past u would overflow int
+  EXPECT_FALSE(cu::offsets_fit_32(g));
 }
 
 TEST(CudaElements, ByteLanesTouchOnlyTheirByte) {

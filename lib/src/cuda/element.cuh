@@ -36,49 +36,61 @@ SCATTER_HD std::int64_t normalize(std::int64_t v, std::int64_t extent) { return 
 
 /// For the slice ops (scatter_nd, scatter_update): the output row (of g.slice
 /// elements) that update row `m` lands in, or -1 when an index is out of range.
-template <class IndexT>
-SCATTER_HD std::int64_t row_target_of(const Geometry& g, const IndexT* idx, std::int64_t m) {
+/// Off is the offset arithmetic: int when every offset of the case fits (the fast
+/// path: 32-bit division), std::int64_t otherwise. Indices are checked in 64 bits.
+template <class Off = std::int64_t, class IndexT>
+SCATTER_HD Off row_target_of(const Geometry& g, const IndexT* idx, Off m) {
   if (g.op == DevOp::nd) {
     // Row-major position of the tuple in data.shape[:k] (its offset divided by the slice).
-    std::int64_t row = 0;
+    Off row = 0;
     for (int c = 0; c < g.k; ++c) {
       const std::int64_t v = normalize(static_cast<std::int64_t>(idx[m * g.k + c]), g.dshape[c]);
       if (v < 0 || v >= g.dshape[c]) return -1;
-      row = row * g.dshape[c] + v;
+      row = row * static_cast<Off>(g.dshape[c]) + static_cast<Off>(v);
     }
     return row;
   }
   // scatter_update: update row m = (outer, i) goes to data row (outer, indices[i]).
-  const std::int64_t i = m % g.count;
-  const std::int64_t outer = m / g.count;
+  const Off count = static_cast<Off>(g.count);
+  const Off i = m % count;
+  const Off outer = m / count;
   const std::int64_t v = static_cast<std::int64_t>(idx[i]);
   if (v < 0 || v >= g.extent) return -1;
-  return outer * g.extent + v;
+  return outer * static_cast<Off>(g.extent) + static_cast<Off>(v);
 }
 
 /// The output offset update element `u` targets, or -1 when an index is out of range
 /// (the device-side guard: the host checked already, the kernel still never writes).
-template <class IndexT>
-SCATTER_HD std::int64_t target_of(const Geometry& g, const IndexT* idx, std::int64_t u) {
+template <class Off = std::int64_t, class IndexT>
+SCATTER_HD Off target_of(const Geometry& g, const IndexT* idx, Off u) {
   if (g.op != DevOp::elements) {
-    const std::int64_t row = row_target_of(g, idx, u / g.slice);  // u exists, so slice > 0
-    return row < 0 ? -1 : row * g.slice + u % g.slice;
+    const Off slice = static_cast<Off>(g.slice);  // u exists, so slice > 0
+    const Off row = row_target_of<Off>(g, idx, u / slice);
+    return row < 0 ? Off{-1} : row * slice + u % slice;
   }
   // Peel u's row-major coordinates in the updates' shape from the last dim.
-  std::int64_t rest = u;
-  std::int64_t o = 0;
+  Off rest = u;
+  Off o = 0;
   for (int d = g.rank - 1; d >= 0; --d) {
-    const std::int64_t c = rest % g.ushape[d];
-    rest /= g.ushape[d];
+    const Off extent = static_cast<Off>(g.ushape[d]);
+    const Off c = rest % extent;
+    rest /= extent;
     if (d == g.axis) {
       const std::int64_t v = normalize(static_cast<std::int64_t>(idx[u]), g.extent);
       if (v < 0 || v >= g.extent) return -1;
-      o += v * g.ostride[d];
+      o += static_cast<Off>(v) * static_cast<Off>(g.ostride[d]);
     } else {
-      o += c * g.ostride[d];
+      o += c * static_cast<Off>(g.ostride[d]);
     }
   }
   return o;
+}
+
+/// Whether a case's offsets (elements, updates, and a grid's stride past them) fit
+/// the 32-bit path.
+SCATTER_HD bool offsets_fit_32(const Geometry& g) {
+  constexpr std::int64_t kLimit = 2147483647LL - (std::int64_t{1} << 24);  // room for a grid stride
+  return g.n <= kLimit && g.u <= kLimit;
 }
 
 /// Storage tags for the 16-bit floats and bool, so templates tell them apart.

@@ -110,18 +110,22 @@ __device__ void atomic_combine(T* p, T v, DevReduction r) {
   cas_combine(p, v, r);
 }
 
-__device__ __forceinline__ std::int64_t thread_start() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+template <class Off = std::int64_t>
+__device__ __forceinline__ Off thread_start() {
+  return static_cast<Off>(blockIdx.x) * static_cast<Off>(blockDim.x) + static_cast<Off>(threadIdx.x);
 }
-__device__ __forceinline__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+template <class Off = std::int64_t>
+__device__ __forceinline__ Off grid_stride() { return static_cast<Off>(gridDim.x) * static_cast<Off>(blockDim.x); }
 
 // `none`, pass 1: the largest update index per target wins (W: int when the update
 // count fits, else long long; -1 is "no update").
-template <class IndexT, class W>
+template <class Off, class IndexT, class W>
 __global__ void k_winners(Geometry g, const IndexT* idx, W* winner, int* guard) {
-  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
-    const auto o = target_of(g, idx, i);
-    if (o < 0 || o >= g.n) {
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
+    const Off o = target_of<Off>(g, idx, i);
+    if (o < 0 || o >= n) {
       atomicExch(guard, 1);
       continue;
     }
@@ -130,21 +134,23 @@ __global__ void k_winners(Geometry g, const IndexT* idx, W* winner, int* guard) 
 }
 
 // Pass 2: only the winners read their update, so heavy duplicates cost no bandwidth.
-template <class T, class IndexT, class W>
+template <class T, class Off, class IndexT, class W>
 __global__ void k_write_winners(Geometry g, const IndexT* idx, const W* winner, const T* upd, T* out) {
-  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
-    const auto o = target_of(g, idx, i);
-    if (o >= 0 && o < g.n && winner[o] == static_cast<W>(i)) out[o] = upd[i];
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
+    const Off o = target_of<Off>(g, idx, i);
+    if (o >= 0 && o < n && winner[o] == static_cast<W>(i)) out[o] = upd[i];
   }
 }
 
 // The slice ops' `none`, pass 1: one thread per update row finds its output row,
 // keeps it for pass 2 and bids for it.
-template <class IndexT, class W>
-__global__ void k_row_winners(Geometry g, std::int64_t rows_n, std::int64_t rows_u, const IndexT* idx, W* winner,
-                              long long* row_target, int* guard) {
-  for (std::int64_t m = thread_start(); m < rows_u; m += grid_stride()) {
-    auto t = row_target_of(g, idx, m);
+template <class Off, class IndexT, class W>
+__global__ void k_row_winners(Geometry g, Off rows_n, Off rows_u, const IndexT* idx, W* winner, long long* row_target,
+                              int* guard) {
+  for (Off m = thread_start<Off>(); m < rows_u; m += grid_stride<Off>()) {
+    Off t = row_target_of<Off>(g, idx, m);
     if (t < 0 || t >= rows_n) {
       atomicExch(guard, 1);
       t = -1;
@@ -158,30 +164,34 @@ __global__ void k_row_winners(Geometry g, std::int64_t rows_n, std::int64_t rows
 // Pass 2: the winning rows are copied in `Chunk`s (16 bytes when the row's bytes
 // allow: the buffers are 256-byte aligned and rows start at multiples of the row
 // size), consecutive threads on consecutive chunks of a row.
-template <class Chunk, class W>
-__global__ void k_row_copy(std::int64_t chunks_per_row, std::int64_t chunks, const W* winner,
-                           const long long* row_target, const Chunk* upd, Chunk* out) {
-  for (std::int64_t c = thread_start(); c < chunks; c += grid_stride()) {
-    const std::int64_t m = c / chunks_per_row;
-    const long long t = row_target[m];
+template <class Off, class Chunk, class W>
+__global__ void k_row_copy(Off chunks_per_row, Off chunks, const W* winner, const long long* row_target,
+                           const Chunk* upd, Chunk* out) {
+  for (Off c = thread_start<Off>(); c < chunks; c += grid_stride<Off>()) {
+    const Off m = c / chunks_per_row;
+    const Off t = static_cast<Off>(row_target[m]);
     if (t >= 0 && winner[t] == static_cast<W>(m)) out[t * chunks_per_row + c % chunks_per_row] = upd[c];
   }
 }
 
-template <class T, class IndexT>
+template <class T, class Off, class IndexT>
 __global__ void k_identity(Geometry g, const IndexT* idx, T* out, DevReduction r) {
-  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
-    const auto o = target_of(g, idx, i);
-    if (o >= 0 && o < g.n) out[o] = identity<T>(r);
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
+    const Off o = target_of<Off>(g, idx, i);
+    if (o >= 0 && o < n) out[o] = identity<T>(r);
   }
 }
 
-template <class T, class IndexT>
+template <class T, class Off, class IndexT>
 __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, DevReduction r,
                          int* guard) {
-  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
-    const auto o = target_of(g, idx, i);
-    if (o < 0 || o >= g.n) {
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
+    const Off o = target_of<Off>(g, idx, i);
+    if (o < 0 || o >= n) {
       atomicExch(guard, 1);
       continue;
     }
@@ -296,28 +306,28 @@ Scratch layout(const Launch& l, void* base) {
   return s;
 }
 
-template <class Chunk, class W>
+template <class Off, class Chunk, class W>
 void copy_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, cudaStream_t stream) {
   const auto& g = l.geometry;
   const auto chunks_per_row = static_cast<std::int64_t>(row_bytes / sizeof(Chunk));
-  const std::int64_t chunks = (g.u / g.slice) * chunks_per_row;
-  k_row_copy<Chunk, W><<<blocks_for(chunks, l.sm_count), kThreads, 0, stream>>>(
-      chunks_per_row, chunks, static_cast<const W*>(s.winner), s.row_target, static_cast<const Chunk*>(b.updates),
+  const std::int64_t chunks = (g.u / g.slice) * chunks_per_row;  // <= u bytes / chunk: fits Off as u does
+  k_row_copy<Off, Chunk, W><<<blocks_for(chunks, l.sm_count), kThreads, 0, stream>>>(
+      static_cast<Off>(chunks_per_row), static_cast<Off>(chunks), static_cast<const W*>(s.winner), s.row_target, static_cast<const Chunk*>(b.updates),
       static_cast<Chunk*>(b.out));
 }
 
-template <class W>
+template <class Off, class W>
 void copy_rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, cudaStream_t stream) {
-  if (row_bytes % 16 == 0) return copy_rows<uint4, W>(l, b, s, row_bytes, stream);
-  if (row_bytes % 8 == 0) return copy_rows<uint2, W>(l, b, s, row_bytes, stream);
-  if (row_bytes % 4 == 0) return copy_rows<unsigned int, W>(l, b, s, row_bytes, stream);
-  if (row_bytes % 2 == 0) return copy_rows<unsigned short, W>(l, b, s, row_bytes, stream);
-  copy_rows<unsigned char, W>(l, b, s, row_bytes, stream);
+  if (row_bytes % 16 == 0) return copy_rows<Off, uint4, W>(l, b, s, row_bytes, stream);
+  if (row_bytes % 8 == 0) return copy_rows<Off, uint2, W>(l, b, s, row_bytes, stream);
+  if (row_bytes % 4 == 0) return copy_rows<Off, unsigned int, W>(l, b, s, row_bytes, stream);
+  if (row_bytes % 2 == 0) return copy_rows<Off, unsigned short, W>(l, b, s, row_bytes, stream);
+  copy_rows<Off, unsigned char, W>(l, b, s, row_bytes, stream);
 }
 
 // The slice ops' `none`: row winners, then a vectorized copy of the winning rows. The
 // copy moves bytes, so it does not depend on the dtype, only on the row's size.
-template <class IndexT>
+template <class Off, class IndexT>
 cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes,
                      cudaStream_t stream) {
   const auto& g = l.geometry;
@@ -330,18 +340,19 @@ cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::s
   }
   const int blocks = blocks_for(rows_u, l.sm_count);
   if (narrow_winners(rows_u)) {
-    k_row_winners<IndexT, int><<<blocks, kThreads, 0, stream>>>(g, rows_n, rows_u, idx, static_cast<int*>(s.winner),
-                                                                s.row_target, b.guard);
-    copy_rows_widest<int>(l, b, s, row_bytes, stream);
+    k_row_winners<Off, IndexT, int><<<blocks, kThreads, 0, stream>>>(
+        g, static_cast<Off>(rows_n), static_cast<Off>(rows_u), idx, static_cast<int*>(s.winner), s.row_target, b.guard);
+    copy_rows_widest<Off, int>(l, b, s, row_bytes, stream);
   } else {
-    k_row_winners<IndexT, long long><<<blocks, kThreads, 0, stream>>>(
-        g, rows_n, rows_u, idx, static_cast<long long*>(s.winner), s.row_target, b.guard);
-    copy_rows_widest<long long>(l, b, s, row_bytes, stream);
+    k_row_winners<Off, IndexT, long long><<<blocks, kThreads, 0, stream>>>(
+        g, static_cast<Off>(rows_n), static_cast<Off>(rows_u), idx, static_cast<long long*>(s.winner), s.row_target,
+        b.guard);
+    copy_rows_widest<Off, long long>(l, b, s, row_bytes, stream);
   }
   return cudaGetLastError();
 }
 
-template <class T, class IndexT>
+template <class T, class IndexT, class Off>
 cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   const auto& g = l.geometry;
   auto* out = static_cast<T*>(b.out);
@@ -350,20 +361,20 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   const Scratch s = layout(l, b.scratch);
   const int blocks = blocks_for(g.u, l.sm_count);
   if (l.reduction == DevReduction::none) {
-    if (by_rows(l)) return run_rows<IndexT>(l, b, s, sizeof(T), stream);
+    if (by_rows(l)) return run_rows<Off, IndexT>(l, b, s, sizeof(T), stream);
     if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * winner_size(g.u), stream)) return e;
     if (narrow_winners(g.u)) {
       auto* w = static_cast<int*>(s.winner);
-      k_winners<IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
-      k_write_winners<T, IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
+      k_winners<Off, IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
+      k_write_winners<T, Off, IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
     } else {
       auto* w = static_cast<long long*>(s.winner);
-      k_winners<IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
-      k_write_winners<T, IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
+      k_winners<Off, IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
+      k_write_winners<T, Off, IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
     }
     return cudaGetLastError();
   }
-  if (!l.use_init_val) k_identity<T, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, out, l.reduction);
+  if (!l.use_init_val) k_identity<T, Off, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, out, l.reduction);
   const int init = l.use_init_val ? 1 : 0;
   if (uses_sort(l)) {
     k_keys<IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, s.keys[0], s.vals[0], b.guard);
@@ -378,7 +389,7 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   if (l.reduction == DevReduction::mean) {
     if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), stream)) return e;
   }
-  k_reduce<T, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction, b.guard);
+  k_reduce<T, Off, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction, b.guard);
   if (l.reduction == DevReduction::mean) {
     if constexpr (!__is_same(T, Bool8)) {
       k_mean<T><<<blocks_for(g.n, l.sm_count), kThreads, 0, stream>>>(g.n, out, s.count, init);
@@ -387,9 +398,16 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// 32-bit offsets when every offset fits (the common case), 64-bit otherwise.
+template <class T, class IndexT>
+cudaError_t run_offsets(const Launch& l, const Buffers& b, cudaStream_t stream) {
+  return offsets_fit_32(l.geometry) ? run_typed<T, IndexT, int>(l, b, stream)
+                                    : run_typed<T, IndexT, long long>(l, b, stream);
+}
+
 template <class T>
 cudaError_t run_index(const Launch& l, const Buffers& b, cudaStream_t stream) {
-  return l.index64 ? run_typed<T, std::int64_t>(l, b, stream) : run_typed<T, std::int32_t>(l, b, stream);
+  return l.index64 ? run_offsets<T, std::int64_t>(l, b, stream) : run_offsets<T, std::int32_t>(l, b, stream);
 }
 
 }  // namespace
