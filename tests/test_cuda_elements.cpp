@@ -240,6 +240,30 @@ TEST(CudaElements, The32BitPathIsTakenOnlyWhenOffsetsFit) {
   EXPECT_FALSE(cu::offsets_fit_32(g));
 }
 
+// The host's choice of warp aggregation for reductions, from the first targets.
+TEST(CudaElements, WarpAggregationIsChosenForDuplicateTargetsInWarps) {
+  auto choice = [](const std::string& indices, const std::string& shape, int axis) {
+    scatter::LoadOptions options;
+    options.max_bytes = scatter::default_max_bytes();
+    const auto text = R"({"name": "a", "op": "scatter_elements", "reduction": "add", "axis": )" + std::to_string(axis) +
+                      R"(, "inputs": {"data": {"dtype": "float32", "shape": [64, 64], "generate": {"kind": "fill", "value": 0}},
+      "indices": {"dtype": "int64", "shape": )" + shape + R"(, )" + indices + R"(},
+      "updates": {"dtype": "float32", "shape": )" + shape + R"(, "generate": {"kind": "fill", "value": 1}}}})";
+    const auto loaded = scatter::load_text(text, "a.json", options);
+    EXPECT_TRUE(loaded.cases.front().decl) << text;
+    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    std::string why;
+    const auto g = cu::make_geometry(c, why);
+    return cu::warp_duplicates_likely(*g, c.indices.data<std::int64_t>());
+  };
+  // Along the last axis, every update of a row into column 0: 32 duplicates per warp.
+  EXPECT_TRUE(choice(R"("generate": {"kind": "fill", "value": 0})", "[64, 64]", 1));
+  // A permutation of each row: all distinct.
+  EXPECT_FALSE(choice(R"("generate": {"kind": "indices", "unique": true})", "[64, 64]", 1));
+  // Along axis 0 every update goes to row 0, but a warp's 32 updates hit 32 columns.
+  EXPECT_FALSE(choice(R"("generate": {"kind": "fill", "value": 0})", "[64, 64]", 0));
+}
+
 TEST(CudaElements, ByteLanesTouchOnlyTheirByte) {
   const std::uint32_t word = 0x11223344u;
   EXPECT_EQ(cu::with_lane(word, 0, 0xAA), 0x112233AAu);

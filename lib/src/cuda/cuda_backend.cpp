@@ -133,6 +133,10 @@ class CudaBackend final : public Backend {
     launch.reduction = dev_reduction(c.attrs.reduction);
     launch.use_init_val = c.attrs.use_init_val;
     launch.deterministic = flags.deterministic;
+    if (launch.reduction != DevReduction::none) {
+      launch.aggregate = launch.index64 ? warp_duplicates_likely(*geometry, c.indices.data<std::int64_t>())
+                                        : warp_duplicates_likely(*geometry, c.indices.data<std::int32_t>());
+    }
     launch.sm_count = sm_count_;
     if (launch.deterministic && geometry->u > INT32_MAX) {
       throw Error(ErrorCode::backend, "", "--deterministic sorts at most 2^31 - 1 updates");

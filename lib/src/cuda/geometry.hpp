@@ -2,6 +2,8 @@
 // A case's shapes as the kernels take them (by value), and the device types. Plain
 // C++: the CPU tests build the same geometry and run the element bodies on the host.
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -85,6 +87,23 @@ inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
       break;
   }
   return g;
+}
+
+/// Whether warps of consecutive updates are likely to share targets, from the first
+/// 1024 updates' targets (host indices): fewer than 3/4 distinct per window of 32. Then
+/// the reductions combine a warp's duplicates before the atomic (k_reduce's kAggregate).
+template <class IndexT>
+bool warp_duplicates_likely(const Geometry& g, const IndexT* idx) {
+  const std::int64_t sample = std::min<std::int64_t>(g.u, 1024);
+  std::int64_t distinct = 0;
+  for (std::int64_t w = 0; w < sample; w += 32) {
+    std::int64_t t[32];
+    int k = 0;
+    for (std::int64_t i = w; i < std::min<std::int64_t>(sample, w + 32); ++i) t[k++] = target_of(g, idx, i);
+    std::sort(t, t + k);
+    distinct += std::unique(t, t + k) - t;
+  }
+  return sample >= 2 && distinct * 4 < sample * 3;
 }
 
 }  // namespace scatter::cuda

@@ -16,6 +16,7 @@ struct Launch {
   DevReduction reduction = DevReduction::none;
   bool use_init_val = true;
   bool deterministic = false;
+  bool aggregate = false;  ///< combine a warp's duplicates before the atomic (see warp_duplicates_likely)
   int sm_count = 1;
 };
 
