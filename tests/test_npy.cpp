@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "scatter/load.hpp"
+
 #include "test_util.hpp"
 
 namespace scatter {
@@ -281,6 +283,21 @@ TEST(NpyErrors, ShapeMismatch) {
 TEST(NpyErrors, MissingFile) {
   EXPECT_REJECTED(data_from_file("float32", "[3]", fixture("no_such_file.npy")), ErrorCode::io,
                   "inputs.data.file: cannot open '" + fixture("no_such_file.npy") + "': No such file or directory");
+}
+
+// Opening a FIFO blocks until a writer comes: the loader must refuse it unopened.
+TEST(NpyErrors, FifoIsNotOpened) {
+  const auto fifo = fs::temp_directory_path() / ("scatter_npy_fifo_" + std::to_string(::getpid()) + ".npy");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_REJECTED(data_from_file("float32", "[3]", fifo.string()), ErrorCode::io,
+                  "inputs.data.file: cannot read '" + fifo.string() + "': not a regular file (a FIFO, socket or device)");
+  fs::remove(fifo);
+}
+
+TEST(NpyErrors, Directory) {
+  EXPECT_REJECTED(data_from_file("float32", "[3]", kNpyDir), ErrorCode::io,
+                  "inputs.data.file: cannot read '" + kNpyDir + "': it is a directory");
 }
 
 }  // namespace

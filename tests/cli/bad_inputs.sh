@@ -168,6 +168,17 @@ ctl validate "$walk/sub/up"  # a linked directory named on the command line is w
 ctl validate "$TMP/does_not_exist.json"
 check_output "does_not_exist.json" validate io "no such file or directory" "does_not_exist.json"
 
+# A `file` source naming a FIFO (absolute: the file is linked elsewhere to run beside
+# the good case): opening it would block forever.
+fifo_case="$TMP/fifo_source"
+mkdir "$fifo_case"
+mkfifo "$fifo_case/data.npy"
+printf '%s\n' '{"name": "fifo_source", "op": "scatter_elements",
+ "inputs": {"data": {"dtype": "int32", "shape": [3], "file": "'"$fifo_case/data.npy"'"},
+            "indices": {"dtype": "int64", "shape": [1], "values": [1]},
+            "updates": {"dtype": "int32", "shape": [1], "values": [9]}}}' >"$fifo_case/io-npy-fifo.json"
+expect_bad "$fifo_case/io-npy-fifo.json" io "inputs.data.file: cannot read"
+
 if [ "$(id -u)" -eq 0 ]; then
   echo "skipped: the unreadable-file check (running as root, chmod 000 does not stop reads)"
 else

@@ -117,6 +117,17 @@ Shape parse_dims(const std::string& dims, const std::string& path) {
 namespace detail {
 
 Tensor read_npy(const std::string& path, DType dtype, const Shape& shape) {
+  // Before opening: opening a FIFO blocks until something writes to it, and a device
+  // (/dev/zero) never ends. A missing file falls through to the open below.
+  std::error_code status_ec;
+  const auto status = std::filesystem::status(path, status_ec);
+  if (std::filesystem::is_directory(status)) {
+    throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': it is a directory", path));
+  }
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw Error(ErrorCode::io, "file",
+                fmt::format("cannot read '{}': not a regular file (a FIFO, socket or device)", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCode::io, "file", fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
   std::error_code ec;
