@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -393,6 +395,23 @@ TEST(ValidateTooLarge, GeneratedTensorOverMaxBytes) {
             "the case needs 12.0 MiB of host memory (inputs, expected and outputs) but --max-bytes is 1.0 MiB");
 }
 
+TEST(ValidateTooLarge, IndicesGeneratorScratchCounts) {
+  // The tensors need 24576 bytes: data 1024 float32 three times (12288), indices 1024
+  // int64 (8192), updates 1024 float32 (4096). Drawing 1024 unique indices needs more
+  // than that again (the draws, the Fisher-Yates state): a limit that the tensors
+  // alone fit must not let the generator allocate past it.
+  const auto json = make_case(
+      R"("op": "scatter_elements")", R"({"dtype": "float32", "shape": [1024], "generate": {"kind": "fill", "value": 0}})",
+      R"({"dtype": "int64", "shape": [1024], "generate": {"kind": "indices", "unique": true}})",
+      R"({"dtype": "float32", "shape": [1024], "generate": {"kind": "fill", "value": 1}})");
+  const auto error = rejection(json, 24576);
+  ASSERT_TRUE(error.has_value()) << "the generator's scratch memory was not counted";
+  EXPECT_EQ(error->code(), ErrorCode::too_large);
+  EXPECT_NE(error->message().find("to generate indices) but --max-bytes is 24576 bytes"), std::string::npos)
+      << error->message();
+  EXPECT_FALSE(rejection(json, 1 << 20).has_value());
+}
+
 TEST(ValidateTooLarge, ElementCountOverflowsInt64) {
   // 2^32 * 2^32 elements: the product does not fit in int64.
   const auto data = R"({"dtype": "float32", "shape": [4294967296, 4294967296], "generate": {"kind": "fill", "value": 0}})";
@@ -441,6 +460,33 @@ TEST(ValidateIo, MissingPathGivenToLoadPaths) {
   EXPECT_EQ(result.file_errors[0].file(), "/nonexistent_scatterctl_dir/cases.json");
   EXPECT_EQ(result.file_errors[0].message(), "no such file or directory");
   EXPECT_TRUE(result.cases.empty());
+}
+
+TEST(ValidateTooLarge, FileWhoseParseCouldPassMaxBytesIsNotRead) {
+  // 64 MiB + 3 bytes: "{}" and spaces. Parsed JSON can take 32 times its text, so
+  // under --max-bytes 1 GiB (room for 32 MiB of text) the file is refused unread; under
+  // 4 GiB it is read, and its one case lacks a name.
+  const auto path = fs::temp_directory_path() / ("scatter_big_file_" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "{}" << std::string((64u << 20) + 1, ' ');
+  }
+  scatter::LoadOptions options;
+  options.max_bytes = 1ULL << 30;
+  const auto refused = scatter::load_paths({path.string()}, options);
+  ASSERT_EQ(refused.file_errors.size(), 1u);
+  EXPECT_EQ(refused.file_errors[0].code(), ErrorCode::too_large);
+  EXPECT_EQ(refused.file_errors[0].file(), path.string());
+  EXPECT_EQ(refused.file_errors[0].message(),
+            "the file has 64.0 MiB; parsing it may need 32 times that, more than --max-bytes = 1.00 GiB");
+  EXPECT_TRUE(refused.cases.empty());
+  options.max_bytes = 4ULL << 30;
+  const auto read = scatter::load_paths({path.string()}, options);
+  EXPECT_TRUE(read.file_errors.empty());
+  ASSERT_EQ(read.cases.size(), 1u);
+  ASSERT_TRUE(read.cases[0].error.has_value());
+  EXPECT_EQ(read.cases[0].error->message(), "missing key 'name'");
+  fs::remove(path);
 }
 
 // ---- json

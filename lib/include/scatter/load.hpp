@@ -42,7 +42,8 @@ LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& 
 /// Loads one JSON text as if it were the file `file` (for tests and tools).
 LoadResult load_text(const std::string& text, const std::string& file, const LoadOptions& options);
 
-/// Bytes the case needs on the host to run: its inputs, expected, and two outputs.
+/// Bytes the case needs on the host to run: its inputs, expected, two outputs, and the
+/// scratch space of the `indices` generator.
 std::uint64_t case_bytes(const CaseDecl& decl);
 
 /// Builds the tensors and checks every index. Throws Error (values, io, dtype,

@@ -30,6 +30,10 @@ std::shared_ptr<const Tensor> parse_values(const nlohmann::json& values, DType d
 Tensor run_generator(const Generator& gen, DType dtype, const Shape& shape, const CaseDecl& decl,
                      const std::string& field);
 
+/// Host memory the `indices` generator needs besides its output, for n index elements
+/// (0 for the other generators, which write straight into the output).
+std::uint64_t indices_scratch_bytes(const Generator& gen, std::int64_t n);
+
 /// Reads a .npy file and checks it holds dtype and shape.
 Tensor read_npy(const std::string& path, DType dtype, const Shape& shape);
 

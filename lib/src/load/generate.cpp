@@ -208,24 +208,19 @@ void need_unique(std::int64_t n, std::int64_t m, const std::string& field, const
   }
 }
 
-// The extent each index element draws from (data.shape[axis], or data.shape[j] for
-// component j of a scatter_nd tuple).
-std::vector<std::int64_t> extents(const CaseDecl& d, const Shape& shape) {
-  const auto n = numel(shape);
-  std::vector<std::int64_t> s(static_cast<std::size_t>(n));
-  const auto k = shape.empty() ? 1 : shape.back();
-  for (std::int64_t i = 0; i < n; ++i) {
-    s[i] = d.attrs.op == Op::scatter_nd ? d.data.shape[i % k] : d.data.shape[d.attrs.axis];
-  }
-  return s;
-}
-
 void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::string& field) {
   const auto& shape = out.shape();
   const auto n = out.numel();
-  const auto s = extents(d, shape);
+  // The extent index element i draws from: data.shape[axis], or data.shape[j] for
+  // component j of a scatter_nd tuple. Computed, not stored: scratch memory per index
+  // element is what indices_scratch_bytes promises.
+  const auto k = shape.empty() ? 1 : shape.back();
+  const auto s = [&](std::int64_t i) {
+    return d.attrs.op == Op::scatter_nd ? d.data.shape[static_cast<std::size_t>(i % k)]
+                                        : d.data.shape[static_cast<std::size_t>(d.attrs.axis)];
+  };
   for (std::int64_t i = 0; i < n; ++i) {
-    if (s[i] == 0) {
+    if (s(i) == 0) {
       throw Error(ErrorCode::values, field, fmt::format("no valid index exists: the indexed extent of data is 0 (data.shape {})",
                                                         format_shape(d.data.shape)));
     }
@@ -233,7 +228,7 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
   std::vector<std::int64_t> v(static_cast<std::size_t>(n));
   SplitMix64 rng(g.seed);
   if (!g.unique) {
-    for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s[i]));
+    for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s(i)));
   } else if (d.attrs.op == Op::scatter_elements) {
     const auto axis = static_cast<std::size_t>(d.attrs.axis);
     const auto m = shape[axis];
@@ -267,14 +262,14 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
     need_unique(extent, n, field, fmt::format("along data.shape[{}] = {}", d.attrs.axis, extent));
     std::vector<std::int64_t> drawn;
     partial_fisher_yates(extent, n, rng, drawn);
-    v = drawn;
+    v = std::move(drawn);
   }
   if (g.negative > 0.0) {
     if (d.attrs.op == Op::scatter_update) {
       throw Error(ErrorCode::values, field + ".negative", "scatter_update takes no negative indices");
     }
     for (std::int64_t i = 0; i < n; ++i) {
-      if (unit(rng.next()) < g.negative) v[i] -= s[i];
+      if (unit(rng.next()) < g.negative) v[i] -= s(i);
     }
   }
   for (std::int64_t i = 0; i < n; ++i) {
@@ -288,6 +283,20 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
 }
 
 }  // namespace
+
+std::uint64_t indices_scratch_bytes(const Generator& gen, std::int64_t n) {
+  if (gen.kind != Generator::Kind::indices || n <= 0) return 0;
+  const auto count = static_cast<std::uint64_t>(n);
+  // The draws (8 bytes each); with `unique`, the partial Fisher-Yates result (8 each)
+  // and either its dense array (8 x at most 4m + 1024) or its sparse map (at most 2m
+  // nodes of about 40 bytes). Saturating, like case_bytes.
+  const std::uint64_t per_element = gen.unique ? 8 + 8 + 80 : 8;
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, per_element, &bytes) || __builtin_add_overflow(bytes, 8192u, &bytes)) {
+    return UINT64_MAX;
+  }
+  return bytes;
+}
 
 Tensor run_generator(const Generator& gen, DType dtype, const Shape& shape, const CaseDecl& decl,
                      const std::string& field) {

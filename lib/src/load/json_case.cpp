@@ -267,9 +267,12 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
 
   const auto need = case_bytes(d);
   if (need > options.max_bytes) {
+    const auto* gen = std::get_if<Generator>(&d.indices.source);
+    const auto scratch = gen ? detail::indices_scratch_bytes(*gen, numel(d.indices.shape)) : 0;
     throw Error(ErrorCode::too_large, "",
-                fmt::format("the case needs {} of host memory (inputs, expected and outputs) but --max-bytes is {}",
-                            human_bytes(need), human_bytes(options.max_bytes)));
+                fmt::format("the case needs {} of host memory (inputs, expected and outputs{}) but --max-bytes is {}",
+                            human_bytes(need), scratch ? fmt::format(", plus {} to generate indices", human_bytes(scratch)) : "",
+                            human_bytes(options.max_bytes)));
   }
   auto literal = [](PendingTensor& p, TensorDecl& decl, const std::string& field) {
     if (!p.values) return;
@@ -346,7 +349,25 @@ void load_json(const json& doc, const std::string& file, const LoadOptions& opti
   }
 }
 
+// Parsed JSON takes far more memory than its text: every value is a 16-byte node, and
+// each array, object or string a heap block of its own ("[[],[],..." takes about 20
+// bytes per 3 bytes of text). A file whose parse could pass --max-bytes is refused
+// unread; files up to 64 MiB are always read, so that a small --max-bytes still judges
+// the cases in them.
+constexpr std::uint64_t kParseBytesPerTextByte = 32;
+constexpr std::uint64_t kAlwaysReadBytes = 64ULL << 20;
+
 void load_file(const std::string& file, const LoadOptions& options, LoadResult& out) {
+  std::error_code size_ec;
+  const auto size = fs::file_size(file, size_ec);  // fails for a FIFO: read it, as <(...) must be
+  if (!size_ec && size > kAlwaysReadBytes && size > options.max_bytes / kParseBytesPerTextByte) {
+    out.file_errors.push_back(
+        Error(ErrorCode::too_large, "",
+              fmt::format("the file has {}; parsing it may need {} times that, more than --max-bytes = {}",
+                          human_bytes(size), kParseBytesPerTextByte, human_bytes(options.max_bytes)))
+            .at(file, ""));
+    return;
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     out.file_errors.push_back(Error(ErrorCode::io, "", fmt::format("cannot read: {}", std::strerror(errno))).at(file, ""));

@@ -179,6 +179,11 @@ std::uint64_t case_bytes(const CaseDecl& d) {
   add(d.indices, 1);
   add(d.updates, 1);
   if (d.expected) add(*d.expected, 1);
+  if (const auto* gen = std::get_if<Generator>(&d.indices.source)) {
+    if (__builtin_add_overflow(total, detail::indices_scratch_bytes(*gen, numel(d.indices.shape)), &total)) {
+      total = UINT64_MAX;
+    }
+  }
   return total;
 }
 
