@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the case loader for SECONDS (default 60): tests/fuzz/fuzz_load.cpp under
 # libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer, seeded with every
-# case file of cases/, built with clang in build-fuzz/. Any crash, leak, timeout or
-# out-of-memory input is copied to tests/bad_inputs/fuzz-regressions/ (where
+# case file of cases/ and tests/bad_inputs/, built with clang in build-fuzz/. Any crash,
+# leak, timeout or out-of-memory input is copied to tests/bad_inputs/fuzz-regressions/ (where
 # tests/cli/bad_inputs.sh replays it from then on) and fails the script.
 # Exit 77: no clang with libFuzzer could be found or installed (the caller may skip).
 # Usage: scripts/fuzz.sh [SECONDS]
@@ -50,7 +50,11 @@ while IFS= read -r f; do
   rel=${f#cases/}
   cp "$f" "$work/seeds/${rel//\//__}"
 done < <(find cases -name '*.json' | sort)
-find cases -name '*.npy' -exec cp {} "$work/npy/" \;
+# The bad-input corpus too: the error paths, from files that already reach them.
+for f in tests/bad_inputs/*.json tests/bad_inputs/fuzz-regressions/*; do
+  if [ -f "$f" ]; then cp "$f" "$work/seeds/bad__${f##*/}"; fi
+done
+find cases tests/bad_inputs/npy -name '*.npy' -exec cp {} "$work/npy/" \;
 echo "fuzz: $(ls "$work/seeds" | wc -l) seeds, $seconds s"
 
 cd "$work"
@@ -60,7 +64,7 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-prin
   -max_total_time="$seconds" -artifact_prefix="$work/artifacts/" -print_final_stats=1 2>"$work/log"
 rc=$?
 set -e
-grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|Done [0-9]+ runs)' "$work/log" || true
+grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb|Done [0-9]+ runs)' "$work/log" || true
 found=$(ls "$work/artifacts")
 if [ -n "$found" ] || [ "$rc" -ne 0 ]; then
   mkdir -p "$repo/tests/bad_inputs/fuzz-regressions"

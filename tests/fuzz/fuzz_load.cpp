@@ -3,7 +3,8 @@
 // reference, and compared (with its expected output, or with itself). A crash, a
 // sanitizer report, a hang or an exception other than scatter::Error is a bug.
 // Relative `file` sources resolve against the working directory (scripts/fuzz.sh runs
-// in cases/, so the seeds' .npy files are read too).
+// where npy/ holds the .npy files of cases/ and tests/bad_inputs/, so the seeds' files
+// are read too).
 
 #include <cstddef>
 #include <cstdint>
