@@ -8,8 +8,9 @@
 #   scripts/bench_gpu.sh
 #   SIZE=medium FILTER='nd/*' scripts/bench_gpu.sh   # a quicker subset
 #
-# The 100% line of the summary and charts is the device-to-device copy measured by
-# peers_gpu.py (scatterctl bench's own context line is a host copy).
+# The 100% line of the summary and charts is the device-to-device copy: scatterctl bench
+# measures it on the cuda backend (copy_bandwidth_gbps in its context) and peers_gpu.py
+# measures it again beside the peers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -73,9 +73,18 @@ struct BenchRow {
   Timing timing;
   ByteModel bytes;
   double copy_bandwidth = 0.0;  ///< bytes/s of the 100% line
+  double sector_bandwidth = 0.0;  ///< bytes/s of random 32-byte-sector writes (element scatter's ceiling)
   std::string error;            ///< when the backend failed or the case was invalid
   double gbps() const { return timing.median > 0 ? bytes.total() / timing.median / 1e9 : 0.0; }
   double percent_of_copy() const { return copy_bandwidth > 0 ? 100.0 * gbps() * 1e9 / copy_bandwidth : 0.0; }
+  /// The model's written sectors per second against the random-sector ceiling: how close
+  /// an element scatter's writes run to the fastest random writes (PERF.md target 2).
+  /// Slice rows write sectors in sequence and may exceed 100%.
+  double percent_of_sector_ceiling() const {
+    return sector_bandwidth > 0 && timing.median > 0
+               ? 100.0 * static_cast<double>(bytes.writes) / timing.median / sector_bandwidth
+               : 0.0;
+  }
   double floor_seconds() const { return copy_bandwidth > 0 ? bytes.total() / copy_bandwidth : 0.0; }
 };
 
@@ -87,6 +96,7 @@ struct BenchContext {
   std::string git_commit;
   std::string build_type;
   double copy_bandwidth = 0.0;  ///< the first backend's copy bandwidth, bytes/s
+  double sector_bandwidth = 0.0;  ///< the first backend's random-sector write bandwidth, bytes/s
   std::vector<std::pair<std::string, std::string>> properties;  ///< the first backend's device facts
   std::string mode;
   std::string size;

@@ -94,6 +94,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
     // The first backend's device names the report; its copy bandwidth is the 100% line.
     report.context.device = backends.front()->device();
     report.context.copy_bandwidth = backends.front()->copy_bandwidth();
+    report.context.sector_bandwidth = backends.front()->sector_write_bandwidth();
     report.context.properties = backends.front()->properties();
   }
   for (const auto& item : items) {
@@ -113,6 +114,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
       row.in_place = item.in_place;
       row.cold = options.cold;
       row.copy_bandwidth = backend->copy_bandwidth();
+      row.sector_bandwidth = backend->sector_write_bandwidth();
       if (!c) {
         row.error = invalid;
         report.rows.push_back(std::move(row));

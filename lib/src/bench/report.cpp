@@ -25,6 +25,7 @@ std::string bench_json(const BenchReport& report) {
                     {"library_build_type", c.build_type},
                     {"device", c.device},
                     {"copy_bandwidth_gbps", c.copy_bandwidth / 1e9},
+                    {"sector_write_gbps", c.sector_bandwidth / 1e9},
                     {"scatterctl_version", c.version},
                     {"git_commit", c.git_commit},
                     {"mode", c.mode},
@@ -56,6 +57,7 @@ std::string bench_json(const BenchReport& report) {
     b["bytes_copy"] = r.bytes.copy;
     b["gb_per_s"] = r.gbps();
     b["percent_of_copy"] = r.percent_of_copy();
+    b["percent_of_sector_ceiling"] = r.percent_of_sector_ceiling();
     b["floor_us"] = r.floor_seconds() * 1e6;
     b["spread"] = r.timing.spread;
     b["cv"] = r.timing.cv;

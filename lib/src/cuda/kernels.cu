@@ -443,6 +443,25 @@ cudaError_t run_index(const Launch& l, const Buffers& b, cudaStream_t stream) {
 
 std::size_t scratch_bytes(const Launch& launch) { return layout(launch, nullptr).total; }
 
+namespace {
+__global__ void k_sector_writes(unsigned int* buffer, unsigned long long sectors, long long stores) {
+  for (long long i = thread_start(); i < stores; i += grid_stride()) {
+    unsigned long long x = static_cast<unsigned long long>(i) * 0x9E3779B97F4A7C15ull;  // a scrambled i
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    buffer[(x % sectors) * 8] = static_cast<unsigned int>(i);
+  }
+}
+}  // namespace
+
+cudaError_t enqueue_sector_writes(void* buffer, std::size_t bytes, std::int64_t stores, int sm_count,
+                                  cudaStream_t stream) {
+  k_sector_writes<<<blocks_for(stores, sm_count), kThreads, 0, stream>>>(static_cast<unsigned int*>(buffer), bytes / 32,
+                                                                         stores);
+  return cudaGetLastError();
+}
+
 cudaError_t enqueue_scatter(const Launch& l, const Buffers& b, cudaStream_t stream) {
   if (l.geometry.u == 0) return cudaSuccess;  // nothing to scatter: the output is data
   switch (l.type) {

@@ -36,4 +36,9 @@ std::size_t scratch_bytes(const Launch& launch);
 /// copies (the geometry travels by value). Returns the first CUDA error.
 cudaError_t enqueue_scatter(const Launch& launch, const Buffers& buffers, cudaStream_t stream);
 
+/// Times `stores` 4-byte stores to random 32-byte sectors of `buffer` (`bytes` long) on
+/// `stream` between the two events (the sector-write ceiling of element scatter).
+cudaError_t enqueue_sector_writes(void* buffer, std::size_t bytes, std::int64_t stores, int sm_count,
+                                  cudaStream_t stream);
+
 }  // namespace scatter::cuda
