@@ -2,7 +2,8 @@
 # Malformed inputs must never break a run: every file of tests/bad_inputs/ (listed with
 # its error code and message in tests/bad_inputs/expected.tsv), and the ones too big or
 # too odd to commit (made here: deep nesting, 50 MB strings, link loops, a directory
-# named x.json, a FIFO, an unreadable file), must give exit 3 on `validate` and on
+# named x.json, a FIFO as a case file and as a .npy source, an unreadable file and
+# directory, checked as nobody when run as root), must give exit 3 on `validate` and on
 # `run`, with one line naming the file, the code and the field; and a good case beside
 # the bad file must still run and pass. A crash, a hang (60 s) or a flood of output fails.
 # tests/bad_inputs/fuzz-regressions/* (inputs that once crashed the fuzzer) must load
@@ -24,8 +25,9 @@ fail() {
 }
 # ctl ARGS...: runs scatterctl with a time limit; sets rc. The checks below are bash
 # builtins: some 300 runs must stay within a few seconds.
+RUN_AS=()  # a command prefix that drops root, for the unreadable-file checks
 ctl() {
-  timeout 60 "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+  timeout 60 "${RUN_AS[@]}" "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
   rc=$?
 }
 # small_output: stdout and stderr together stay under 100 kB (no input echoed back whole).
@@ -179,14 +181,31 @@ printf '%s\n' '{"name": "fifo_source", "op": "scatter_elements",
             "updates": {"dtype": "int32", "shape": [1], "values": [9]}}}' >"$fifo_case/io-npy-fifo.json"
 expect_bad "$fifo_case/io-npy-fifo.json" io "inputs.data.file: cannot read"
 
+# Unreadable: a file, and a directory whose cases must not vanish from the walk
+# unreported. Root reads anything: as root these run as nobody (setpriv), or are
+# skipped with a message where that is impossible.
 if [ "$(id -u)" -eq 0 ]; then
-  echo "skipped: the unreadable-file check (running as root, chmod 000 does not stop reads)"
+  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  chmod 711 "$TMP"
+  chmod -R a+rX "$BESIDE"
+  if "${nobody[@]}" test -x "$BIN" 2>/dev/null; then RUN_AS=("${nobody[@]}"); fi
+fi
+if [ "$(id -u)" -eq 0 ] && [ ${#RUN_AS[@]} -eq 0 ]; then
+  echo "skipped: the unreadable-file checks (running as root, chmod 000 does not stop reads, and setpriv cannot drop to nobody)"
 else
   locked="$TMP/locked"
-  mkdir "$locked"
+  mkdir -m 755 "$locked" "$locked/sub"
   printf '%s\n' "$GOOD" >"$locked/io-unreadable.json"
   chmod 000 "$locked/io-unreadable.json"
   expect_bad "$locked/io-unreadable.json" io "Permission denied"
+  printf '%s\n' "${GOOD/good_neighbour/hidden_case}" >"$locked/sub/hidden_case.json"
+  chmod 000 "$locked/sub"
+  ctl validate "$locked"
+  checked=$((checked + 1))
+  [ "$rc" -eq 3 ] || fail "unreadable directory: exit $rc, want 3"
+  has_line "[io]" "$locked/sub" "cannot list: Permission denied" || fail "unreadable directory: no [io] line naming it"
+  has_line "[io]" "io-unreadable.json" "Permission denied" || fail "unreadable directory: no [io] line for the unreadable file beside it"
+  RUN_AS=()
 fi
 
 # 4. Inputs the fuzzer once crashed on: any verdict, but no crash and no hang.

@@ -421,6 +421,28 @@ std::optional<std::string> too_deep(const std::string& text) {
   return std::nullopt;
 }
 
+// Every *.json below `root` into `files`. A directory that cannot be listed (no
+// permission) is an io error of its own, never a silent gap, and the walk goes on.
+// Symlinked directories are not followed, so a link loop cannot trap the walk.
+template <class OnError>
+void walk(const std::string& root, std::vector<std::string>& files, OnError&& io_error) {
+  std::vector<fs::path> pending{root};
+  while (!pending.empty()) {
+    const auto dir = std::move(pending.back());
+    pending.pop_back();
+    std::error_code ec;
+    std::vector<fs::path> subdirs;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      std::error_code type_ec;
+      if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) subdirs.push_back(it->path());
+      if (it->path().extension() == ".json") files.push_back(it->path().string());
+    }
+    if (ec) io_error(dir.string(), fmt::format("cannot list: {}", ec.message()));
+    std::sort(subdirs.rbegin(), subdirs.rend());  // popped in sorted order: errors come out stable
+    for (auto& d : subdirs) pending.push_back(std::move(d));
+  }
+}
+
 }  // namespace
 
 std::uint64_t default_max_bytes() {
@@ -472,12 +494,7 @@ LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& 
       continue;
     }
     std::vector<std::string> files;
-    // Symlinked directories are not followed, so a link loop cannot trap the walk.
-    for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->path().extension() == ".json") files.push_back(it->path().string());
-    }
-    if (ec) io_error(path, fmt::format("cannot list: {}", ec.message()));
+    walk(path, files, io_error);
     std::sort(files.begin(), files.end());
     // What a walk finds must be a regular file: a directory named x.json is a mistake,
     // a link loop cannot be opened, and a FIFO or a link to /dev/zero would never end.
