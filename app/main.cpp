@@ -165,7 +165,6 @@ int cmd_run(const Options& o) {
     if (!o.markdown.empty()) reporters.push_back(make_markdown_reporter(o.markdown, context));
   }
   auto reporter = make_tee_reporter(std::move(reporters));
-  install_signal_handlers();
   return run_cases(loaded, options, choice, *reporter).exit_code;
 }
 
@@ -286,11 +285,8 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}'", path));
-}
+// Bench and compare reports, like run's, are whole or absent (temporary file, rename).
+void write_text(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
 int cmd_bench(const Options& o) {
   const auto all = make_all_backends();
@@ -329,7 +325,6 @@ int cmd_bench(const Options& o) {
   BenchOptions options;
   options.cold = !o.hot;
   options.max_seconds = o.max_seconds > 0 ? o.max_seconds : size == BenchSize::small ? 0.25 : 2.0;
-  install_signal_handlers();
   const bool tty = isatty(STDERR_FILENO) != 0;
   int done = 0;
   auto report = run_bench(items, choice.run, options, [&](const std::string& name) {
@@ -390,7 +385,6 @@ int cmd_fuzz(const Options& o) {
   for (auto* b : choice.run) names.emplace_back(b->name());
   std::cout << fmt::format("fuzz: {} cases, seed {}, backends {}{}{}\n", o.iterations, o.seed, fmt::join(names, ","),
                            o.deterministic ? ", deterministic" : "", o.in_place ? ", in place" : "");
-  install_signal_handlers();
   const auto summary = run_fuzz(options, choice.run, [](const std::string& line) { std::cout << line << std::endl; });
   std::cout << fmt::format("fuzz: {} cases, {} runs, {} failures{}{}\n", summary.cases, summary.runs,
                            summary.failures, summary.failures ? " (case files under " + options.out_dir + ")" : "",
@@ -421,6 +415,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(scatter::kVersion));
   app.require_subcommand(1);
   Options o;
+  // From the start, so that Ctrl-C or SIGTERM while loading also ends in a clean exit 130.
+  install_signal_handlers();
 
   auto* run = app.add_subcommand("run", "run cases on backends, compare, report");
   run->add_option("paths", o.paths, "case files or directories (default: the bundled cases/)");
@@ -512,15 +508,21 @@ int main(int argc, char** argv) {
   }
   try {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
-    if (run->parsed()) return cmd_run(o);
-    if (explain_cmd->parsed()) return cmd_explain(o);
-    if (dump->parsed()) return cmd_dump(o);
-    if (bench->parsed()) return cmd_bench(o);
-    if (compare->parsed()) return cmd_compare(o);
-    if (validate->parsed()) return cmd_validate(o);
-    if (list->parsed()) return cmd_list(o);
-    if (fuzz->parsed()) return cmd_fuzz(o);
-    if (info->parsed()) return cmd_info();
+    auto dispatch = [&] {
+      if (run->parsed()) return cmd_run(o);
+      if (explain_cmd->parsed()) return cmd_explain(o);
+      if (dump->parsed()) return cmd_dump(o);
+      if (bench->parsed()) return cmd_bench(o);
+      if (compare->parsed()) return cmd_compare(o);
+      if (validate->parsed()) return cmd_validate(o);
+      if (list->parsed()) return cmd_list(o);
+      if (fuzz->parsed()) return cmd_fuzz(o);
+      if (info->parsed()) return cmd_info();
+      return static_cast<int>(scatter::kExitUsage);
+    };
+    const int rc = dispatch();
+    // An interrupt while loading, validating or benchmarking still ends in 130.
+    return scatter::interrupted() ? static_cast<int>(scatter::kExitInterrupted) : rc;
   } catch (const scatter::Error& e) {
     // Errors that reach here are in flags (--shard, --backend, --max-bytes, a report
     // path that cannot be written): usage errors.

@@ -13,6 +13,7 @@
 #include "scatter/cancel.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
+#include "scatter/report.hpp"
 
 namespace scatter {
 namespace {
@@ -283,7 +284,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
   auto write_failure = [&](const std::string& name, const std::string& text) {
     std::filesystem::create_directories(options.out_dir);
     const auto path = (std::filesystem::path(options.out_dir) / (name + ".json")).string();
-    std::ofstream(path) << text;
+    write_file_atomically(path, text);
     summary.written.push_back(path);
     return path;
   };

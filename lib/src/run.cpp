@@ -335,6 +335,10 @@ RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, 
   RunSummary s;
   report_file_errors(loaded, s, reporter);
   for (const auto& entry : loaded.cases) {
+    if (interrupted()) {
+      s.interrupted = true;
+      break;
+    }
     if (!is_selected(entry, selection)) continue;
     ++s.selected;
     CaseResult r;

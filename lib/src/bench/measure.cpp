@@ -12,6 +12,7 @@
 
 #include "../targets.hpp"
 #include "scatter/bench.hpp"
+#include "scatter/cancel.hpp"
 #include "scatter/load.hpp"
 #include "scatter/version.hpp"
 
@@ -98,6 +99,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
     report.context.properties = backends.front()->properties();
   }
   for (const auto& item : items) {
+    if (interrupted()) break;  // Ctrl-C: the report holds what was measured
     if (progress) progress(item.name);
     std::optional<Case> c;
     std::string invalid;

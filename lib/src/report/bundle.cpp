@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scatter/run.hpp"
-#include "write.hpp"
+#include "scatter/report.hpp"
 
 namespace scatter {
 
@@ -44,7 +44,7 @@ void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Cas
                      {"updates", tensor(c.updates, "updates.npy")}};
   repro["expected"] = tensor(want, "expected.npy");
   if (c.tolerance) repro["tolerance"] = {{"atol", c.tolerance->atol}, {"rtol", c.tolerance->rtol}};
-  detail::write_file_atomically((folder / "repro.json").string(), repro.dump(2) + "\n");
+  write_file_atomically((folder / "repro.json").string(), repro.dump(2) + "\n");
 }
 
 }  // namespace scatter

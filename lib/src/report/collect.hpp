@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "scatter/report.hpp"
-#include "write.hpp"
 
 namespace scatter::detail {
 

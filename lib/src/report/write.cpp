@@ -1,4 +1,8 @@
-#include "write.hpp"
+// Reports are written whole or not at all: a temporary file beside the target, then a
+// rename, so a crashed or interrupted run never leaves a half-written report that a CI
+// system could read as a pass.
+
+#include "scatter/report.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -11,7 +15,7 @@
 
 #include "scatter/error.hpp"
 
-namespace scatter::detail {
+namespace scatter {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   const auto tmp = fmt::format("{}.tmp.{}", path, getpid());
@@ -32,4 +36,4 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
 }
 
-}  // namespace scatter::detail
+}  // namespace scatter
