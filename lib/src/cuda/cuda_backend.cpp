@@ -104,22 +104,14 @@ class CudaBackend final : public Backend {
     constexpr std::size_t kBytes = std::size_t{2} << 30;
     constexpr std::int64_t kStores = std::int64_t{256} << 20;
     DeviceMemory buffer(kBytes);
-    SCATTER_CUDA_CHECK(enqueue_sector_writes(buffer.get(), kBytes, kStores, sm_count_, stream_));  // warm-up
-    float best_ms = 1e30f;
-    for (int i = 0; i < 3; ++i) {
-      SCATTER_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    const double seconds = best_of(3, [&] {
       SCATTER_CUDA_CHECK(enqueue_sector_writes(buffer.get(), kBytes, kStores, sm_count_, stream_));
-      SCATTER_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-      SCATTER_CUDA_CHECK(cudaEventSynchronize(stop_));
-      float ms = 0.0f;
-      SCATTER_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-      best_ms = std::min(best_ms, ms);
-    }
-    sector_bandwidth_ = 32.0 * static_cast<double>(kStores) / (static_cast<double>(best_ms) / 1e3);
+    });
+    sector_bandwidth_ = 32.0 * static_cast<double>(kStores) / seconds;
     return sector_bandwidth_;
   }
 
-  // cudaMemcpy device to device of 512 MiB, best of 5 timed with events, read + write.
+  // cudaMemcpy device to device of 512 MiB, best of 5, read + write counted.
   double copy_bandwidth() override {
     if (!available_ || copy_bandwidth_ > 0.0) return copy_bandwidth_;
     ensure_stream();
@@ -127,20 +119,13 @@ class CudaBackend final : public Backend {
     DeviceMemory src(kBytes);
     DeviceMemory dst(kBytes);
     SCATTER_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, kBytes, stream_));
-    SCATTER_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), kBytes, cudaMemcpyDeviceToDevice, stream_));  // warm-up
-    float best_ms = 1e30f;
-    for (int i = 0; i < 5; ++i) {
-      SCATTER_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    const double seconds = best_of(5, [&] {
       SCATTER_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), kBytes, cudaMemcpyDeviceToDevice, stream_));
-      SCATTER_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-      SCATTER_CUDA_CHECK(cudaEventSynchronize(stop_));
-      float ms = 0.0f;
-      SCATTER_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-      best_ms = std::min(best_ms, ms);
-    }
-    copy_bandwidth_ = 2.0 * static_cast<double>(kBytes) / (static_cast<double>(best_ms) / 1e3);
+    });
+    copy_bandwidth_ = 2.0 * static_cast<double>(kBytes) / seconds;
     return copy_bandwidth_;
   }
+
 
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     if (!available_) throw Error(ErrorCode::backend, "", "unavailable: " + reason_);
@@ -218,6 +203,23 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // The fastest of `rounds` runs of `enqueue` on the stream, after one warm-up, in seconds.
+  template <class Enqueue>
+  double best_of(int rounds, Enqueue enqueue) {
+    enqueue();
+    float best_ms = 1e30f;
+    for (int i = 0; i < rounds; ++i) {
+      SCATTER_CUDA_CHECK(cudaEventRecord(start_, stream_));
+      enqueue();
+      SCATTER_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+      SCATTER_CUDA_CHECK(cudaEventSynchronize(stop_));
+      float ms = 0.0f;
+      SCATTER_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+      best_ms = std::min(best_ms, ms);
+    }
+    return static_cast<double>(best_ms) / 1e3;
+  }
+
   void flush_l2() {
     const std::size_t bytes = std::max<std::size_t>(std::size_t{4} * static_cast<std::size_t>(l2_bytes_), 64u << 20);
     if (!flush_buffer_) flush_buffer_ = std::make_unique<DeviceMemory>(bytes);

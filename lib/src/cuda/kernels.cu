@@ -30,30 +30,26 @@ __device__ __forceinline__ To bits_as(From v) {
   return out;
 }
 
-// Compare-and-swap loop for any element size: 1-byte elements through their 32-bit word.
+// Compare-and-swap loop on a word as wide as the element.
+template <class Word, class T>
+__device__ void cas_loop(T* p, T v, DevReduction r) {
+  auto* a = reinterpret_cast<Word*>(p);
+  Word old = *a, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(a, assumed, bits_as<Word>(combine(r, bits_as<T>(assumed), v)));
+  } while (old != assumed);
+}
+
+// Compare-and-swap for any element size: 1-byte elements through their 32-bit word.
 template <class T>
 __device__ void cas_combine(T* p, T v, DevReduction r) {
   if constexpr (sizeof(T) == 8) {
-    auto* a = reinterpret_cast<unsigned long long*>(p);
-    unsigned long long old = *a, assumed;
-    do {
-      assumed = old;
-      old = atomicCAS(a, assumed, bits_as<unsigned long long>(combine(r, bits_as<T>(assumed), v)));
-    } while (old != assumed);
+    cas_loop<unsigned long long>(p, v, r);
   } else if constexpr (sizeof(T) == 4) {
-    auto* a = reinterpret_cast<unsigned int*>(p);
-    unsigned int old = *a, assumed;
-    do {
-      assumed = old;
-      old = atomicCAS(a, assumed, bits_as<unsigned int>(combine(r, bits_as<T>(assumed), v)));
-    } while (old != assumed);
+    cas_loop<unsigned int>(p, v, r);
   } else if constexpr (sizeof(T) == 2) {
-    auto* a = reinterpret_cast<unsigned short*>(p);
-    unsigned short old = *a, assumed;
-    do {
-      assumed = old;
-      old = atomicCAS(a, assumed, bits_as<unsigned short>(combine(r, bits_as<T>(assumed), v)));
-    } while (old != assumed);
+    cas_loop<unsigned short>(p, v, r);
   } else {
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     auto* word = reinterpret_cast<unsigned int*>(address & ~std::uintptr_t{3});
