@@ -228,6 +228,38 @@ TEST(CudaElements, SubtractionIsAdditionOfTheNegation) {
   }
 }
 
+// Warp aggregation merges a warp's updates to one target first, in any order, then
+// applies the merged value once: for integers and bool that must equal the reference's
+// one-at-a-time result exactly.
+template <class T>
+void check_merge(cu::DevReduction r, const std::vector<T>& updates, T out) {
+  T sequential = out;
+  for (const T& u : updates) sequential = cu::combine(r, sequential, u);
+  const std::size_t n = updates.size();
+  for (std::size_t start = 0; start < n; ++start) {  // several merge orders: each rotation
+    T merged = updates[start];
+    for (std::size_t i = 1; i < n; ++i) merged = cu::combine(cu::merge_of<T>(r), merged, updates[(start + i) % n]);
+    const T aggregated = cu::combine(r, out, merged);
+    ASSERT_EQ(std::memcmp(&aggregated, &sequential, sizeof(T)), 0) << "reduction " << static_cast<int>(r);
+  }
+}
+
+TEST(CudaElements, WarpMergesEqualOneAtATime) {
+  using R = cu::DevReduction;
+  for (auto r : {R::add, R::sub, R::mul, R::min, R::max, R::mean}) {
+    check_merge<std::int32_t>(r, {5, -7, INT32_MAX, 3, INT32_MIN}, 11);
+    check_merge<std::int8_t>(r, {100, 100, -128, 7}, -3);
+    check_merge<std::uint8_t>(r, {200, 100, 3}, 250);
+    check_merge<std::int64_t>(r, {INT64_MAX, 2, -9}, -1);
+  }
+  for (auto r : {R::add, R::sub, R::mul, R::min, R::max}) {
+    check_merge<cu::Bool8>(r, {cu::Bool8{1}, cu::Bool8{1}, cu::Bool8{0}}, cu::Bool8{1});
+    check_merge<cu::Bool8>(r, {cu::Bool8{1}, cu::Bool8{0}}, cu::Bool8{0});
+  }
+  // Floats: exact here because every value and partial result is a small integer.
+  for (auto r : {R::add, R::sub, R::mul, R::min, R::max}) check_merge<float>(r, {1.0f, -2.0f, 4.0f}, 3.0f);
+}
+
 TEST(CudaElements, The32BitPathIsTakenOnlyWhenOffsetsFit) {
   cu::Geometry g;
   g.n = 1000;

@@ -201,6 +201,19 @@ SCATTER_HD T combine(DevReduction r, T out, T u) {
   }
 }
 
+/// How two updates to one target merge before they meet the output (warp aggregation):
+/// f(f(out, a), b) = f(out, merge(a, b)). The reduction itself for every associative one;
+/// for sub, a + b (out - a - b = out - (a + b)), except bool, whose sub (XOR) is its own
+/// merge.
+template <class T>
+SCATTER_HD DevReduction merge_of(DevReduction r) {
+  if constexpr (__is_same(T, Bool8)) {
+    return r;
+  } else {
+    return r == DevReduction::sub ? DevReduction::add : r;
+  }
+}
+
 /// Where use_init_val = false starts: 0, 1, +inf/max/true, -inf/lowest/false.
 template <class T>
 SCATTER_HD T identity(DevReduction r) {

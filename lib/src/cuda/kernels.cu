@@ -193,8 +193,9 @@ struct CombineOp {
 // Reductions: one atomic (native or CAS) per update. With kAggregate (chosen on the host
 // when a sample shows duplicate targets inside warps), the threads of a warp that share
 // a target first combine their updates in registers and one of them does the atomic:
-// under contention, up to 32 times fewer atomics on one address. Every reduction here is
-// commutative and associative up to float rounding, which the spec's tolerance covers.
+// under contention, up to 32 times fewer atomics on one address. The updates merge with
+// merge_of(r) (sub merges by adding), which is commutative and associative up to float
+// rounding, which the spec's tolerance covers.
 template <class T, class Off, class IndexT, bool kAggregate>
 __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, DevReduction r,
                          int* guard) {
@@ -209,7 +210,7 @@ __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, un
     if constexpr (kAggregate) {
       const auto active = cg::coalesced_threads();
       const auto peers = cg::labeled_partition(active, static_cast<unsigned long long>(o));
-      const T sum = cg::reduce(peers, upd[i], CombineOp<T>{r});
+      const T sum = cg::reduce(peers, upd[i], CombineOp<T>{merge_of<T>(r)});
       if (peers.thread_rank() == 0) {
         atomic_combine(out + o, sum, r);
         if (count != nullptr) atomicAdd(count + o, static_cast<unsigned int>(peers.size()));
