@@ -270,6 +270,15 @@ TEST(CudaElements, The32BitPathIsTakenOnlyWhenOffsetsFit) {
   g.n = 10;
   g.u = (std::int64_t{1} << 31) - 100;  // the grid stride past u would overflow int
   EXPECT_FALSE(cu::offsets_fit_32(g));
+  // scatter_nd with element updates: 10^9 tuples of k = 3 index 3 x 10^9 index elements.
+  g.op = cu::DevOp::nd;
+  g.k = 3;
+  g.slice = 1;
+  g.n = 1000;
+  g.u = 1000000000;
+  EXPECT_FALSE(cu::offsets_fit_32(g));
+  g.k = 2;
+  EXPECT_TRUE(cu::offsets_fit_32(g));
 }
 
 // The host's choice of warp aggregation for reductions, from the first targets.

@@ -86,11 +86,12 @@ SCATTER_HD Off target_of(const Geometry& g, const IndexT* idx, Off u) {
   return o;
 }
 
-/// Whether a case's offsets (elements, updates, and a grid's stride past them) fit
-/// the 32-bit path.
+/// Whether a case's offsets fit the 32-bit path: elements, updates (each with room for
+/// a grid's stride past the end) and, for scatter_nd, the index elements (tuples x k).
 SCATTER_HD bool offsets_fit_32(const Geometry& g) {
   constexpr std::int64_t kLimit = 2147483647LL - (std::int64_t{1} << 24);  // room for a grid stride
-  return g.n <= kLimit && g.u <= kLimit;
+  const std::int64_t index_elements = g.op == DevOp::nd && g.slice > 0 ? (g.u / g.slice) * g.k : 0;
+  return g.n <= kLimit && g.u <= kLimit && index_elements <= kLimit;
 }
 
 /// Storage tags for the 16-bit floats and bool, so templates tell them apart.
