@@ -150,7 +150,8 @@ class CudaBackend final : public Backend {
     }
 
     const std::size_t scratch = scratch_bytes(launch);
-    const std::size_t need = c.data.nbytes() * (flags.in_place ? 1 : 2) + c.updates.nbytes() + c.indices.nbytes() + scratch;
+    const std::size_t need =
+        c.data.nbytes() * (flags.in_place ? 1 : 2) + 3 + c.updates.nbytes() + c.indices.nbytes() + scratch;
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     SCATTER_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -159,7 +160,9 @@ class CudaBackend final : public Backend {
                   fmt::format("the case needs {:.2f} GiB of device memory; {:.2f} GiB are free",
                               static_cast<double>(need) / (1ULL << 30), static_cast<double>(free_bytes) / (1ULL << 30)));
     }
-    DeviceMemory out(c.data.nbytes());
+    // 1-byte elements are reduced through their aligned 32-bit word (cas_combine, the bool
+    // atomics), which for the last elements reaches up to 3 bytes past nbytes.
+    DeviceMemory out((c.data.nbytes() + 3) / 4 * 4);
     DeviceMemory data(flags.in_place ? 0 : c.data.nbytes());
     DeviceMemory updates(c.updates.nbytes());
     DeviceMemory indices(c.indices.nbytes());
