@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -303,6 +304,82 @@ TEST(CudaElements, WarpAggregationIsChosenForDuplicateTargetsInWarps) {
   EXPECT_FALSE(choice(R"("generate": {"kind": "indices", "unique": true})", "[64, 64]", 1));
   // Along axis 0 every update goes to row 0, but a warp's 32 updates hit 32 columns.
   EXPECT_FALSE(choice(R"("generate": {"kind": "fill", "value": 0})", "[64, 64]", 0));
+}
+
+// atom.add.f32 (the native float atomicAdd) flushes subnormal inputs and results to a
+// zero of the same sign (PTX ISA). The kernels use it only when every value that enters a
+// sum passes f32_native_add_exact; then the flushing add equals the reference's bit for bit.
+float flush_subnormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+float atom_add_f32(float a, float b) { return flush_subnormal(flush_subnormal(a) + flush_subnormal(b)); }
+std::uint32_t f32_bits(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof(b));
+  return b;
+}
+
+TEST(CudaElements, NativeFloat32AddIsUsedOnlyWhereItCannotFlush) {
+  const float tiny = 1e-40f;  // subnormal
+  ASSERT_EQ(std::fpclassify(tiny), FP_SUBNORMAL);
+  EXPECT_FALSE(cu::f32_native_add_exact(f32_bits(tiny)));
+  EXPECT_NE(f32_bits(atom_add_f32(0.0f, tiny)), f32_bits(0.0f + tiny));  // the bug the check avoids
+  // Normal inputs whose sum is subnormal: both fail the check too.
+  const float a = 1.5f * FLT_MIN, b = -FLT_MIN;
+  EXPECT_NE(f32_bits(atom_add_f32(a, b)), f32_bits(a + b));
+  EXPECT_FALSE(cu::f32_native_add_exact(f32_bits(a)));
+  EXPECT_FALSE(cu::f32_native_add_exact(f32_bits(b)));
+  for (float v : {0.0f, -0.0f, 1.0f, -3.5f, std::ldexp(1.0f, -103), INFINITY, -INFINITY, NAN}) {
+    EXPECT_TRUE(cu::f32_native_add_exact(f32_bits(v))) << v;
+  }
+  EXPECT_FALSE(cu::f32_native_add_exact(f32_bits(std::nextafter(std::ldexp(1.0f, -103), 0.0f))));
+  // Chains of passing values, many cancelling near 2^-103: the flushing add never differs.
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  auto passing = [&] {
+    const auto r = next();
+    const std::uint32_t sign = static_cast<std::uint32_t>(r & 1) << 31;
+    const std::uint32_t exp = r % 4 == 0 ? 24 + static_cast<std::uint32_t>((r >> 8) % 4) : 24 + static_cast<std::uint32_t>((r >> 8) % 231);
+    const std::uint32_t bits = (r % 97 == 0) ? sign : sign | (exp << 23) | static_cast<std::uint32_t>((r >> 16) & 0x7FFFFF);
+    float x;
+    std::memcpy(&x, &bits, sizeof(x));
+    return x;
+  };
+  for (int chain = 0; chain < 20000; ++chain) {
+    float exact = passing();
+    float flushing = exact;
+    ASSERT_TRUE(cu::f32_native_add_exact(f32_bits(exact)));
+    for (int step = 0; step < 8; ++step) {
+      const float u = passing();
+      ASSERT_TRUE(cu::f32_native_add_exact(f32_bits(u)));
+      exact = cu::combine(cu::DevReduction::add, exact, u);
+      flushing = atom_add_f32(flushing, u);
+      if (!(std::isnan(exact) && std::isnan(flushing))) ASSERT_EQ(f32_bits(exact), f32_bits(flushing)) << chain;
+    }
+  }
+}
+
+TEST(CudaElements, SubnormalFloat32CasesAvoidTheNativeAdd) {
+  auto native = [](const std::string& data, const std::string& updates, bool init) {
+    scatter::LoadOptions options;
+    options.max_bytes = scatter::default_max_bytes();
+    const auto text = R"({"name": "a", "op": "scatter_elements", "reduction": "add", "use_init_val": )" +
+                      std::string(init ? "true" : "false") + R"(, "inputs": {"data": {"dtype": "float32", "shape": [2], "values": )" + data +
+                      R"(}, "indices": {"dtype": "int64", "shape": [1], "values": [0]},
+      "updates": {"dtype": "float32", "shape": [1], "values": )" + updates + R"(}}})";
+    const auto loaded = scatter::load_text(text, "a.json", options);
+    EXPECT_TRUE(loaded.cases.front().decl) << text;
+    return cu::f32_native_add_exact(scatter::materialize(*loaded.cases.front().decl));
+  };
+  EXPECT_TRUE(native("[1, 2]", "[0.5]", true));
+  EXPECT_FALSE(native("[1, 2]", "[1e-40]", true));
+  EXPECT_FALSE(native("[1e-40, 2]", "[1]", true));
+  EXPECT_TRUE(native("[1e-40, 2]", "[1]", false));  // data is not a start without use_init_val
+  EXPECT_TRUE(native("[1, \"nan\"]", "[\"-inf\"]", true));
 }
 
 TEST(CudaElements, ByteLanesTouchOnlyTheirByte) {

@@ -144,6 +144,9 @@ class CudaBackend final : public Backend {
       launch.aggregate = launch.index64 ? warp_duplicates_likely(*geometry, c.indices.data<std::int64_t>())
                                         : warp_duplicates_likely(*geometry, c.indices.data<std::int32_t>());
     }
+    const bool adds = launch.reduction == DevReduction::add || launch.reduction == DevReduction::sub ||
+                      launch.reduction == DevReduction::mean;
+    if (launch.type == DevType::f32 && adds) launch.native_f32_add = f32_native_add_exact(c);
     launch.sm_count = sm_count_;
     if (launch.deterministic && geometry->u > INT32_MAX) {
       throw Error(ErrorCode::backend, "", "--deterministic sorts at most 2^31 - 1 updates");

@@ -247,6 +247,16 @@ SCATTER_HD T mean_of(T sum, std::int64_t count) {
   }
 }
 
+/// Whether float32 `bits` keeps the native atomicAdd exact. atom.add.f32 flushes
+/// subnormal inputs and results to zero (PTX ISA), where the reference keeps them. Zeros,
+/// inf, NaN and magnitudes of at least 2^-103 (exponent field >= 24) are multiples of
+/// 2^-126, and so is every sum of them, rounded or not: never subnormal. When every update
+/// (and every initial value) passes, atomicAdd gives the reference's steps bit for bit;
+/// otherwise the kernels add with a CAS loop (device adds keep subnormals).
+SCATTER_HD bool f32_native_add_exact(std::uint32_t bits) {
+  return (bits & 0x7FFFFFFFu) == 0 || ((bits >> 23) & 0xFFu) >= 24;
+}
+
 // ---- 1-byte elements live in 32-bit words for the atomics ----
 
 /// `word` with byte lane `shift` (0, 8, 16, 24) replaced by `next`.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -104,6 +105,21 @@ bool warp_duplicates_likely(const Geometry& g, const IndexT* idx) {
     distinct += std::unique(t, t + k) - t;
   }
   return sample >= 2 && distinct * 4 < sample * 3;
+}
+
+/// Whether float32 add, sub and mean may use the native atomicAdd: every value that enters
+/// a sum (the updates, and data where it is the start) passes f32_native_add_exact.
+inline bool f32_native_add_exact(const Case& c) {
+  auto all_pass = [](const Tensor& t) {
+    const float* v = t.data<float>();
+    for (std::int64_t i = 0; i < t.numel(); ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, v + i, sizeof(bits));
+      if (!f32_native_add_exact(bits)) return false;
+    }
+    return true;
+  };
+  return all_pass(c.updates) && (!c.attrs.use_init_val || all_pass(c.data));
 }
 
 }  // namespace scatter::cuda

@@ -65,11 +65,14 @@ __device__ void cas_combine(T* p, T v, DevReduction r) {
 }
 
 // out = f(out, v) atomically: native instructions where the hardware has them.
+// native_f32_add false: float32 add/sub go through the CAS loop (atom.add.f32 flushes
+// subnormals; see f32_native_add_exact).
 template <class T>
-__device__ void atomic_combine(T* p, T v, DevReduction r) {
+__device__ void atomic_combine(T* p, T v, DevReduction r, bool native_f32_add) {
   const bool add = r == DevReduction::add || r == DevReduction::mean;
   const bool sub = r == DevReduction::sub;
   if constexpr (__is_same(T, double) || __is_same(T, float)) {
+    if (__is_same(T, float) && !native_f32_add) return cas_combine(p, v, r);
     if (add) return static_cast<void>(atomicAdd(p, v));
     if (sub) return static_cast<void>(atomicAdd(p, -v));  // negation is exact
   } else if constexpr (__is_same(T, Half)) {
@@ -198,7 +201,7 @@ struct CombineOp {
 // rounding, which the spec's tolerance covers.
 template <class T, class Off, class IndexT, bool kAggregate>
 __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, DevReduction r,
-                         int* guard) {
+                         bool native_f32_add, int* guard) {
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
@@ -212,11 +215,11 @@ __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, un
       const auto peers = cg::labeled_partition(active, static_cast<unsigned long long>(o));
       const T sum = cg::reduce(peers, upd[i], CombineOp<T>{merge_of<T>(r)});
       if (peers.thread_rank() == 0) {
-        atomic_combine(out + o, sum, r);
+        atomic_combine(out + o, sum, r, native_f32_add);
         if (count != nullptr) atomicAdd(count + o, static_cast<unsigned int>(peers.size()));
       }
     } else {
-      atomic_combine(out + o, upd[i], r);
+      atomic_combine(out + o, upd[i], r, native_f32_add);
       if (count != nullptr) atomicAdd(count + o, 1u);
     }
   }
@@ -412,9 +415,11 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
     if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), stream)) return e;
   }
   if (l.aggregate) {
-    k_reduce<T, Off, IndexT, true><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction, b.guard);
+    k_reduce<T, Off, IndexT, true><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction,
+                                                                      l.native_f32_add, b.guard);
   } else {
-    k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction, b.guard);
+    k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction,
+                                                                       l.native_f32_add, b.guard);
   }
   if (l.reduction == DevReduction::mean) {
     if constexpr (!__is_same(T, Bool8)) {

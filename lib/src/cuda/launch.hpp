@@ -17,6 +17,7 @@ struct Launch {
   bool use_init_val = true;
   bool deterministic = false;
   bool aggregate = false;  ///< combine a warp's duplicates before the atomic (see warp_duplicates_likely)
+  bool native_f32_add = true;  ///< float32 add/sub/mean through atomicAdd (see f32_native_add_exact), else CAS
   int sm_count = 1;
 };
 
