@@ -151,10 +151,14 @@ class CudaBackend final : public Backend {
     if (launch.deterministic && geometry->u > INT32_MAX) {
       throw Error(ErrorCode::backend, "", "--deterministic sorts at most 2^31 - 1 updates");
     }
+    if (launch.reduction == DevReduction::mean && geometry->u > UINT32_MAX) {
+      throw Error(ErrorCode::backend, "", "mean counts hits in 32 bits: at most 2^32 - 1 updates");
+    }
 
     const std::size_t scratch = scratch_bytes(launch);
+    const std::size_t flush = flags.flush_caches && !flush_buffer_ ? flush_bytes() : 0;  // allocated on first use
     const std::size_t need =
-        c.data.nbytes() * (flags.in_place ? 1 : 2) + 3 + c.updates.nbytes() + c.indices.nbytes() + scratch;
+        c.data.nbytes() * (flags.in_place ? 1 : 2) + 3 + c.updates.nbytes() + c.indices.nbytes() + scratch + flush;
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     SCATTER_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -172,10 +176,9 @@ class CudaBackend final : public Backend {
     DeviceMemory scratch_memory(scratch);
     DeviceMemory guard(sizeof(int));
     SCATTER_CUDA_CHECK(cudaMemsetAsync(guard.get(), 0, sizeof(int), stream_));
-    SCATTER_CUDA_CHECK(cudaMemcpyAsync(flags.in_place ? out.get() : data.get(), c.data.bytes(), c.data.nbytes(),
-                                       cudaMemcpyHostToDevice, stream_));
-    SCATTER_CUDA_CHECK(cudaMemcpyAsync(updates.get(), c.updates.bytes(), c.updates.nbytes(), cudaMemcpyHostToDevice, stream_));
-    SCATTER_CUDA_CHECK(cudaMemcpyAsync(indices.get(), c.indices.bytes(), c.indices.nbytes(), cudaMemcpyHostToDevice, stream_));
+    upload(flags.in_place ? out.get() : data.get(), c.data);
+    upload(updates.get(), c.updates);
+    upload(indices.get(), c.indices);  // empty for scatter_nd with k = 0: no copy at all
 
     // Cold: the uploads above left inputs in L2; writing a buffer of several L2 sizes
     // evicts them before the timed region, on the same stream.
@@ -197,7 +200,9 @@ class CudaBackend final : public Backend {
 
     Tensor result(c.data.dtype(), c.data.shape());
     int guard_hit = 0;
-    SCATTER_CUDA_CHECK(cudaMemcpyAsync(result.bytes(), out.get(), c.data.nbytes(), cudaMemcpyDeviceToHost, stream_));
+    if (c.data.nbytes() > 0) {
+      SCATTER_CUDA_CHECK(cudaMemcpyAsync(result.bytes(), out.get(), c.data.nbytes(), cudaMemcpyDeviceToHost, stream_));
+    }
     SCATTER_CUDA_CHECK(cudaMemcpyAsync(&guard_hit, guard.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
     SCATTER_CUDA_CHECK(cudaStreamSynchronize(stream_));
     float ms = 0.0f;
@@ -226,10 +231,20 @@ class CudaBackend final : public Backend {
     return static_cast<double>(best_ms) / 1e3;
   }
 
+  // A tensor's bytes to a device buffer on the stream; nothing for an empty tensor (whose
+  // device pointer is null).
+  void upload(void* device, const Tensor& tensor) {
+    if (tensor.nbytes() == 0) return;
+    SCATTER_CUDA_CHECK(cudaMemcpyAsync(device, tensor.bytes(), tensor.nbytes(), cudaMemcpyHostToDevice, stream_));
+  }
+
+  std::size_t flush_bytes() const {
+    return std::max<std::size_t>(std::size_t{4} * static_cast<std::size_t>(l2_bytes_), 64u << 20);
+  }
+
   void flush_l2() {
-    const std::size_t bytes = std::max<std::size_t>(std::size_t{4} * static_cast<std::size_t>(l2_bytes_), 64u << 20);
-    if (!flush_buffer_) flush_buffer_ = std::make_unique<DeviceMemory>(bytes);
-    SCATTER_CUDA_CHECK(cudaMemsetAsync(flush_buffer_->get(), ++flush_value_, bytes, stream_));
+    if (!flush_buffer_) flush_buffer_ = std::make_unique<DeviceMemory>(flush_bytes());
+    SCATTER_CUDA_CHECK(cudaMemsetAsync(flush_buffer_->get(), ++flush_value_, flush_bytes(), stream_));
   }
 
   void ensure_stream() {
