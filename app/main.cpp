@@ -142,6 +142,13 @@ bool refuse_unavailable(const BackendChoice& choice) {
   return !choice.unavailable_named.empty();
 }
 
+// Why `all` left a backend out (bench and fuzz; run's reporters say it themselves).
+void say_skipped(const BackendChoice& choice) {
+  for (const auto& [backend, reason] : choice.skipped) {
+    std::cerr << fmt::format("scatterctl: {} skipped: {}\n", backend->name(), reason);
+  }
+}
+
 int cmd_run(const Options& o) {
   const auto all = make_all_backends();
   const auto choice = choose_backends(o.backend, all);
@@ -292,9 +299,7 @@ int cmd_bench(const Options& o) {
   const auto all = make_all_backends();
   const auto choice = choose_backends(o.backend, all);
   if (refuse_unavailable(choice)) return kExitEnv;
-  for (const auto& [backend, reason] : choice.skipped) {
-    std::cerr << fmt::format("scatterctl: {} skipped: {}\n", backend->name(), reason);
-  }
+  say_skipped(choice);
   const BenchMode mode = o.mode == "nd" ? BenchMode::nd : o.mode == "elements" ? BenchMode::elements
                          : o.mode == "update" ? BenchMode::update : BenchMode::all;
   const BenchSize size = o.size == "medium" ? BenchSize::medium : o.size == "large" ? BenchSize::large : BenchSize::small;
@@ -372,9 +377,7 @@ int cmd_fuzz(const Options& o) {
   const auto all = make_all_backends();
   const auto choice = choose_backends(o.backend, all);
   if (refuse_unavailable(choice)) return kExitEnv;
-  for (const auto& [backend, reason] : choice.skipped) {
-    std::cout << fmt::format("skipping backend {}: {}\n", backend->name(), reason);
-  }
+  say_skipped(choice);
   FuzzOptions options;
   options.seed = o.seed;
   options.iterations = o.iterations;

@@ -18,6 +18,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers.reports import by_class, load  # noqa: E402
 
 
+
+def short_commit(commit):
+    """12 hex digits, and what the build recorded about uncommitted changes ("+dirty")."""
+    head, _, rest = commit.partition("+")
+    return head[:12] + (" (built with uncommitted changes)" if rest == "dirty" else "")
+
 def fmt_us(e) -> str:
     return "" if e is None else ("-" if e.error else f"{e.seconds * 1e6:.1f}")
 
@@ -28,7 +34,7 @@ def summary(r, ours: str, notes: list) -> str:
     lines = [f"# Bench results: {ctx.get('device', '?')}", ""]
     lines += [f"- machine: {ctx.get('device', '?')}, host {ctx.get('host_name', '?')}",
               f"- date: {ctx.get('date', '?')}",
-              f"- scatterctl {ctx.get('scatterctl_version', '?')}, commit {ctx.get('git_commit', '?')[:12]}, "
+              f"- scatterctl {ctx.get('scatterctl_version', '?')}, commit {short_commit(ctx.get('git_commit', '?'))}, "
               f"{ctx.get('library_build_type', '?')} build; suite --mode {ctx.get('mode', '?')} "
               f"--size {ctx.get('size', '?')}, backend `{ours}`",
               f"- 100% line: {r.copy_gbps:.1f} GB/s, {r.copy_from}"]

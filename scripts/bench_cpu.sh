@@ -39,9 +39,6 @@ python3 scripts/peers_cpu.py --mode "$mode" --size "$size" "${filter[@]}" --ref-
   --json "$out/peers_cpu.json" 2>&1 | tee "$out/peers_cpu.txt"
 peers=${PIPESTATUS[0]}
 set -e
-dirty=$(git status --porcelain -- lib app CMakeLists.txt 2>/dev/null | wc -l)
-tree="built from commit $(git rev-parse --short=12 HEAD)"
-[ "$dirty" -gt 0 ] && tree="$tree plus $dirty uncommitted file(s) under lib/, app/ (the working tree)"
 load_after=$(uptime)
 echo "bench_cpu: $load_after"
 
@@ -49,6 +46,6 @@ python3 scripts/plot_bench.py "$out/scatterctl_ref.json" "$out/peers_cpu.json" -
 python3 bench/summarize.py "$out/scatterctl_ref.json" "$out/peers_cpu.json" --ours ref --out "$out/README.md" \
   --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'} scripts/bench_cpu.sh\`" \
   --note "uptime before: \`${load_before# }\`" --note "uptime after: \`${load_after# }\`" \
-  --note "$tree" --note "exit codes: scatterctl bench $ours, peers_cpu.py $peers (1 = a row errored, see the tables)" \
+  --note "exit codes: scatterctl bench $ours, peers_cpu.py $peers (1 = a row errored, see the tables)" \
   --note "GPU numbers: pending (scripts/bench_gpu.sh on a GPU machine)"
 echo "bench_cpu: results in $out"

@@ -39,9 +39,6 @@ python3 scripts/peers_gpu.py --mode "$mode" --size "$size" "${filter[@]}" --ref-
   --json "$out/peers_gpu.json" 2>&1 | tee "$out/peers_gpu.txt"
 peers=${PIPESTATUS[0]}
 set -e
-dirty=$(git status --porcelain -- lib app CMakeLists.txt 2>/dev/null | wc -l)
-tree="built from commit $(git rev-parse --short=12 HEAD)"
-[ "$dirty" -gt 0 ] && tree="$tree plus $dirty uncommitted file(s) under lib/, app/ (the working tree)"
 [ -s "$out/scatterctl_cuda.json" ] || { echo "bench_gpu: scatterctl bench wrote no report (exit $ours)" >&2; exit 1; }
 reports=("$out/scatterctl_cuda.json")
 [ -s "$out/peers_gpu.json" ] && reports+=("$out/peers_gpu.json")
@@ -49,5 +46,5 @@ reports=("$out/scatterctl_cuda.json")
 python3 scripts/plot_bench.py "${reports[@]}" --out "$out"
 python3 bench/summarize.py "${reports[@]}" --ours cuda --out "$out/README.md" \
   --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'} scripts/bench_gpu.sh\`" \
-  --note "$tree" --note "exit codes: scatterctl bench $ours, peers_gpu.py $peers (1 = a row errored, see the tables)"
+  --note "exit codes: scatterctl bench $ours, peers_gpu.py $peers (1 = a row errored, see the tables)"
 echo "bench_gpu: results in $out"

@@ -137,7 +137,7 @@ TEST(Measure, StopsWhenStableAndReportsTheMedian) {
   int calls = 0;
   BenchOptions options;
   options.min_samples = 5;
-  const auto t = measure([&] { return 0.001 * (++calls % 2 ? 1.0 : 1.001); }, options, {});
+  const auto t = measure([&] { return 0.001 * (++calls % 2 ? 1.0 : 1.001); }, options);
   EXPECT_GE(t.samples.size(), 5u);
   EXPECT_LT(t.samples.size(), 50u);
   EXPECT_NEAR(t.median, 0.001, 0.0000011);

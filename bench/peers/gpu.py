@@ -170,7 +170,7 @@ class GpuPlatform:
 
     copy_method = "torch device-to-device copy_ of 1 GiB, read + write, median of 20 (CUDA events)"
     timer_method = "CUDA events on the current stream around the op (torch, cupy); wall clock for jax"
-    use_ref_copy_line = False  # scatterctl's report line is the host copy (see docs/benchmarks.md)
+    use_ref_copy_line = False  # measured here beside the peers; scatterctl's cuda report has its own
 
     def __init__(self):
         try:

@@ -76,14 +76,15 @@ def load(paths: list) -> Reports:
 
 
 def copy_line(contexts: list) -> tuple:
-    """The 100% line: a device copy measured on the GPU when a GPU peers report has one
-    (scatterctl's report carries the host copy), else the scatterctl report's."""
+    """The 100% line: the device-to-device copy a GPU peers report measured beside the
+    peers when there is one, else the copy scatterctl bench measured on its first
+    backend's device (a host memcpy for ref, a device-to-device copy for cuda)."""
     for c in contexts:
         if "device-to-device" in c.get("copy_method", "") and c.get("measured_copy_bandwidth_gbps"):
             return float(c["measured_copy_bandwidth_gbps"]), f"{c['copy_method']} ({c['_path']})"
     for c in contexts:
         if c.get("executable") == "scatterctl bench" and c.get("copy_bandwidth_gbps"):
-            return float(c["copy_bandwidth_gbps"]), f"scatterctl bench's host copy ({c['_path']})"
+            return float(c["copy_bandwidth_gbps"]), f"scatterctl bench's copy on {c.get('device', 'its device')} ({c['_path']})"
     for c in contexts:
         if c.get("copy_bandwidth_gbps"):
             return float(c["copy_bandwidth_gbps"]), c.get("copy_method", c["_path"])

@@ -18,16 +18,11 @@
 namespace scatter {
 namespace {
 
-// SplitMix64, as the case format's generators use it.
+// The case format's SplitMix64 with the draws the fuzzer needs.
 class Rng {
  public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  explicit Rng(std::uint64_t seed) : mix_(seed) {}
+  std::uint64_t next() { return mix_.next(); }
   /// Uniform in [lo, hi] (inclusive).
   std::int64_t range(std::int64_t lo, std::int64_t hi) {
     if (hi <= lo) return lo;
@@ -40,7 +35,7 @@ class Rng {
   }
 
  private:
-  std::uint64_t state_;
+  SplitMix64 mix_;
 };
 
 constexpr DType kDTypes[] = {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64,

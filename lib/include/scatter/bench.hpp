@@ -61,7 +61,8 @@ struct Timing {
 };
 
 /// Times `once` (which returns the seconds of one sample) until stable or out of time.
-Timing measure(const std::function<double()>& once, const BenchOptions& options, const std::function<void()>& before);
+/// Cold flushing is the backend's (RunFlags::flush_caches), inside `once`.
+Timing measure(const std::function<double()>& once, const BenchOptions& options);
 
 
 struct BenchRow {

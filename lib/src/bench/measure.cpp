@@ -31,13 +31,11 @@ double quantile(std::vector<double> v, double q) {
 
 }  // namespace
 
-Timing measure(const std::function<double()>& once, const BenchOptions& options, const std::function<void()>& before) {
+Timing measure(const std::function<double()>& once, const BenchOptions& options) {
   Timing t;
-  if (before) before();
   once();  // warm-up: first touch, page faults, lazy init
   const auto start = Clock::now();
   while (static_cast<int>(t.samples.size()) < options.max_samples) {
-    if (before) before();
     t.samples.push_back(once());
     const std::chrono::duration<double> elapsed = Clock::now() - start;
     if (static_cast<int>(t.samples.size()) >= options.min_samples) {
@@ -126,7 +124,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
       // Cold: the backend evicts its caches after its setup, just before the timed region.
       const RunFlags flags{item.in_place, item.deterministic, options.cold};
       try {
-        row.timing = measure([&] { return backend->run(*c, flags).seconds; }, options, {});
+        row.timing = measure([&] { return backend->run(*c, flags).seconds; }, options);
       } catch (const Error& e) {
         row.error = e.message();
       }

@@ -149,10 +149,13 @@ class CudaBackend final : public Backend {
     if (launch.type == DevType::f32 && adds) launch.native_f32_add = f32_native_add_exact(c);
     launch.sm_count = sm_count_;
     if (launch.deterministic && geometry->u > INT32_MAX) {
-      throw Error(ErrorCode::backend, "", "--deterministic sorts at most 2^31 - 1 updates");
+      throw Error(ErrorCode::backend, "",
+                  fmt::format("--deterministic sorts at most 2^31 - 1 updates; updates has {} elements", geometry->u));
     }
     if (launch.reduction == DevReduction::mean && geometry->u > UINT32_MAX) {
-      throw Error(ErrorCode::backend, "", "mean counts hits in 32 bits: at most 2^32 - 1 updates");
+      throw Error(ErrorCode::backend, "",
+                  fmt::format("mean counts hits in 32 bits: at most 2^32 - 1 updates; updates has {} elements",
+                              geometry->u));
     }
 
     const std::size_t scratch = scratch_bytes(launch);
@@ -208,7 +211,7 @@ class CudaBackend final : public Backend {
     float ms = 0.0f;
     SCATTER_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
     if (guard_hit) {
-      throw Error(ErrorCode::index, "", "the device-side guard met an out-of-range target (the host check missed it)");
+      throw Error(ErrorCode::index, "", "inputs.indices: an index maps outside the output (the device-side guard caught what the host check missed)");
     }
     return {std::move(result), static_cast<double>(ms) / 1e3};
   }

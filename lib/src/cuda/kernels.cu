@@ -120,6 +120,15 @@ __device__ __forceinline__ Off thread_start() {
 template <class Off = std::int64_t>
 __device__ __forceinline__ Off grid_stride() { return static_cast<Off>(gridDim.x) * static_cast<Off>(blockDim.x); }
 
+// The device-side guard: a target outside [0, n) raises the flag the backend reports and
+// comes back as -1, so no kernel ever writes there.
+template <class Off>
+__device__ __forceinline__ Off guarded(Off target, Off n, int* guard) {
+  if (target >= 0 && target < n) return target;
+  atomicExch(guard, 1);
+  return -1;
+}
+
 // `none`, pass 1: the largest update index per target wins (W: int when the update
 // count fits, else long long; -1 is "no update").
 template <class Off, class IndexT, class W>
@@ -127,12 +136,8 @@ __global__ void k_winners(Geometry g, const IndexT* idx, W* winner, int* guard) 
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
-    const Off o = target_of<Off>(g, idx, i);
-    if (o < 0 || o >= n) {
-      atomicExch(guard, 1);
-      continue;
-    }
-    atomicMax(&winner[o], static_cast<W>(i));
+    const Off o = guarded(target_of<Off>(g, idx, i), n, guard);
+    if (o >= 0) atomicMax(&winner[o], static_cast<W>(i));
   }
 }
 
@@ -153,13 +158,8 @@ template <class Off, class IndexT, class W>
 __global__ void k_row_winners(Geometry g, Off rows_n, Off rows_u, const IndexT* idx, W* winner, long long* row_target,
                               int* guard) {
   for (Off m = thread_start<Off>(); m < rows_u; m += grid_stride<Off>()) {
-    Off t = row_target_of<Off>(g, idx, m);
-    if (t < 0 || t >= rows_n) {
-      atomicExch(guard, 1);
-      t = -1;
-    } else {
-      atomicMax(&winner[t], static_cast<W>(m));
-    }
+    const Off t = guarded(row_target_of<Off>(g, idx, m), rows_n, guard);
+    if (t >= 0) atomicMax(&winner[t], static_cast<W>(m));
     row_target[m] = t;
   }
 }
@@ -205,11 +205,8 @@ __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, un
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
-    const Off o = target_of<Off>(g, idx, i);
-    if (o < 0 || o >= n) {
-      atomicExch(guard, 1);
-      continue;
-    }
+    const Off o = guarded(target_of<Off>(g, idx, i), n, guard);
+    if (o < 0) continue;
     if constexpr (kAggregate) {
       const auto active = cg::coalesced_threads();
       const auto peers = cg::labeled_partition(active, static_cast<unsigned long long>(o));
@@ -235,12 +232,8 @@ __global__ void k_mean(std::int64_t n, T* out, const unsigned int* count, int in
 template <class IndexT>
 __global__ void k_keys(Geometry g, const IndexT* idx, long long* keys, long long* vals, int* guard) {
   for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
-    auto o = target_of(g, idx, i);
-    if (o < 0 || o >= g.n) {
-      atomicExch(guard, 1);
-      o = g.n;  // sorts last; the segment kernel skips it
-    }
-    keys[i] = o;
+    const std::int64_t o = guarded(target_of(g, idx, i), g.n, guard);
+    keys[i] = o < 0 ? g.n : o;  // a guarded target sorts last; the segment kernel skips it
     vals[i] = i;
   }
 }
