@@ -1,6 +1,7 @@
 #pragma once
-/// The backend seam: the CPU reference (`ref`, the oracle) and the GPU (`cuda`) run
-/// the same Case and return an output tensor of data's shape and dtype.
+/// The backend seam: the CPU reference (`ref`, the oracle), the GPU (`cuda`), the
+/// framework workers and plugins run the same Case and return an output tensor of
+/// data's shape and dtype (docs/backends.md).
 
 #include <memory>
 #include <string>
@@ -8,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "scatter/capabilities.hpp"
 #include "scatter/case.hpp"
+#include "scatter/error.hpp"
 #include "scatter/tensor.hpp"
 
 namespace scatter {
@@ -30,6 +33,28 @@ struct RunFlags {
 struct BackendOutput {
   Tensor output;
   double seconds = 0.0;  ///< time of the op itself, as the backend measures it
+  std::vector<double> samples;  ///< every timed repetition, when the backend ran more than one
+  std::string timing;    ///< what `seconds` includes, when not the built-in backends' own timer
+  std::string lowering;  ///< the framework op a case was lowered to ("ScatterND-18"), when external
+};
+
+/// A backend declined a case that its capabilities accepted, or said so itself:
+/// the case is skipped with the reason (docs/backends.md, "Statuses").
+class Unsupported : public std::runtime_error {
+ public:
+  explicit Unsupported(std::string reason) : std::runtime_error(std::move(reason)) {}
+};
+
+/// A backend rejected the case's inputs as invalid, with the spec's error code when it
+/// named one: a pass for a case with expect_error, an error for a valid case.
+class Rejected : public std::runtime_error {
+ public:
+  Rejected(std::string code, std::string message)
+      : std::runtime_error(std::move(message)), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
 };
 
 class Backend {
@@ -51,6 +76,13 @@ class Backend {
   virtual double sector_write_bandwidth() { return 0.0; }
   /// Facts a benchmark report records: driver and runtime versions, clocks, caches.
   virtual std::vector<std::pair<std::string, std::string>> properties() const { return {}; }
+  /// What the backend declares it supports; nullptr: every case the spec allows.
+  virtual const Capabilities* capabilities() const { return nullptr; }
+  /// The framework's or plugin's version, matched by expectations files ("" for built-ins).
+  virtual std::string version() const { return ""; }
+  /// Whether cases with expect_error are run on it too (external backends: a rejection
+  /// passes, an output fails, a crash is a memory-safety finding).
+  virtual bool judges_invalid_cases() const { return false; }
 };
 
 std::unique_ptr<Backend> make_ref_backend();

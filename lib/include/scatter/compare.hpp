@@ -12,6 +12,21 @@
 namespace scatter {
 
 enum class Rule { exact, any_of_duplicates, allclose };
+
+/// Features of a differing element, matched by expectations files (expectations.hpp).
+enum ElementFeature : std::uint32_t {
+  kElementDup = 1u << 0,           ///< two or more updates target it
+  kElementNanInvolved = 1u << 1,   ///< NaN in expected, actual, data or a targeting update
+  kElementNanMismatch = 1u << 2,   ///< one of expected and actual is NaN, the other not
+  kElementSignedZero = 1u << 3,    ///< expected and actual are zeros of opposite sign
+  kElementZeroInvolved = 1u << 4,  ///< a zero in data or a targeting update
+  kElementInfInvolved = 1u << 5,   ///< an infinity in expected, actual, data or a targeting update
+  kElementNegIndex = 1u << 6,      ///< a negative index targets it
+  kElementUntouched = 1u << 7,     ///< no update targets it
+};
+/// "dup", "nan_involved", ...; parse returns 0 for an unknown name.
+std::string_view element_feature_name(ElementFeature feature);
+std::uint32_t parse_element_feature(std::string_view name);
 std::string_view to_string(Rule rule);
 
 /// One differing element, with the updates that target it.
@@ -42,6 +57,8 @@ struct Comparison {
   double needed_atol = 0.0;
   bool float_output = false;  ///< tolerances mean something only for float outputs
   std::vector<Mismatch> worst;  ///< the largest mismatches, worst first
+  /// The distinct ElementFeature sets of every differing element (not only the worst).
+  std::vector<std::uint32_t> mismatch_features;
 };
 
 struct CompareOptions {
