@@ -1,0 +1,1 @@
+"""scatterctl's framework workers (docs/backends.md, "Framework workers (protocol 1)")."""

@@ -1,0 +1,160 @@
+"""python -u -m scatterctl_worker BACKEND: one framework worker speaking protocol 1.
+
+Requests come in on fd 3, answers go out on fd 4, one JSON object a line. stdout is pointed at
+stderr first, so whatever a framework prints cannot corrupt the answers.
+"""
+import os
+import sys
+
+PROTOCOL = 1
+
+
+def _redirect_stdout():
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    os.dup2(2, 1)
+    sys.stdout = os.fdopen(os.dup(2), "w", buffering=1, closefd=True)
+
+
+def main(argv):
+    # Claim fds 3 and 4 first: once stdout is re-pointed, a dup() could take a free number 3 or 4.
+    for fd in (3, 4):
+        try:
+            os.fstat(fd)
+        except OSError as e:
+            print(f"scatterctl_worker: file descriptor {fd} is not open ({e.strerror}); "
+                  "requests come in on fd 3 and answers go out on fd 4", file=sys.stderr)
+            return 2
+    rd = os.fdopen(3, "rb")
+    wr = os.fdopen(4, "wb", buffering=0)
+    _redirect_stdout()
+    import json
+    import traceback
+
+    if len(argv) != 2:
+        print("usage: python -u -m scatterctl_worker BACKEND", file=sys.stderr)
+        return 2
+    backend = argv[1]
+
+    def answer(obj):
+        line = json.dumps(obj, allow_nan=False, default=str) + "\n"
+        wr.write(line.encode("utf-8"))
+
+    def error(rid, exc, tb=True):
+        msg = f"{type(exc).__name__}: {exc}"
+        a = {"id": rid, "status": "error", "message": msg[:4000]}
+        if tb:
+            a["traceback"] = traceback.format_exc()[-8000:]
+        return a
+
+    adapter = None
+    unavailable = None
+    protocol_mod = None
+
+    def get_adapter():
+        nonlocal adapter, unavailable, protocol_mod
+        if adapter is not None or unavailable is not None:
+            return adapter
+        try:
+            from . import protocol as pm
+            from .backends import make_adapter
+            protocol_mod = pm
+            a = make_adapter(backend)
+            a.load()
+            adapter = a
+        except Exception as e:  # ImportError, a broken install, an unknown backend name
+            unavailable = f"{type(e).__name__}: {e}" if not isinstance(e, ImportError) else str(e)
+            print(f"scatterctl_worker: {backend} is unavailable:\n{traceback.format_exc()}", file=sys.stderr)
+        return adapter
+
+    buf = b""
+    while True:
+        chunk = rd.readline()
+        if not chunk:
+            return 0
+        buf = chunk if not buf else buf + chunk
+        if not buf.endswith(b"\n"):
+            continue
+        line, buf = buf, b""
+        if not line.strip():
+            continue
+        rid = None
+        try:
+            try:
+                req = json.loads(line.decode("utf-8"))
+            except Exception as e:
+                answer(error(None, e, tb=False) | {"message": f"malformed request: {e}"})
+                continue
+            if not isinstance(req, dict):
+                answer({"id": None, "status": "error", "message": "malformed request: not a JSON object"})
+                continue
+            rid = req.get("id")
+            op = req.get("op")
+            if op == "shutdown":
+                answer({"id": rid, "status": "ok"})
+                return 0
+            if op == "hello":
+                proto = req.get("protocol", PROTOCOL)
+                if proto != PROTOCOL:
+                    answer({"id": rid, "status": "error",
+                            "message": f"protocol {proto!r} is not supported (this worker speaks {PROTOCOL})"})
+                    continue
+                if req.get("backend", backend) != backend:
+                    answer({"id": rid, "status": "error",
+                            "message": f"this worker runs {backend!r}, not {req.get('backend')!r}"})
+                    continue
+                a = get_adapter()
+                if a is None:
+                    answer({"id": rid, "status": "unavailable", "reason": unavailable})
+                    continue
+                answer({"id": rid, "status": "ok", "protocol": PROTOCOL} | a.hello())
+                continue
+            if op == "run":
+                a = get_adapter()
+                if a is None:
+                    answer({"id": rid, "status": "unavailable", "reason": unavailable})
+                    continue
+                pm = protocol_mod
+                try:
+                    case, out_path, repeat, flags = pm.parse_run(req)
+                except pm.ProtocolError as e:
+                    answer({"id": rid, "status": "error", "message": f"bad request: {e}"})
+                    continue
+                try:
+                    out, fields = a.run(case, flags, repeat)
+                except pm.Rejected as e:
+                    answer({"id": rid, "status": "rejected", "code": e.code, "message": e.message[:4000]})
+                    continue
+                except pm.Unsupported as e:
+                    answer({"id": rid, "status": "unsupported", "reason": str(e)[:4000]})
+                    continue
+                except Exception as e:
+                    verdict = None
+                    try:
+                        verdict = a.classify(e)
+                    except Exception:
+                        pass
+                    if isinstance(verdict, pm.Rejected):
+                        answer({"id": rid, "status": "rejected", "code": verdict.code,
+                                "message": verdict.message[:4000]})
+                    elif isinstance(verdict, pm.Unsupported):
+                        answer({"id": rid, "status": "unsupported", "reason": str(verdict)[:4000]})
+                    else:
+                        answer(error(rid, e))
+                    continue
+                pm.check_output(case, out)
+                pm.write_npy(out_path, out)
+                answer({"id": rid, "status": "ok"} | fields)
+                continue
+            answer({"id": rid, "status": "error", "message": f"unknown request op {op!r}"})
+        except Exception as e:  # never crash on a request
+            try:
+                answer(error(rid, e))
+            except Exception:
+                return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,82 @@
+"""What every framework adapter provides, and the timing loop they share."""
+import platform
+import statistics
+import time
+
+import numpy as np
+
+from .protocol import DTYPES, Unsupported  # noqa: F401  (re-exported for adapters)
+
+
+class Prepared:
+    """A case made ready to run: framework inputs converted, models and sessions built.
+
+    call() runs the op once and is the only thing timed; reset() (untimed) restores what call()
+    changed (the output of an in-place op); result() reads the last output back as a Tensor."""
+
+    timing = "perf_counter around the op"
+    lowering = ""
+
+    def reset(self):
+        pass
+
+    def call(self):
+        raise NotImplementedError
+
+    def result(self):
+        raise NotImplementedError
+
+
+class Adapter:
+    """One framework. Subclasses set name and implement load(), capabilities(), prepare()."""
+
+    name = "?"
+
+    def __init__(self):
+        self.settings = {}
+        self.device = "CPU"
+        self.version = ""
+        self.versions = {"numpy": np.__version__, "python": platform.python_version()}
+
+    def load(self):
+        """Imports the framework (ImportError and friends mean 'unavailable')."""
+
+    def capabilities(self):
+        raise NotImplementedError
+
+    def prepare(self, case, flags):
+        raise NotImplementedError
+
+    def classify(self, exc):
+        """An exception from the framework -> a Rejected, an Unsupported, or None (an error)."""
+        return None
+
+    def hello(self):
+        return {"name": self.name, "version": self.version, "versions": self.versions,
+                "device": self.device, "settings": {k: str(v) for k, v in self.settings.items()},
+                "capabilities": self.capabilities()}
+
+    def run(self, case, flags, repeat):
+        """-> (output Tensor, answer fields)."""
+        prep = self.prepare(case, flags)
+        samples = []
+        if repeat > 1:
+            prep.reset()
+            prep.call()  # warm-up, untimed
+            for _ in range(repeat):
+                prep.reset()
+                t0 = time.perf_counter()
+                prep.call()
+                samples.append(time.perf_counter() - t0)
+        else:
+            prep.reset()
+            t0 = time.perf_counter()
+            prep.call()
+            samples.append(time.perf_counter() - t0)
+        out = prep.result()
+        return out, {"seconds": statistics.median(samples), "samples": samples,
+                     "timing": prep.timing, "lowering": prep.lowering}
+
+
+def dtype_list(names, without=()):
+    return [d for d in names if d not in without]

@@ -1,0 +1,290 @@
+"""Protocol 1 plumbing shared by every adapter: tensors in .npy files, requests, answers.
+
+Tensors travel as .npy version 1.0, little-endian, C order. bfloat16 has no NumPy dtype: it is
+stored as '<V2' (2-byte records) and held here as uint16 bit patterns; bool is '|b1'.
+"""
+import ast
+import os
+import struct
+
+import numpy as np
+
+DTYPES = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+FLOATS = ("float64", "float32", "float16", "bfloat16")
+INTS = ("int64", "int32", "int16", "int8", "uint8")
+INDEX_DTYPES = ("int32", "int64")
+
+OPS = ("scatter_elements", "scatter_nd", "scatter_update")
+REDUCTIONS = {
+    "scatter_elements": ("none", "add", "mul", "min", "max", "mean"),
+    "scatter_nd": ("none", "add", "sub", "mul", "min", "max"),
+    "scatter_update": ("none",),
+}
+
+# descr -> dtype name; '<' and '|' are both accepted for one-byte types
+_DESCR = {"<f8": "float64", "<f4": "float32", "<f2": "float16", "<V2": "bfloat16", "|V2": "bfloat16",
+          "<i8": "int64", "<i4": "int32", "<i2": "int16", "|i1": "int8", "<i1": "int8",
+          "|u1": "uint8", "<u1": "uint8", "|b1": "bool", "<b1": "bool"}
+_WRITE_DESCR = {"float64": "<f8", "float32": "<f4", "float16": "<f2", "bfloat16": "<V2", "int64": "<i8",
+                "int32": "<i4", "int16": "<i2", "int8": "|i1", "uint8": "|u1", "bool": "|b1"}
+# how a dtype is held in memory here (bfloat16: its bit patterns)
+HOLD = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": np.uint16,
+        "int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8,
+        "bool": np.bool_}
+
+
+class ProtocolError(Exception):
+    """A request that does not follow protocol 1 (answered as an error)."""
+
+
+class Rejected(Exception):
+    """The framework refused the case, e.g. an out-of-range index (code 'index')."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Unsupported(Exception):
+    """Discovered at run time: the framework has no kernel for this case."""
+
+
+class Tensor:
+    """An array with its spec dtype name; bfloat16 arrays hold uint16 bit patterns."""
+
+    __slots__ = ("dtype", "array")
+
+    def __init__(self, dtype, array):
+        self.dtype = dtype
+        self.array = array
+
+    @property
+    def shape(self):
+        return tuple(self.array.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# .npy
+# ---------------------------------------------------------------------------------------------
+
+def read_npy(path):
+    """Reads a .npy (format 1.0-3.0, little-endian, C order) into a Tensor."""
+    with open(path, "rb") as f:
+        magic = f.read(8)
+        if len(magic) != 8 or magic[:6] != b"\x93NUMPY":
+            raise ProtocolError(f"{path}: not a .npy file")
+        major = magic[6]
+        if major == 1:
+            (hlen,) = struct.unpack("<H", f.read(2))
+        elif major in (2, 3):
+            (hlen,) = struct.unpack("<I", f.read(4))
+        else:
+            raise ProtocolError(f"{path}: unsupported .npy version {major}.{magic[7]}")
+        header = f.read(hlen).decode("latin1" if major < 3 else "utf-8")
+        try:
+            h = ast.literal_eval(header)
+            descr, fortran, shape = h["descr"], h["fortran_order"], tuple(int(d) for d in h["shape"])
+        except Exception as e:
+            raise ProtocolError(f"{path}: malformed .npy header {header.strip()!r}: {e}")
+        if not isinstance(descr, str) or descr not in _DESCR:
+            raise ProtocolError(f"{path}: unsupported dtype {descr!r}")
+        if fortran:
+            raise ProtocolError(f"{path}: Fortran order is not supported")
+        dtype = _DESCR[descr]
+        hold = np.dtype(HOLD[dtype]).newbyteorder("<") if dtype != "bool" else np.dtype(np.bool_)
+        count = 1
+        for d in shape:
+            if d < 0:
+                raise ProtocolError(f"{path}: negative dimension in shape {shape}")
+            count *= d
+        raw = f.read()
+    need = count * hold.itemsize
+    if len(raw) < need:
+        raise ProtocolError(f"{path}: {len(raw)} bytes of data, {need} needed for shape {shape} {dtype}")
+    arr = np.frombuffer(raw, dtype=hold, count=count).reshape(shape).copy()
+    if dtype == "bool" and arr.size and arr.view(np.uint8).max() > 1:
+        raise ProtocolError(f"{path}: bool values other than 0 and 1")
+    return Tensor(dtype, arr.astype(HOLD[dtype], copy=False))
+
+
+def write_npy(path, tensor):
+    """Writes a Tensor as .npy version 1.0 (bfloat16 as '<V2')."""
+    arr = np.ascontiguousarray(tensor.array, dtype=HOLD[tensor.dtype])
+    shape = tuple(arr.shape)
+    shape_txt = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (_WRITE_DESCR[tensor.dtype], shape_txt)
+    total = 10 + len(header) + 1
+    header += " " * ((64 - total % 64) % 64) + "\n"
+    if len(header) > 0xFFFF:
+        raise ProtocolError("output .npy header too long for version 1.0")
+    body = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes() if arr.dtype.itemsize > 1 else arr.tobytes()
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
+        f.write(body)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# bfloat16 without ml_dtypes
+# ---------------------------------------------------------------------------------------------
+
+def bf16_to_f32(bits):
+    """uint16 bit patterns -> float32 values (exact)."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16(x):
+    """float32 -> uint16 bit patterns, rounded to nearest even; NaN stays a (quiet) NaN."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    b = x.view(np.uint32).astype(np.uint64)
+    r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(x)
+    if nan.any():
+        r = np.where(nan, ((x.view(np.uint32) >> 16).astype(np.uint16) | np.uint16(0x0040)), r)
+    return r.astype(np.uint16)
+
+
+def f64_to_bf16(x):
+    """float64 -> bfloat16 bits, one correct rounding (via float32: 24 >= 2*8+2 bits, innocuous)."""
+    return f32_to_bf16(np.asarray(x, dtype=np.float64).astype(np.float32))
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+# ---------------------------------------------------------------------------------------------
+
+class Case:
+    """One run request, validated: op, reduction, axis (normalized), use_init_val, and the tensors."""
+
+    def __init__(self, name, op, reduction, axis, use_init_val, data, indices, updates):
+        self.name, self.op, self.reduction = name, op, reduction
+        self.axis, self.use_init_val = axis, use_init_val
+        self.data, self.indices, self.updates = data, indices, updates
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def index_dtype(self):
+        return self.indices.dtype
+
+    @property
+    def k(self):
+        return self.indices.shape[-1] if self.op == "scatter_nd" else None
+
+
+def _field(obj, key, types, where, default=None, required=True):
+    if key not in obj:
+        if required:
+            raise ProtocolError(f"{where}: missing '{key}'")
+        return default
+    v = obj[key]
+    if not isinstance(v, types) or (isinstance(v, bool) and bool not in (types if isinstance(types, tuple) else (types,))):
+        raise ProtocolError(f"{where}: '{key}' has the wrong type ({type(v).__name__})")
+    return v
+
+
+def parse_run(req):
+    """A 'run' request -> (Case, out_path, repeat, flags). Raises ProtocolError on a bad request."""
+    c = _field(req, "case", dict, "run")
+    op = _field(c, "op", str, "case")
+    if op not in OPS:
+        raise ProtocolError(f"case: unknown op {op!r}")
+    red = _field(c, "reduction", str, "case", "none", required=False)
+    if red not in REDUCTIONS[op]:
+        raise ProtocolError(f"case: reduction {red!r} is not defined for {op}")
+    axis = _field(c, "axis", int, "case", 0, required=False)
+    init = _field(c, "use_init_val", bool, "case", True, required=False)
+    name = _field(c, "name", str, "case", "", required=False)
+    paths = {}
+    for key in ("data", "indices", "updates", "out"):
+        paths[key] = _field(req, key, str, "run")
+    repeat = _field(req, "repeat", int, "run", 1, required=False)
+    if repeat < 1:
+        raise ProtocolError(f"run: repeat must be >= 1 (got {repeat})")
+    flags = _field(req, "flags", dict, "run", {}, required=False)
+    data, indices, updates = (read_npy(paths[k]) for k in ("data", "indices", "updates"))
+    if indices.dtype not in INDEX_DTYPES:
+        raise ProtocolError(f"run: indices must be int32 or int64 (got {indices.dtype})")
+    if updates.dtype != data.dtype:
+        raise ProtocolError(f"run: updates are {updates.dtype} but data is {data.dtype}")
+    if red == "mean" and data.dtype == "bool":
+        raise ProtocolError("run: mean is not defined for bool")
+    r = len(data.shape)
+    if r == 0:
+        raise ProtocolError("run: data must have rank >= 1")
+    if op == "scatter_nd":
+        axis = 0
+        ish = indices.shape
+        if len(ish) < 1 or ish[-1] > r:
+            raise ProtocolError(f"run: scatter_nd indices shape {ish} does not fit data rank {r}")
+        want = tuple(ish[:-1]) + tuple(data.shape[ish[-1]:])
+        if updates.shape != want:
+            raise ProtocolError(f"run: updates shape {updates.shape}, expected {want}")
+    else:
+        if not -r <= axis < r:
+            raise ProtocolError(f"run: axis {axis} out of range for rank {r}")
+        axis %= r
+        if op == "scatter_elements":
+            if len(indices.shape) != r or updates.shape != indices.shape:
+                raise ProtocolError(f"run: scatter_elements needs indices and updates of one shape and rank {r}"
+                                    f" (got {indices.shape} and {updates.shape})")
+            for j, (a, b) in enumerate(zip(indices.shape, data.shape)):
+                if j != axis and a > b:
+                    raise ProtocolError(f"run: indices dimension {j} ({a}) exceeds data's ({b})")
+        else:
+            want = tuple(data.shape[:axis]) + tuple(indices.shape) + tuple(data.shape[axis + 1:])
+            if updates.shape != want:
+                raise ProtocolError(f"run: updates shape {updates.shape}, expected {want}")
+    case = Case(name, op, red, axis, init, data, indices, updates)
+    return case, paths["out"], repeat, flags
+
+
+def check_output(case, out):
+    """The adapter's output must be a Tensor of the data's dtype and shape."""
+    if not isinstance(out, Tensor):
+        raise ProtocolError(f"internal: the adapter returned {type(out).__name__}, not a Tensor")
+    if out.dtype != case.dtype:
+        raise ProtocolError(f"internal: output dtype {out.dtype}, data is {case.dtype}")
+    if out.shape != case.data.shape:
+        raise ProtocolError(f"internal: output shape {out.shape}, data is {case.data.shape}")
+    want = np.dtype(HOLD[case.dtype])
+    if out.array.dtype != want:
+        out.array = out.array.astype(want)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Index bounds (used by adapters whose framework does not check, and by numpy)
+# ---------------------------------------------------------------------------------------------
+
+def first_out_of_range(case, allow_negative=True):
+    """None when every index is in range, else a message naming the first bad index."""
+    idx = case.indices.array.astype(np.int64, copy=False)
+    shape = case.data.shape
+    if idx.size == 0:
+        return None
+    if case.op == "scatter_nd":
+        k = idx.shape[-1]
+        if k == 0:
+            return None
+        lim = np.array(shape[:k], dtype=np.int64)
+        lo = -lim if allow_negative else np.zeros_like(lim)
+        bad = (idx < lo) | (idx >= lim)
+        if not bad.any():
+            return None
+        pos = tuple(int(x) for x in np.argwhere(bad)[0])
+        j = pos[-1]
+        return (f"indices[{','.join(map(str, pos))}] = {int(idx[pos])} is out of range "
+                f"[{int(lo[j])}, {int(lim[j]) - 1}] for data.shape[{j}] = {int(lim[j])}")
+    s = shape[case.axis]
+    lo = -s if (allow_negative and case.op == "scatter_elements") else 0
+    bad = (idx < lo) | (idx >= s)
+    if not bad.any():
+        return None
+    pos = tuple(int(x) for x in np.argwhere(bad)[0])
+    return (f"indices[{','.join(map(str, pos))}] = {int(idx[pos])} is out of range [{lo}, {s - 1}] "
+            f"for data.shape[{case.axis}] = {s}")

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Protocol 1 end to end: starts `python -u -m scatterctl_worker BACKEND` with requests on fd 3 and
+answers on fd 4, and checks hello, run (small hand-computed cases), a rejected out-of-range index, malformed
+requests answered as errors (the worker survives them), and shutdown.
+
+    python3 tests/python/test_worker.py [BACKEND ...]
+
+numpy always (it implements the spec exactly, so its cases include the spec's traps); every other
+framework that imports, on the cases its capabilities declare. Exit 0: passed, 1: failed, 77: numpy is
+missing (skipped).
+"""
+import fcntl
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LIB = os.path.join(ROOT, "lib", "python")
+
+try:
+    import numpy as np
+except ImportError:
+    print("skipped: numpy is not installed")
+    sys.exit(77)
+
+sys.path.insert(0, LIB)
+from scatterctl_worker.protocol import Tensor, bf16_to_f32, f32_to_bf16, read_npy, write_npy  # noqa: E402
+
+FRAMEWORKS = ["numpy", "onnx", "onnxruntime", "openvino", "tvm", "torch", "jax"]
+IMPORTS = {"onnxruntime": ["onnxruntime", "onnx"], "openvino": ["openvino"], "tvm": ["tvm"],
+           "onnx": ["onnx"], "torch": ["torch"], "jax": ["jax"], "numpy": ["numpy"]}
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("  FAIL " + msg)
+
+
+# ---------------------------------------------------------------------------------------------
+# The worker process
+# ---------------------------------------------------------------------------------------------
+
+class Worker:
+    def __init__(self, backend):
+        self.backend = backend
+        r3, w3 = os.pipe()   # requests: we write w3, the worker reads fd 3
+        r4, w4 = os.pipe()   # answers: the worker writes fd 4, we read r4
+        # keep our ends away from 3 and 4, then put the worker's ends exactly on 3 and 4 for the spawn
+        mine_w = fcntl.fcntl(w3, fcntl.F_DUPFD_CLOEXEC, 10)
+        mine_r = fcntl.fcntl(r4, fcntl.F_DUPFD_CLOEXEC, 10)
+        theirs_r = fcntl.fcntl(r3, fcntl.F_DUPFD_CLOEXEC, 10)
+        theirs_w = fcntl.fcntl(w4, fcntl.F_DUPFD_CLOEXEC, 10)
+        for fd in (r3, w3, r4, w4):
+            os.close(fd)
+        saved = {}
+        for fd in (3, 4):
+            try:
+                saved[fd] = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+            except OSError:
+                pass
+        os.dup2(theirs_r, 3)
+        os.dup2(theirs_w, 4)
+        self.stderr = tempfile.TemporaryFile()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = LIB + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-u", "-m", "scatterctl_worker", backend],
+                                         pass_fds=(3, 4), stdin=subprocess.DEVNULL,
+                                         stdout=self.stderr, stderr=self.stderr, env=env)
+        finally:
+            os.close(3)
+            os.close(4)
+            for fd, copy in saved.items():
+                os.dup2(copy, fd)
+                os.close(copy)
+            os.close(theirs_r)
+            os.close(theirs_w)
+        self.w = os.fdopen(mine_w, "wb", buffering=0)
+        self.r = os.fdopen(mine_r, "rb")
+
+    def send_raw(self, line):
+        self.w.write(line)
+
+    def read(self, timeout=300):
+        import select
+        ready, _, _ = select.select([self.r], [], [], timeout)
+        if not ready:
+            raise TimeoutError("no answer in %d s" % timeout)
+        line = self.r.readline()
+        if not line:
+            raise EOFError("the worker closed fd 4 (exit %s)" % self.proc.poll())
+        return json.loads(line)
+
+    def request(self, obj, timeout=300):
+        self.send_raw((json.dumps(obj) + "\n").encode())
+        a = self.read(timeout)
+        if a.get("id") != obj.get("id"):
+            raise AssertionError(f"answer id {a.get('id')!r} for request id {obj.get('id')!r}")
+        return a
+
+    def log_tail(self):
+        self.stderr.seek(0)
+        return self.stderr.read().decode(errors="replace")[-3000:]
+
+    def close(self):
+        try:
+            self.w.close()
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases, values computed by hand from docs/case-format.md
+# ---------------------------------------------------------------------------------------------
+
+def T(dtype, values, shape=None):
+    if dtype == "bfloat16":
+        a = f32_to_bf16(np.asarray(values, np.float32))
+    else:
+        a = np.asarray(values, dtype=dtype if dtype != "bool" else np.bool_)
+    if shape is not None:
+        a = a.reshape(shape)
+    return Tensor(dtype, a)
+
+
+CASES = []
+
+
+def case(name, op, data, indices, updates, expected, reduction="none", axis=0, use_init_val=True,
+         spec_only=False, error=None):
+    """spec_only: the expected value is the spec's answer on a trap frameworks are known to differ on
+    (only numpy, the spec's own implementation, must match it)."""
+    CASES.append(dict(name=name, op=op, data=data, indices=indices, updates=updates, expected=expected,
+                      reduction=reduction, axis=axis, use_init_val=use_init_val, spec_only=spec_only,
+                      error=error))
+
+
+i64 = lambda v: T("int64", v)  # noqa: E731
+i32 = lambda v: T("int32", v)  # noqa: E731
+
+# ONNX ScatterND example 1
+case("onnx_scatternd_example1", "scatter_nd", T("float32", [1, 2, 3, 4, 5, 6, 7, 8]),
+     i64([[4], [3], [1], [7]]), T("float32", [9, 10, 11, 12]), T("float32", [1, 11, 3, 10, 9, 6, 7, 12]))
+# ONNX ScatterElements example 2 (axis 1)
+case("onnx_scatterelements_example2", "scatter_elements", T("float32", [[1, 2, 3, 4, 5]]),
+     i64([[1, 3]]), T("float32", [[1.5, 2.5]]), T("float32", [[1, 1.5, 3, 2.5, 5]]), axis=1)
+# ScatterElements add, duplicates, integer-valued floats (exact in any order)
+case("elements_add_dup", "scatter_elements", T("float32", [[1, 2, 3], [4, 5, 6]]),
+     i64([[1, 1, 0]]), T("float32", [[10, 20, 30]]), T("float32", [[31, 32, 3], [4, 5, 6]]),
+     reduction="add", axis=1)
+# int32 indices, int32 data, mul
+case("elements_mul_int32", "scatter_elements", T("int32", [2, 3, 4]), i32([2, 0]), T("int32", [5, 7]),
+     T("int32", [14, 3, 20]), reduction="mul")
+# negative index (allowed for scatter_elements and scatter_nd)
+case("elements_negative_index", "scatter_elements", T("float32", [1, 2, 3]), i64([-1]), T("float32", [9]),
+     T("float32", [1, 2, 9]))
+case("nd_negative_index_k2", "scatter_nd", T("int64", [[1, 2], [3, 4]]), i64([[-1, 0]]), T("int64", [9]),
+     T("int64", [[1, 2], [9, 4]]))
+# ScatterND slices (k=1 of rank 2), max
+case("nd_max_rows", "scatter_nd", T("int32", [[1, 8], [5, 2]]), i64([[1], [1]]), T("int32", [[4, 4], [6, 1]]),
+     T("int32", [[1, 8], [6, 4]]), reduction="max")
+# ScatterND min
+case("nd_min_float64", "scatter_nd", T("float64", [3, 3, 3]), i64([[0], [2]]), T("float64", [1, 7]),
+     T("float64", [1, 3, 3]), reduction="min")
+# scatter_update on axis 1
+case("update_axis1", "scatter_update", T("float32", np.zeros((2, 3))), i64([2, 0]),
+     T("float32", [[1, 2], [3, 4]]), T("float32", [[2, 0, 1], [4, 0, 3]]), axis=1)
+# scatter_update with a 2-d index tensor, axis 0
+case("update_2d_indices", "scatter_update", T("int64", [[0, 0], [0, 0], [0, 0]]), i64([[2], [0]]),
+     T("int64", [[[5, 6]], [[7, 8]]]), T("int64", [[7, 8], [0, 0], [5, 6]]))
+# float16 add and uint8 mul wrap
+case("nd_add_float16", "scatter_nd", T("float16", [1, 2]), i64([[0], [0]]), T("float16", [0.5, 0.25]),
+     T("float16", [1.75, 2]), reduction="add")
+case("elements_add_int8_wraps", "scatter_elements", T("int8", [120, 0]), i64([0]), T("int8", [10]),
+     T("int8", [-126, 0]), reduction="add")
+# bfloat16 add (exact)
+case("nd_add_bfloat16", "scatter_nd", T("bfloat16", [1, 2]), i64([[0], [0]]), T("bfloat16", [0.5, 0.25]),
+     T("bfloat16", [1.75, 2]), reduction="add")
+# mean and use_init_val=false (frameworks that have them)
+case("elements_mean_float32", "scatter_elements", T("float32", [1, 10]), i64([0, 0]), T("float32", [2, 6]),
+     T("float32", [3, 10]), reduction="mean")
+case("elements_sum_no_init", "scatter_elements", T("float32", [100, 10]), i64([0, 0]), T("float32", [2, 6]),
+     T("float32", [8, 10]), reduction="add", use_init_val=False)
+# ScatterND sub (OpenVINO, numpy)
+case("nd_sub_int32", "scatter_nd", T("int32", [10, 20]), i64([[1], [1]]), T("int32", [3, 4]),
+     T("int32", [10, 13]), reduction="sub")
+# k = 0: the whole tensor
+case("nd_k0_whole_tensor", "scatter_nd", T("float32", [1, 2, 3]), T("int64", np.zeros((1, 0), np.int64)),
+     T("float32", [[7, 8, 9]]), T("float32", [7, 8, 9]))
+# bool add = OR
+case("elements_bool_add_or", "scatter_elements", T("bool", [False, True]), i64([0, 0]), T("bool", [True, False]),
+     T("bool", [True, True]), reduction="add")
+# the spec's traps: only numpy must follow them exactly
+case("spec_float16_rounds_each_step", "scatter_nd", T("float16", [2048]), i64([[0], [0]]), T("float16", [1, 1]),
+     T("float16", [2048]), reduction="add", spec_only=True)
+case("spec_max_nan_update", "scatter_elements", T("float32", [1, 2]), i64([0]), T("float32", [np.nan]),
+     T("float32", [np.nan, 2]), reduction="max", spec_only=True)
+case("spec_min_nan_data", "scatter_elements", T("float32", [np.nan, 2]), i64([0]), T("float32", [1]),
+     T("float32", [np.nan, 2]), reduction="min", spec_only=True)
+case("spec_max_signed_zero", "scatter_elements", T("float32", [-0.0, 1]), i64([0]), T("float32", [0.0]),
+     T("float32", [0.0, 1]), reduction="max", spec_only=True)
+case("spec_min_signed_zero", "scatter_elements", T("float64", [0.0, 1]), i64([0]), T("float64", [-0.0]),
+     T("float64", [-0.0, 1]), reduction="min", spec_only=True)
+case("spec_int_mean_floors", "scatter_elements", T("int32", [0, 5]), i64([0]), T("int32", [-3]),
+     T("int32", [-2, 5]), reduction="mean", spec_only=True)
+case("spec_int_mean_no_init", "scatter_elements", T("int32", [7, 5]), i64([0, 0]), T("int32", [-1, -2]),
+     T("int32", [-2, 5]), reduction="mean", use_init_val=False, spec_only=True)
+case("spec_bool_sub_xor", "scatter_nd", T("bool", [True, False]), i64([[0], [1], [1], [1]]),
+     T("bool", [True, True, True, True]), T("bool", [False, True]), reduction="sub", spec_only=True)
+case("spec_none_last_writer", "scatter_elements", T("int32", [0, 0]), i64([0, 0, 0]), T("int32", [1, 2, 3]),
+     T("int32", [3, 0]), spec_only=True)
+case("spec_bfloat16_rounds", "scatter_nd", T("bfloat16", [256]), i64([[0], [0]]), T("bfloat16", [1, 1]),
+     T("bfloat16", [256]), reduction="add", spec_only=True)
+case("spec_min_no_init_inf", "scatter_elements", T("float32", [5, 5]), i64([0]), T("float32", [np.inf]),
+     T("float32", [np.inf, 5]), reduction="min", use_init_val=False, spec_only=True)
+# out of range: rejected with code index
+case("elements_out_of_range", "scatter_elements", T("float32", [1, 2, 3]), i64([3]), T("float32", [9]),
+     None, error="index")
+case("nd_out_of_range", "scatter_nd", T("float32", [1, 2, 3]), i64([[-4]]), T("float32", [9]), None,
+     error="index")
+case("update_negative_index", "scatter_update", T("float32", [1, 2, 3]), i64([-1]), T("float32", [9]), None,
+     error="index")
+
+
+# ---------------------------------------------------------------------------------------------
+# Capabilities (a small reading of docs/backends.md, "Capabilities")
+# ---------------------------------------------------------------------------------------------
+
+def _has(sel, v):
+    return sel is None or sel == "*" or v == sel or (isinstance(sel, list) and v in sel)
+
+
+def declared(caps, c):
+    """None when the capabilities cover the case, else why not."""
+    red, dt, idt = c["reduction"], c["data"].dtype, c["indices"].dtype
+    dts = caps.get("ops", {}).get(c["op"], {}).get(red)
+    if dts is None or not _has(dts, dt):
+        return f"{c['op']} {red} {dt} not declared"
+    if idt not in caps.get("index_dtypes", ["int32", "int64"]):
+        return f"{idt} indices not declared"
+    neg = bool((c["indices"].array < 0).any())
+    if neg and not caps.get("negative_indices", True) and not c["error"]:
+        return "negative indices"
+    if not c["use_init_val"] and not caps.get("use_init_val_false", True):
+        return "use_init_val false"
+    k0 = c["op"] == "scatter_nd" and c["indices"].shape[-1] == 0
+    if k0 and not caps.get("empty_index_tuple", True):
+        return "k = 0"
+    if len(c["data"].shape) > caps.get("max_rank", 64):
+        return "rank"
+    if c["error"] and not caps.get("checks_indices", True):
+        return "does not check indices"
+    idx = c["indices"].array.astype(np.int64)
+    dups = False
+    if c["op"] == "scatter_elements" and idx.size:
+        dups = len(np.unique(idx)) < idx.size  # coarse, enough for these small 1-row cases
+    elif c["op"] != "scatter_elements" and idx.size:
+        rows = idx.reshape(-1, idx.shape[-1]) if c["op"] == "scatter_nd" else idx.reshape(-1, 1)
+        dups = len(np.unique(rows, axis=0)) < len(rows)
+    feats = {"negative_indices": neg, "empty_index_tuple": k0, "use_init_val_false": not c["use_init_val"],
+             "duplicates": dups}
+    for ex in caps.get("exclude", []):
+        if not (_has(ex.get("op"), c["op"]) and _has(ex.get("reduction"), red) and _has(ex.get("dtype"), dt)
+                and _has(ex.get("index_dtype"), idt)):
+            continue
+        f = ex.get("feature")
+        if f and not feats.get(f, False):
+            continue
+        return "excluded: " + ex.get("reason", "")
+    return None
+
+
+def same(got, want):
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    g, w = got.array, want.array
+    if want.dtype == "bfloat16":
+        g, w = bf16_to_f32(g), bf16_to_f32(w)
+    if g.dtype.kind == "f":
+        both_nan = np.isnan(g) & np.isnan(w)
+        bits = {8: np.uint64, 4: np.uint32, 2: np.uint16}[g.dtype.itemsize]
+        return bool(np.all(both_nan | (g.view(bits) == w.view(bits))))
+    return bool(np.array_equal(g, w))
+
+
+def show(t):
+    a = bf16_to_f32(t.array) if t.dtype == "bfloat16" else t.array
+    return f"{t.dtype}{list(t.shape)} {a.reshape(-1).tolist()}"
+
+
+# ---------------------------------------------------------------------------------------------
+# One backend
+# ---------------------------------------------------------------------------------------------
+
+def importable(backend):
+    import importlib.util
+    return all(importlib.util.find_spec(m) is not None for m in IMPORTS[backend])
+
+
+def test_backend(backend, tmp):
+    print(f"{backend}:")
+    w = Worker(backend)
+    n_ok = 0
+    try:
+        hello = w.request({"id": 1, "op": "hello", "protocol": 1, "backend": backend})
+        if hello.get("status") == "unavailable":
+            print(f"  unavailable: {hello.get('reason')}")
+            return backend != "numpy" or fail("numpy unavailable")
+        if hello.get("status") != "ok":
+            fail(f"{backend}: hello answered {hello}")
+            return
+        for key in ("protocol", "name", "version", "versions", "device", "settings", "capabilities"):
+            if key not in hello:
+                fail(f"{backend}: hello lacks '{key}'")
+        if hello.get("name") != backend or hello.get("protocol") != 1:
+            fail(f"{backend}: hello name/protocol {hello.get('name')!r}/{hello.get('protocol')!r}")
+        caps = hello.get("capabilities", {})
+        print(f"  {hello.get('name')} {hello.get('version')} on {hello.get('device')}; settings "
+              f"{json.dumps(hello.get('settings'))}")
+        rid = 10
+        for c in CASES:
+            if c["spec_only"] and backend != "numpy":
+                continue
+            why = declared(caps, c)
+            if why:
+                if backend == "numpy":
+                    fail(f"numpy: {c['name']} not declared ({why})")
+                continue
+            rid += 1
+            d = os.path.join(tmp, f"{backend}-{rid}")
+            paths = {k: f"{d}-{k}.npy" for k in ("data", "indices", "updates", "out")}
+            for k in ("data", "indices", "updates"):
+                write_npy(paths[k], c[k])
+            req = {"id": rid, "op": "run",
+                   "case": {"name": c["name"], "op": c["op"], "reduction": c["reduction"],
+                            "axis": c["axis"] % len(c["data"].shape), "use_init_val": c["use_init_val"]},
+                   **paths, "flags": {"in_place": False, "deterministic": False},
+                   "repeat": 3 if rid % 2 else 1}
+            t0 = time.time()
+            a = w.request(req)
+            dt = time.time() - t0
+            if c["error"]:
+                if a.get("status") == "rejected" and a.get("code") == c["error"]:
+                    n_ok += 1
+                    print(f"  ok   {c['name']}: rejected ({a.get('message', '')[:100]})")
+                else:
+                    fail(f"{backend}: {c['name']}: expected rejected/{c['error']}, got {json.dumps(a)[:600]}")
+                continue
+            if a.get("status") != "ok":
+                fail(f"{backend}: {c['name']}: {json.dumps(a)[:1500]}")
+                continue
+            for key in ("seconds", "samples", "timing", "lowering"):
+                if key not in a:
+                    fail(f"{backend}: {c['name']}: answer lacks '{key}'")
+            if len(a.get("samples", [])) != req["repeat"]:
+                fail(f"{backend}: {c['name']}: {len(a.get('samples', []))} samples for repeat {req['repeat']}")
+            got = read_npy(paths["out"])
+            if same(got, c["expected"]):
+                n_ok += 1
+                print(f"  ok   {c['name']} ({a.get('lowering')}; {dt * 1e3:.0f} ms)")
+            else:
+                fail(f"{backend}: {c['name']} ({a.get('lowering')}): got {show(got)}, want {show(c['expected'])}")
+        # malformed requests: answered as errors, and the worker goes on
+        w.send_raw(b"this is not json\n")
+        a = w.read()
+        if a.get("status") != "error":
+            fail(f"{backend}: a malformed line was answered {a}")
+        a = w.request({"id": 90, "op": "run", "case": {"op": "scatter_nd"}})
+        if a.get("status") != "error":
+            fail(f"{backend}: a run without tensors was answered {a}")
+        a = w.request({"id": 91, "op": "run", "case": {"op": "scatter_nd", "reduction": "none"},
+                       "data": os.path.join(tmp, "missing.npy"), "indices": "x", "updates": "y", "out": "z"})
+        if a.get("status") != "error":
+            fail(f"{backend}: a run with missing files was answered {a}")
+        a = w.request({"id": 92, "op": "frobnicate"})
+        if a.get("status") != "error":
+            fail(f"{backend}: an unknown op was answered {a}")
+        a = w.request({"id": 93, "op": "hello", "protocol": 1, "backend": backend})
+        if a.get("status") != "ok":
+            fail(f"{backend}: the worker did not survive malformed requests: {a}")
+        else:
+            n_ok += 1
+            print("  ok   malformed requests answered as errors; the worker goes on")
+        a = w.request({"id": 99, "op": "shutdown"})
+        rc = w.proc.wait(timeout=60)
+        if rc != 0:
+            fail(f"{backend}: exit status {rc} after shutdown")
+        print(f"  {n_ok} checks passed")
+    except Exception as e:
+        fail(f"{backend}: {type(e).__name__}: {e}\n--- worker stderr ---\n{w.log_tail()}")
+    finally:
+        w.close()
+
+
+def main():
+    names = sys.argv[1:] or FRAMEWORKS
+    with tempfile.TemporaryDirectory(prefix="scatterctl-worker-test-") as tmp:
+        for b in names:
+            if b != "numpy" and not importable(b):
+                print(f"{b}: not installed, skipped")
+                continue
+            test_backend(b, tmp)
+    if failures:
+        print(f"\n{len(failures)} failure(s):")
+        for f in failures:
+            print("  " + f.splitlines()[0])
+        return 1
+    print("\nall workers passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
