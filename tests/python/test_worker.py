@@ -36,6 +36,12 @@ IMPORTS = {"onnxruntime": ["onnxruntime", "onnx"], "openvino": ["openvino"], "tv
 
 failures = []
 
+# Differences from the spec that a framework is known to have on these cases (checked: a known difference
+# that goes away is reported too, so this list stays true).
+KNOWN = {
+    ("openvino", "nd_k0_whole_tensor"): "the CPU plugin's ScatterNDUpdate-15 leaves data unchanged for k = 0",
+}
+
 
 def fail(msg):
     failures.append(msg)
@@ -366,9 +372,16 @@ def test_backend(backend, tmp):
             if len(a.get("samples", [])) != req["repeat"]:
                 fail(f"{backend}: {c['name']}: {len(a.get('samples', []))} samples for repeat {req['repeat']}")
             got = read_npy(paths["out"])
+            known = KNOWN.get((backend, c["name"]))
             if same(got, c["expected"]):
+                if known:
+                    fail(f"{backend}: {c['name']}: passed, but is listed as a known difference ({known})")
+                    continue
                 n_ok += 1
                 print(f"  ok   {c['name']} ({a.get('lowering')}; {dt * 1e3:.0f} ms)")
+            elif known:
+                n_ok += 1
+                print(f"  ok   {c['name']}: known difference: {known} (got {show(got)})")
             else:
                 fail(f"{backend}: {c['name']} ({a.get('lowering')}): got {show(got)}, want {show(c['expected'])}")
         # malformed requests: answered as errors, and the worker goes on
