@@ -53,6 +53,9 @@ Case materialize(const CaseDecl& decl);
 /// Materializes one tensor (exposed for tests of the generators and .npy reader).
 Tensor materialize_tensor(const TensorDecl& tensor, const std::string& field, const CaseDecl& decl);
 
+/// Reads a .npy file with the dtype and shape its header declares ('<V2' is bfloat16).
+Tensor read_npy(const std::string& path);
+
 /// Writes a tensor as a .npy file (float16 as '<f2', bfloat16 as '<V2').
 void write_npy(const Tensor& tensor, const std::string& path);
 

@@ -115,6 +115,15 @@ typedef struct {
 typedef const sp_plugin_api* (*sp_get_api_fn)(uint32_t host_abi_major, uint32_t host_abi_minor);
 #define SP_ENTRY_POINT "scatter_plugin_get_api"
 
+/* Exported whatever the plugin's default visibility (-fvisibility=hidden). The declaration
+ * gives a plugin's definition C linkage even in a C++ file that forgets extern "C". */
+#if defined(_WIN32)
+#define SP_EXPORT __declspec(dllexport)
+#else
+#define SP_EXPORT __attribute__((visibility("default")))
+#endif
+SP_EXPORT const sp_plugin_api* scatter_plugin_get_api(uint32_t host_abi_major, uint32_t host_abi_minor);
+
 #ifdef __cplusplus
 }
 #endif

@@ -112,11 +112,17 @@ Shape parse_dims(const std::string& dims, const std::string& path) {
   return shape;
 }
 
-}  // namespace
+// The dtype a header descr denotes, when it is one of the spec's.
+std::optional<DType> dtype_of_descr(const std::string& descr) {
+  for (const auto dtype : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64, DType::int32,
+                           DType::int16, DType::int8, DType::uint8, DType::boolean}) {
+    if (descr_matches(descr, dtype)) return dtype;
+  }
+  return std::nullopt;
+}
 
-namespace detail {
-
-Tensor read_npy(const std::string& path, DType dtype, const Shape& shape) {
+// Reads a .npy file; checks dtype and shape against the declaration when given one.
+Tensor read_npy_file(const std::string& path, std::optional<DType> declared_dtype, const Shape* declared_shape) {
   // Before opening: opening a FIFO blocks until something writes to it, and a device
   // (/dev/zero) never ends. A missing file falls through to the open below.
   std::error_code status_ec;
@@ -169,11 +175,19 @@ Tensor read_npy(const std::string& path, DType dtype, const Shape& shape) {
   if (descr->size() > 2 && (*descr)[0] == '>' && descr->substr(2) != "1") {
     bad(path, fmt::format("is big-endian ('{}'); only little-endian is supported", clip(*descr)));
   }
+  if (!declared_dtype) {
+    declared_dtype = dtype_of_descr(*descr);
+    if (!declared_dtype) {
+      throw Error(ErrorCode::dtype, "file", fmt::format("'{}' holds '{}', which is none of the spec's dtypes", path, clip(*descr)));
+    }
+  }
+  const DType dtype = *declared_dtype;
   if (!descr_matches(*descr, dtype)) {
     throw Error(ErrorCode::dtype, "file",
                 fmt::format("'{}' holds '{}' but the tensor is declared {} ('{}')", path, clip(*descr), to_string(dtype),
                             descr_of(dtype)));
   }
+  const Shape& shape = declared_shape != nullptr ? *declared_shape : file_shape;
   if (file_shape != shape) {
     throw Error(ErrorCode::shape, "file",
                 fmt::format("'{}' has shape {} but the tensor is declared {}", path, format_shape(file_shape),
@@ -189,7 +203,15 @@ Tensor read_npy(const std::string& path, DType dtype, const Shape& shape) {
   return out;
 }
 
+}  // namespace
+
+namespace detail {
+
+Tensor read_npy(const std::string& path, DType dtype, const Shape& shape) { return read_npy_file(path, dtype, &shape); }
+
 }  // namespace detail
+
+Tensor read_npy(const std::string& path) { return read_npy_file(path, std::nullopt, nullptr); }
 
 void write_npy(const Tensor& tensor, const std::string& path) {
   // "(2, 3)", "(4,)", "()": Python's tuple syntax.

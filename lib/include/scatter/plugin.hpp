@@ -1,0 +1,25 @@
+#pragma once
+/// Native plugins: a user's own scatter kernel, a shared library implementing the C ABI of
+/// scatter/plugin_abi.h, run in process (`--backend plugin:PATH`) or in a child process
+/// that serves worker protocol 1 (`--isolate`; docs/backends.md).
+
+#include <memory>
+#include <string>
+
+#include "scatter/backend.hpp"
+
+namespace scatter {
+
+/// The backend "plugin:<path>": dlopens the library and checks its table. Never throws for a
+/// bad plugin; availability() then says what is wrong. run() gives the plugin a copy of data
+/// as `out` (with flags.in_place, that copy is passed as both data and out), times only the
+/// plugin's run(), and fails with Error(backend) when the plugin changed an input or wrote
+/// past the end of out.
+std::unique_ptr<Backend> make_plugin_backend(const std::string& path);
+
+/// The child side of `--isolate`: loads the plugin and serves worker protocol 1, requests on
+/// fd_in and answers on fd_out, one JSON object a line. Returns the process's exit code:
+/// 0 after `shutdown` or at the end of the requests, 1 when the channel breaks.
+int serve_plugin(const std::string& path, int fd_in, int fd_out);
+
+}  // namespace scatter

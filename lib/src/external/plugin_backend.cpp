@@ -1,0 +1,383 @@
+// The in-process plugin backend: dlopen a library implementing scatter/plugin_abi.h, check
+// its table once, and run each case through it. scatterctl owns every buffer; the plugin gets
+// read-only views of the inputs and a copy of data as `out`, followed by a canary. Only the
+// plugin's run() is timed. Afterwards the inputs' fingerprints and the canary are checked:
+// a plugin that writes where it must not is an error of the backend, not a wrong answer.
+
+#include "plugin_backend.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "scatter/plugin.hpp"
+
+namespace scatter {
+namespace detail {
+
+// sp_tensor must keep DLTensor's layout (plugins may cast to it).
+static_assert(offsetof(sp_tensor, device) == 8 && offsetof(sp_tensor, ndim) == 16 &&
+              offsetof(sp_tensor, dtype) == 20 && offsetof(sp_tensor, shape) == 24 &&
+              offsetof(sp_tensor, strides) == 32 && offsetof(sp_tensor, byte_offset) == 40 && sizeof(sp_tensor) == 48,
+              "sp_tensor no longer has DLTensor's layout");
+
+namespace {
+
+// The table as ABI 1.0 defines it: later minor versions only append, so a plugin built
+// against any 1.x has at least this much.
+constexpr std::size_t kApiSize10 = offsetof(sp_plugin_api, last_error_code) + sizeof(sp_plugin_api::last_error_code);
+
+// Inputs larger than this are not fingerprinted: hashing would cost more than the op.
+constexpr std::size_t kFingerprintLimit = 256u << 20;
+
+// FNV-1a over 8-byte words (bytes for the tail): every step is a bijection of the state,
+// so a change to any single word always changes the result.
+std::optional<std::uint64_t> fingerprint(const Tensor& t) {
+  const std::size_t n = t.nbytes();
+  if (n > kFingerprintLimit) return std::nullopt;
+  const std::byte* p = t.bytes();
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  constexpr std::uint64_t kPrime = 0x100000001b3ull;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    h = (h ^ word) * kPrime;
+  }
+  for (; i < n; ++i) h = (h ^ static_cast<std::uint8_t>(p[i])) * kPrime;
+  return h;
+}
+
+// The output as the plugin sees it: data's bytes, then kCanary bytes of a known pattern.
+class GuardedOutput {
+ public:
+  static constexpr std::size_t kCanary = 64;
+  static constexpr std::size_t kAlign = 64;
+
+  explicit GuardedOutput(const Tensor& data)
+      : size_(data.nbytes()), bytes_(static_cast<std::byte*>(::operator new(size_ + kCanary, std::align_val_t{kAlign}))) {
+    if (size_ > 0) std::memcpy(bytes_, data.bytes(), size_);
+    for (std::size_t i = 0; i < kCanary; ++i) bytes_[size_ + i] = pattern(i);
+  }
+  ~GuardedOutput() { ::operator delete(bytes_, std::align_val_t{kAlign}); }
+  GuardedOutput(const GuardedOutput&) = delete;
+  GuardedOutput& operator=(const GuardedOutput&) = delete;
+
+  std::byte* bytes() { return bytes_; }
+  /// Puts data's bytes back (between repeated runs); the canary is left as the plugin left it.
+  void restore(const Tensor& data) {
+    if (size_ > 0) std::memcpy(bytes_, data.bytes(), size_);
+  }
+  bool canary_intact() const {
+    for (std::size_t i = 0; i < kCanary; ++i) {
+      if (bytes_[size_ + i] != pattern(i)) return false;
+    }
+    return true;
+  }
+
+ private:
+  static std::byte pattern(std::size_t i) { return static_cast<std::byte>(0xA5u ^ (i * 29u)); }
+
+  std::size_t size_;
+  std::byte* bytes_;
+};
+
+double median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  const auto n = samples.size();
+  return n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+}
+
+sp_dtype sp_dtype_of(DType dtype) {
+  const auto bits = static_cast<std::uint8_t>(size_of(dtype) * 8);
+  switch (dtype) {
+    case DType::float64:
+    case DType::float32:
+    case DType::float16:
+      return {SP_CODE_FLOAT, bits, 1};
+    case DType::bfloat16:
+      return {SP_CODE_BFLOAT, bits, 1};
+    case DType::int64:
+    case DType::int32:
+    case DType::int16:
+    case DType::int8:
+      return {SP_CODE_INT, bits, 1};
+    case DType::uint8:
+      return {SP_CODE_UINT, bits, 1};
+    case DType::boolean:
+      return {SP_CODE_BOOL, bits, 1};
+  }
+  SCATTER_ASSERT(false && "unknown dtype");
+}
+
+// An sp_tensor over a host buffer; it points into its own shape and strides, so it stays put.
+class View {
+ public:
+  View(const Tensor& t, const std::byte* bytes) : shape_(t.shape()), strides_(shape_.size()) {
+    std::int64_t stride = 1;
+    for (std::size_t d = shape_.size(); d-- > 0;) {
+      strides_[d] = stride;
+      stride *= shape_[d];
+    }
+    // Rank 0: shape and strides are never read, but the ABI promises non-NULL pointers.
+    static std::int64_t scalar_dims[1] = {1};
+    view_.data = const_cast<std::byte*>(bytes);
+    view_.device = {SP_DEVICE_CPU, 0};
+    view_.ndim = static_cast<std::int32_t>(shape_.size());
+    view_.dtype = sp_dtype_of(t.dtype());
+    view_.shape = shape_.empty() ? scalar_dims : shape_.data();
+    view_.strides = strides_.empty() ? scalar_dims : strides_.data();
+    view_.byte_offset = 0;
+  }
+  View(const View&) = delete;
+  View& operator=(const View&) = delete;
+
+  sp_tensor* get() { return &view_; }
+
+ private:
+  Shape shape_;
+  std::vector<std::int64_t> strides_;
+  sp_tensor view_{};
+};
+
+std::int32_t sp_op_of(Op op) {
+  switch (op) {
+    case Op::scatter_elements:
+      return SP_OP_SCATTER_ELEMENTS;
+    case Op::scatter_nd:
+      return SP_OP_SCATTER_ND;
+    case Op::scatter_update:
+      return SP_OP_SCATTER_UPDATE;
+  }
+  SCATTER_ASSERT(false && "unknown op");
+}
+
+std::int32_t sp_reduction_of(Reduction r) {
+  switch (r) {
+    case Reduction::none:
+      return SP_REDUCTION_NONE;
+    case Reduction::add:
+      return SP_REDUCTION_ADD;
+    case Reduction::sub:
+      return SP_REDUCTION_SUB;
+    case Reduction::mul:
+      return SP_REDUCTION_MUL;
+    case Reduction::min:
+      return SP_REDUCTION_MIN;
+    case Reduction::max:
+      return SP_REDUCTION_MAX;
+    case Reduction::mean:
+      return SP_REDUCTION_MEAN;
+  }
+  SCATTER_ASSERT(false && "unknown reduction");
+}
+
+}  // namespace
+
+PluginBackend::PluginBackend(std::string path) : path_(std::move(path)), name_("plugin:" + path_) {
+  // PATH is a file: without a '/', dlopen would search the library path instead.
+  const auto file = path_.find('/') == std::string::npos ? "./" + path_ : path_;
+  dlerror();
+  handle_ = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle_ == nullptr) {
+    const char* why = dlerror();
+    fail(fmt::format("cannot load plugin '{}': {}", path_, why ? why : "dlopen failed"));
+    return;
+  }
+  dlerror();
+  void* entry = dlsym(handle_, SP_ENTRY_POINT);
+  if (entry == nullptr) {
+    fail(fmt::format("plugin '{}' exports no {} (it must be defined with C linkage)", path_, SP_ENTRY_POINT));
+    return;
+  }
+  const auto get_api = reinterpret_cast<sp_get_api_fn>(entry);
+  const sp_plugin_api* api = get_api(SP_ABI_MAJOR, SP_ABI_MINOR);
+  if (api == nullptr) {
+    fail(fmt::format("plugin '{}': {}({}, {}) returned NULL (it cannot serve ABI {}.{})", path_, SP_ENTRY_POINT,
+                     SP_ABI_MAJOR, SP_ABI_MINOR, SP_ABI_MAJOR, SP_ABI_MINOR));
+    return;
+  }
+  // struct_size and abi_major lead the table in every version; the rest depends on the major.
+  if (api->abi_major != SP_ABI_MAJOR) {
+    fail(fmt::format("plugin '{}' is built for ABI {}.{}, scatterctl speaks {}.{}", path_, api->abi_major,
+                     api->abi_minor, SP_ABI_MAJOR, SP_ABI_MINOR));
+    return;
+  }
+  if (api->struct_size < kApiSize10) {
+    fail(fmt::format("plugin '{}': its sp_plugin_api has struct_size {}, ABI {}.0 needs at least {}", path_,
+                     api->struct_size, SP_ABI_MAJOR, kApiSize10));
+    return;
+  }
+  if (api->run == nullptr) {
+    fail(fmt::format("plugin '{}': its sp_plugin_api has no run()", path_));
+    return;
+  }
+  if (api->capabilities_json == nullptr) {
+    fail(fmt::format("plugin '{}' declares no capabilities (capabilities_json is NULL)", path_));
+    return;
+  }
+  try {
+    caps_ = parse_capabilities(api->capabilities_json, name_);
+  } catch (const Error& e) {
+    fail(fmt::format("plugin '{}' declares invalid capabilities: {}", path_, e.message()));
+    return;
+  }
+  api_ = api;
+}
+
+PluginBackend::~PluginBackend() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+void PluginBackend::fail(std::string reason) {
+  api_ = nullptr;
+  caps_.reset();
+  reason_ = std::move(reason);
+}
+
+std::string PluginBackend::plugin_name() const {
+  return api_ != nullptr && api_->name != nullptr && api_->name[0] != '\0' ? api_->name : path_;
+}
+
+std::string PluginBackend::version() const {
+  return api_ != nullptr && api_->version != nullptr ? api_->version : "";
+}
+
+std::string PluginBackend::device() const {
+  if (api_ == nullptr) return "CPU (plugin unavailable)";
+  return fmt::format("CPU (plugin {} {})", plugin_name(), version());
+}
+
+std::string PluginBackend::capabilities_json() const { return api_ != nullptr ? api_->capabilities_json : ""; }
+
+std::string PluginBackend::last_error(const std::string& fallback) const {
+  const char* text = api_->last_error != nullptr ? api_->last_error() : nullptr;
+  return text != nullptr && text[0] != '\0' ? text : fallback;
+}
+
+Rejected PluginBackend::rejection() const {
+  const char* code = api_->last_error_code != nullptr ? api_->last_error_code() : nullptr;
+  return Rejected(code != nullptr ? code : "", last_error(fmt::format("plugin {} rejected the case", plugin_name())));
+}
+
+BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
+  using Clock = std::chrono::steady_clock;
+  if (api_ == nullptr) throw Error(ErrorCode::backend, "", "unavailable: " + reason_);
+
+  // Case is const, so in place is emulated: the plugin gets the output buffer (a copy of
+  // data) as both data and out, and SP_FLAG_IN_PLACE.
+  GuardedOutput out(c.data);
+  View data(c.data, flags.in_place ? out.bytes() : c.data.bytes());
+  View indices(c.indices, c.indices.bytes());
+  View updates(c.updates, c.updates.bytes());
+  View out_view(c.data, out.bytes());
+  sp_case sc{};
+  sc.struct_size = sizeof(sp_case);
+  sc.op = sp_op_of(c.attrs.op);
+  sc.reduction = sp_reduction_of(c.attrs.reduction);
+  sc.axis = static_cast<std::int32_t>(c.attrs.axis);
+  sc.use_init_val = c.attrs.use_init_val ? 1 : 0;
+  sc.flags = (flags.in_place ? SP_FLAG_IN_PLACE : 0u) | (flags.deterministic ? SP_FLAG_DETERMINISTIC : 0u);
+  sc.data = data.get();
+  sc.indices = indices.get();
+  sc.updates = updates.get();
+  sc.out = out_view.get();
+  sc.stream = nullptr;
+  sc.name = c.name.c_str();
+
+  const auto who = plugin_name();
+  if (api_->supports != nullptr) {
+    char reason[1024] = {};
+    const auto status = api_->supports(&sc, reason, sizeof reason);
+    reason[sizeof reason - 1] = '\0';
+    switch (status) {
+      case SP_OK:
+        break;
+      case SP_UNSUPPORTED:
+        throw Unsupported(reason[0] != '\0' ? reason : fmt::format("plugin {} does not support the case", who));
+      case SP_REJECTED:
+        throw rejection();
+      case SP_ERROR:
+        throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
+      default:
+        throw Error(ErrorCode::backend, "",
+                    fmt::format("plugin {} returned an unknown status {} from supports()", who, static_cast<int>(status)));
+    }
+  }
+
+  const auto data_before = flags.in_place ? std::nullopt : fingerprint(c.data);
+  const auto indices_before = fingerprint(c.indices);
+  const auto updates_before = fingerprint(c.updates);
+
+  // repeat > 1 (bench): one untimed warm-up, then `repeat` timed runs, out restored between
+  // them outside the timed region.
+  const int repeat = std::max(1, flags.repeat);
+  std::vector<double> samples;
+  sp_status status = SP_ERROR;
+  for (int i = repeat > 1 ? -1 : 0; i < repeat; ++i) {
+    if (i > (repeat > 1 ? -1 : 0)) out.restore(c.data);
+    const auto start = Clock::now();
+    try {
+      status = api_->run(&sc);
+    } catch (...) {
+      throw Error(ErrorCode::backend, "", fmt::format("plugin {} threw a C++ exception out of run()", who));
+    }
+    const std::chrono::duration<double> took = Clock::now() - start;
+    if (status != SP_OK) break;
+    if (i >= 0) samples.push_back(took.count());
+  }
+
+  // Memory the plugin must not touch, checked whatever it returned.
+  if (!out.canary_intact()) throw Error(ErrorCode::backend, "", fmt::format("plugin {} wrote past the end of out", who));
+  const auto changed = [](const std::optional<std::uint64_t>& before, const Tensor& t) {
+    return before && *before != fingerprint(t);
+  };
+  for (const auto& [before, tensor, field] : {std::tuple{data_before, &c.data, "data"},
+                                              std::tuple{indices_before, &c.indices, "indices"},
+                                              std::tuple{updates_before, &c.updates, "updates"}}) {
+    if (changed(before, *tensor)) {
+      throw Error(ErrorCode::backend, "", fmt::format("plugin {} modified its input {}", who, field));
+    }
+  }
+
+  switch (status) {
+    case SP_OK: {
+      Tensor output(c.data.dtype(), c.data.shape());
+      if (output.nbytes() > 0) std::memcpy(output.bytes(), out.bytes(), output.nbytes());
+      BackendOutput result;
+      result.output = std::move(output);
+      result.seconds = median(samples);
+      if (samples.size() > 1) result.samples = std::move(samples);
+      result.timing = "steady_clock around run() (host)";
+      return result;
+    }
+    case SP_UNSUPPORTED:
+      if (api_->supports == nullptr) throw Unsupported(last_error(fmt::format("plugin {} does not support the case", who)));
+      throw Error(ErrorCode::backend, "",
+                  fmt::format("plugin {} accepted the case in supports() but run() returned SP_UNSUPPORTED: {}", who,
+                              last_error()));
+    case SP_REJECTED:
+      throw rejection();
+    case SP_ERROR:
+      throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
+  }
+  throw Error(ErrorCode::backend, "",
+              fmt::format("plugin {} returned an unknown status {} from run()", who, static_cast<int>(status)));
+}
+
+}  // namespace detail
+
+std::unique_ptr<Backend> make_plugin_backend(const std::string& path) {
+  return std::make_unique<detail::PluginBackend>(path);
+}
+
+}  // namespace scatter

@@ -1,0 +1,192 @@
+// The child side of `--isolate`: one process serving one plugin over worker protocol 1
+// (docs/backends.md), so that a plugin that crashes or hangs takes only this process down.
+// Requests arrive on fd_in and answers leave on fd_out, one JSON object a line; tensors
+// travel as .npy files that scatterctl names.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "plugin_backend.hpp"
+#include "scatter/load.hpp"
+#include "scatter/plugin.hpp"
+
+namespace scatter {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kProtocol = 1;
+
+// Lines from a file descriptor, the last one with or without its '\n'.
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+
+  bool next(std::string& line) {
+    for (;;) {
+      const auto newline = buffer_.find('\n');
+      if (newline != std::string::npos) {
+        line.assign(buffer_, 0, newline);
+        buffer_.erase(0, newline + 1);
+        return true;
+      }
+      char chunk[1 << 16];
+      const auto n = ::read(fd_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (buffer_.empty()) return false;
+        line = std::move(buffer_);
+        buffer_.clear();
+        return true;
+      }
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
+
+bool write_line(int fd, const json& answer) {
+  // A plugin's message may hold bytes that are not UTF-8: replace them rather than fail.
+  const auto text = answer.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const auto n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+json hello(const detail::PluginBackend& backend, const json& request) {
+  json answer = {{"id", request.value("id", json())}};
+  const auto protocol = request.value("protocol", -1);
+  if (protocol != kProtocol) {
+    answer["status"] = "error";
+    answer["message"] = fmt::format("protocol {} asked for; this plugin host speaks {}", protocol, kProtocol);
+    return answer;
+  }
+  const auto availability = backend.availability();
+  if (!availability.available) {
+    answer["status"] = "unavailable";
+    answer["reason"] = availability.reason;
+    return answer;
+  }
+  answer["status"] = "ok";
+  answer["protocol"] = kProtocol;
+  answer["name"] = std::string(backend.name());
+  answer["version"] = backend.version();
+  answer["versions"] = {{"plugin", backend.version()}};
+  answer["device"] = backend.device();
+  answer["capabilities"] = json::parse(backend.capabilities_json());
+  return answer;
+}
+
+Case case_of(const json& request) {
+  const auto& decl = request.at("case");
+  Case c;
+  c.name = decl.value("name", std::string());
+  const auto op_name = decl.at("op").get<std::string>();
+  const auto reduction_name = decl.value("reduction", std::string("none"));
+  const auto op = parse_op(op_name);
+  const auto reduction = parse_reduction(reduction_name);
+  if (!op) throw Error(ErrorCode::op, "case.op", fmt::format("'{}' is not an op", op_name));
+  if (!reduction) throw Error(ErrorCode::op, "case.reduction", fmt::format("'{}' is not a reduction", reduction_name));
+  c.attrs.op = *op;
+  c.attrs.reduction = *reduction;
+  c.attrs.axis = decl.value("axis", std::int64_t{0});
+  c.attrs.use_init_val = decl.value("use_init_val", true);
+  c.data = read_npy(request.at("data").get<std::string>());
+  c.indices = read_npy(request.at("indices").get<std::string>());
+  c.updates = read_npy(request.at("updates").get<std::string>());
+  // scatterctl sends validated cases; these keep a confused request from reaching the plugin.
+  if (c.updates.dtype() != c.data.dtype()) throw Error(ErrorCode::dtype, "updates", "does not have data's dtype");
+  if (c.indices.dtype() != DType::int32 && c.indices.dtype() != DType::int64) {
+    throw Error(ErrorCode::dtype, "indices", "is neither int32 nor int64");
+  }
+  if (c.attrs.axis < 0 || (c.data.rank() > 0 && c.attrs.axis >= c.data.rank())) {
+    throw Error(ErrorCode::axis, "case.axis", fmt::format("= {} is not normalized to [0, {})", c.attrs.axis, c.data.rank()));
+  }
+  return c;
+}
+
+json run(detail::PluginBackend& backend, const json& request) {
+  json answer = {{"id", request.value("id", json())}};
+  try {
+    const auto availability = backend.availability();
+    if (!availability.available) throw Error(ErrorCode::backend, "", "unavailable: " + availability.reason);
+    const Case c = case_of(request);
+    const auto flags_in = request.value("flags", json::object());
+    RunFlags flags;
+    flags.in_place = flags_in.value("in_place", false);
+    flags.deterministic = flags_in.value("deterministic", false);
+    flags.repeat = request.value("repeat", 1);
+    auto result = backend.run(c, flags);
+    write_npy(result.output, request.at("out").get<std::string>());
+    answer["status"] = "ok";
+    answer["seconds"] = result.seconds;
+    answer["samples"] = result.samples.empty() ? std::vector<double>{result.seconds} : result.samples;
+    answer["timing"] = result.timing;
+  } catch (const Unsupported& e) {
+    answer["status"] = "unsupported";
+    answer["reason"] = e.what();
+  } catch (const Rejected& e) {
+    answer["status"] = "rejected";
+    answer["code"] = e.code();
+    answer["message"] = e.what();
+  } catch (const Error& e) {
+    answer["status"] = "error";
+    answer["message"] = e.message();
+  } catch (const json::exception& e) {
+    answer["status"] = "error";
+    answer["message"] = fmt::format("malformed run request: {}", e.what());
+  } catch (const std::exception& e) {
+    answer["status"] = "error";
+    answer["message"] = e.what();
+  }
+  return answer;
+}
+
+}  // namespace
+
+int serve_plugin(const std::string& path, int fd_in, int fd_out) {
+  // The parent may go away mid-answer: a failed write ends the loop, not a signal.
+  ::signal(SIGPIPE, SIG_IGN);
+  // Plugins print; stdout is not the channel, but keep it off whatever the parent reads.
+  if (fd_in != STDOUT_FILENO && fd_out != STDOUT_FILENO) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+
+  detail::PluginBackend backend(path);
+  LineReader reader(fd_in);
+  std::string line;
+  while (reader.next(line)) {
+    if (line.empty()) continue;
+    json answer;
+    try {
+      const auto request = json::parse(line);
+      const auto op = request.value("op", std::string());
+      if (op == "shutdown") return 0;
+      if (op == "hello") {
+        answer = hello(backend, request);
+      } else if (op == "run") {
+        answer = run(backend, request);
+      } else {
+        answer = {{"id", request.value("id", json())}, {"status", "error"}, {"message", fmt::format("unknown op '{}'", op)}};
+      }
+    } catch (const json::exception& e) {
+      answer = {{"id", nullptr}, {"status", "error"}, {"message", fmt::format("malformed request: {}", e.what())}};
+    }
+    if (!write_line(fd_out, answer)) return 1;
+  }
+  return 0;
+}
+
+}  // namespace scatter

@@ -1,0 +1,13 @@
+// A correct answer, but it writes into its read-only input data.
+#include "test_plugin.hpp"
+
+static sp_status run(const sp_case* c) {
+  scatter_1d_float32(c);
+  static_cast<float*>(c->data->data)[0] += 1.0f;
+  return SP_OK;
+}
+
+extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
+  static const sp_plugin_api api = test_plugin_table("input_writer", run);
+  return &api;
+}

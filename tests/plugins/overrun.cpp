@@ -1,0 +1,13 @@
+// A correct answer, then one element written past the end of out.
+#include "test_plugin.hpp"
+
+static sp_status run(const sp_case* c) {
+  scatter_1d_float32(c);
+  static_cast<float*>(c->out->data)[c->out->shape[0]] = 42.0f;
+  return SP_OK;
+}
+
+extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
+  static const sp_plugin_api api = test_plugin_table("overrun", run);
+  return &api;
+}
