@@ -1,0 +1,179 @@
+"""torch: the Tensor's own in-place scatter ops, on CUDA when torch.cuda.is_available(), else the CPU.
+
+  scatter_elements  none: Tensor.scatter_(axis, index, src); reductions: Tensor.scatter_reduce_(axis,
+                    index, src, sum/prod/amin/amax/mean, include_self=use_init_val)
+  scatter_nd        none/add: Tensor.index_put_(tuple of index columns, values, accumulate)
+                    sub/mul/min/max: the tuple's row-major positions looked up by advanced indexing
+                    (torch's own bounds checks and negative indices), then index_add_(alpha=-1) /
+                    index_reduce_(prod/amin/amax, include_self=True) on data viewed as [positions, ...]
+  scatter_update    Tensor.index_copy_(axis, index.flatten(), updates viewed with one index dimension)
+
+Indices are passed as torch gives them to the op: scatter_/scatter_reduce_/index_copy_ reject negative
+ones (so they are declared unsupported there), index_put_ accepts them."""
+import numpy as np
+
+from .adapter import Adapter, Prepared
+from .protocol import Rejected, Tensor, Unsupported
+
+TORCH_REDUCE = {"add": "sum", "mul": "prod", "min": "amin", "max": "amax", "mean": "mean"}
+INDEX_MESSAGES = ("out of bounds", "out of range", "index out of", "indices element")
+
+
+class _Prepared(Prepared):
+    def __init__(self, torch, dev, orig, fn, case, lowering):
+        self.torch, self.dev, self.orig, self.fn, self.case, self.lowering = torch, dev, orig, fn, case, lowering
+        self.out = orig.clone()
+        cuda = dev.type == "cuda"
+        self.timing = ("perf_counter around the in-place op" + (" and torch.cuda.synchronize()" if cuda else "") +
+                       " (inputs on the device beforehand; the output is restored from data between runs)")
+
+    def reset(self):
+        self.out.copy_(self.orig)
+        if self.dev.type == "cuda":
+            self.torch.cuda.synchronize()
+
+    def call(self):
+        self.fn(self.out)
+        if self.dev.type == "cuda":
+            self.torch.cuda.synchronize()
+
+    def result(self):
+        y = self.out.cpu()
+        if self.case.dtype == "bfloat16":
+            return Tensor("bfloat16", y.view(self.torch.int16).numpy().view(np.uint16).copy())
+        return Tensor(self.case.dtype, y.numpy().copy())
+
+
+class TorchAdapter(Adapter):
+    name = "torch"
+
+    def load(self):
+        import warnings
+        import torch
+        warnings.filterwarnings("ignore", message="index_reduce\\(\\) is in beta")
+        self.torch = torch
+        self.version = torch.__version__
+        self.versions["torch"] = torch.__version__
+        if torch.cuda.is_available():
+            self.dev = torch.device("cuda")
+            self.device = f"CUDA ({torch.cuda.get_device_name(0)})"
+        else:
+            self.dev = torch.device("cpu")
+            self.device = "CPU"
+        self.settings = {"device": str(self.dev), "num_threads": str(torch.get_num_threads()),
+                         "deterministic_algorithms": str(torch.are_deterministic_algorithms_enabled())}
+        self.dt = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16,
+                   "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32,
+                   "int16": torch.int16, "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
+
+    def capabilities(self):
+        excl = [
+            {"op": ["scatter_elements"], "feature": "negative_indices",
+             "reason": "Tensor.scatter_ / scatter_reduce_ reject negative indices ('index -1 is out of bounds')"},
+            {"op": "scatter_update", "index_dtype": "int32",
+             "reason": "Tensor.index_copy_ takes int64 (Long) indices only"},
+            {"op": "scatter_nd", "reduction": "sub", "dtype": "bool",
+             "reason": "index_add_ (alpha=-1) is not defined for bool: torch has no XOR scatter"},
+            {"op": "scatter_nd", "reduction": ["mul", "min", "max"], "dtype": "bool",
+             "reason": "index_reduce_ is not implemented for bool"},
+        ]
+        if self.dev.type == "cpu":
+            excl.append({"op": "scatter_nd", "reduction": "mul", "dtype": ["float16", "bfloat16"],
+                         "reason": "index_reduce_(prod) on float16/bfloat16 CPU fails an internal assert "
+                                   "(Loops.h) when 2+ indices hit one-element slices"})
+        return {
+            "ops": {
+                "scatter_elements": {r: "*" for r in ("none", "add", "mul", "min", "max", "mean")},
+                "scatter_nd": {r: "*" for r in ("none", "add", "sub", "mul", "min", "max")},
+                "scatter_update": {"none": "*"},
+            },
+            "index_dtypes": ["int32", "int64"],
+            "negative_indices": True,
+            "empty_index_tuple": True,
+            "max_rank": 25 if self.dev.type == "cuda" else 64,
+            "use_init_val_false": True,
+            "checks_indices": self.dev.type == "cpu",
+            "exclude": excl,
+        }
+
+    def tensor(self, t):
+        torch = self.torch
+        if t.dtype == "bfloat16":
+            x = torch.from_numpy(np.ascontiguousarray(t.array).view(np.int16)).view(torch.bfloat16)
+        else:
+            x = torch.from_numpy(np.ascontiguousarray(t.array))
+        return x.to(self.dev)
+
+    def prepare(self, case, flags):
+        torch = self.torch
+        data = self.tensor(case.data)
+        upd = self.tensor(case.updates)
+        idx = self.tensor(case.indices)
+        red = case.reduction
+        shape = list(case.data.shape)
+        if case.op == "scatter_elements":
+            ax = case.axis
+            if red == "none":
+                fn = lambda out: out.scatter_(ax, idx, upd)  # noqa: E731
+                low = f"torch.Tensor.scatter_(dim={ax})"
+            else:
+                r, inc = TORCH_REDUCE[red], case.use_init_val
+                fn = lambda out: out.scatter_reduce_(ax, idx, upd, r, include_self=inc)  # noqa: E731
+                low = f"torch.Tensor.scatter_reduce_(dim={ax}, reduce='{r}', include_self={inc})"
+        elif case.op == "scatter_update":
+            ax = case.axis
+            n = int(np.prod(case.indices.shape, dtype=np.int64))
+            flat = idx.reshape(-1)
+            u2 = upd.reshape(shape[:ax] + [n] + shape[ax + 1:])
+            fn = lambda out: out.index_copy_(ax, flat, u2)  # noqa: E731
+            low = f"torch.Tensor.index_copy_(dim={ax})"
+        else:
+            k = case.indices.shape[-1]
+            if red in ("none", "add") and k >= 1:
+                tup = tuple(idx[..., j] for j in range(k))
+                acc = red == "add"
+                fn = lambda out: out.index_put_(tup, upd, accumulate=acc)  # noqa: E731
+                low = f"torch.Tensor.index_put_(tuple of {k} index tensors, accumulate={acc})"
+            else:
+                lead = shape[:k]
+                p = int(np.prod(lead, dtype=np.int64)) if k else 1
+                m = int(np.prod(case.indices.shape[:-1], dtype=np.int64))
+                pos = torch.arange(p, device=self.dev).reshape(lead) if k else None
+                t = idx.reshape(m, k)
+                u2 = upd.reshape([m] + shape[k:])
+                inner = shape[k:]
+
+                def lin():
+                    if k == 0:
+                        return torch.zeros(m, dtype=torch.int64, device=self.dev)
+                    return pos[tuple(t[:, j] for j in range(k))]
+                if red == "none":
+                    def fn(out):
+                        out.view([p] + inner).index_put_((lin(),), u2, accumulate=False)
+                    low = "torch.Tensor.index_put_ on data viewed as [prod(shape[:k]), ...] (k = 0)"
+                elif red == "add":
+                    def fn(out):
+                        out.view([p] + inner).index_put_((lin(),), u2, accumulate=True)
+                    low = "torch.Tensor.index_put_(accumulate=True) on data viewed as [1, ...] (k = 0)"
+                elif red == "sub":
+                    def fn(out):
+                        out.view([p] + inner).index_add_(0, lin(), u2, alpha=-1)
+                    low = "torch.Tensor.index_add_(0, positions, updates, alpha=-1) on data viewed as [prod(shape[:k]), ...]"
+                else:
+                    r = TORCH_REDUCE[red]
+
+                    def fn(out):
+                        out.view([p] + inner).index_reduce_(0, lin(), u2, r, include_self=True)
+                    low = (f"torch.Tensor.index_reduce_(0, positions, updates, '{r}', include_self=True) on data "
+                           "viewed as [prod(shape[:k]), ...]")
+                low += "; positions = arange(prod(shape[:k])).reshape(shape[:k])[index tuple]"
+        return _Prepared(torch, self.dev, data, fn, case, low)
+
+    def classify(self, exc):
+        msg = " ".join(str(exc).split())
+        low = msg.lower()
+        if isinstance(exc, IndexError) or any(m in low for m in INDEX_MESSAGES):
+            return Rejected("index", f"{type(exc).__name__}: {msg[:2000]}")
+        if "not implemented for" in low:
+            return Unsupported(msg[:2000])
+        return None
