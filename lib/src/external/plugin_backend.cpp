@@ -294,6 +294,11 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   sc.stream = nullptr;
   sc.name = c.name.c_str();
 
+  // Fingerprints before the plugin sees anything (supports() included).
+  const auto data_before = flags.in_place ? std::nullopt : fingerprint(c.data);
+  const auto indices_before = fingerprint(c.indices);
+  const auto updates_before = fingerprint(c.updates);
+
   const auto who = plugin_name();
   if (api_->supports != nullptr) {
     char reason[1024] = {};
@@ -313,10 +318,6 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
                     fmt::format("plugin {} returned an unknown status {} from supports()", who, static_cast<int>(status)));
     }
   }
-
-  const auto data_before = flags.in_place ? std::nullopt : fingerprint(c.data);
-  const auto indices_before = fingerprint(c.indices);
-  const auto updates_before = fingerprint(c.updates);
 
   // repeat > 1 (bench): one untimed warm-up, then `repeat` timed runs, out restored between
   // them outside the timed region.
