@@ -370,4 +370,148 @@ TEST(CompareShape, WrongShapeOrDtypeFails) {
   EXPECT_FALSE(compare(c, wrong_dtype).passed);
 }
 
+// ---- element features: what every differing element had (expectations match on them)
+
+using Features = std::vector<std::uint32_t>;
+
+TEST(CompareFeatures, NamesRoundTrip) {
+  EXPECT_EQ(scatter::parse_element_feature("dup"), 1u);
+  EXPECT_EQ(scatter::parse_element_feature("nan_involved"), 2u);
+  EXPECT_EQ(scatter::parse_element_feature("nan_mismatch"), 4u);
+  EXPECT_EQ(scatter::parse_element_feature("signed_zero"), 8u);
+  EXPECT_EQ(scatter::parse_element_feature("zero_involved"), 16u);
+  EXPECT_EQ(scatter::parse_element_feature("inf_involved"), 32u);
+  EXPECT_EQ(scatter::parse_element_feature("neg_index"), 64u);
+  EXPECT_EQ(scatter::parse_element_feature("untouched"), 128u);
+  EXPECT_EQ(scatter::parse_element_feature("error"), 0u);
+  EXPECT_EQ(scatter::parse_element_feature("Dup"), 0u);
+  EXPECT_EQ(scatter::element_feature_name(scatter::kElementNanMismatch), "nan_mismatch");
+  EXPECT_EQ(scatter::element_feature_name(scatter::kElementUntouched), "untouched");
+}
+
+TEST(CompareFeatures, NoneWhenPassedOrWhenTheShapeIsWrong) {
+  const auto c = load_case(kExactCase);
+  EXPECT_TRUE(compare(c, c.expected->clone()).mismatch_features.empty());
+  const scatter::Tensor wrong_shape(scatter::DType::float32, scatter::Shape{6});
+  const auto result = compare(c, wrong_shape);
+  EXPECT_FALSE(result.passed);
+  EXPECT_TRUE(result.mismatch_features.empty());
+}
+
+TEST(CompareFeatures, DuplicateOnIntegersHasNoValueFeatures) {
+  // out[0] = 100 + 1 + 2 + 3; 107 is wrong. Integers get no nan/inf/zero features.
+  const auto c = load_case(make_case(R"("op": "scatter_elements", "reduction": "add")", tensor("int32", "[2]", "[0, 0]"),
+                                     tensor("int64", "[3]", "[0, 0, 0]"), tensor("int32", "[3]", "[1, 2, 3]"),
+                                     tensor("int32", "[2]", "[6, 0]")));
+  auto got = c.expected->clone();
+  got.data<std::int32_t>()[0] = 7;
+  EXPECT_EQ(compare(c, got).mismatch_features, (Features{scatter::kElementDup}));
+}
+
+TEST(CompareFeatures, DuplicatesFailingByTheirRuleCount) {
+  // any-of-duplicates: out[0] takes 1 or 2 onto data 0 (a zero input); 3 fails.
+  const auto none = load_case(none_dup_case("float32"));
+  auto got = none.expected->clone();
+  got.data<float>()[0] = 3.0f;
+  EXPECT_EQ(compare(none, got).mismatch_features, (Features{scatter::kElementDup | scatter::kElementZeroInvolved}));
+  // allclose: 0.5 + 0.1 + 0.2 + 0.3, off by 1e-3; no zero, NaN or infinity went in.
+  const auto add = load_case(float_add_case());
+  auto sum = add.expected->clone();
+  sum.data<float>()[0] += 1e-3f;
+  EXPECT_EQ(compare(add, sum).mismatch_features, (Features{scatter::kElementDup}));
+}
+
+TEST(CompareFeatures, UntouchedElementCountsItsDataValue) {
+  // output[1,0]: no update, data 0 (a zero input) changed to 1e-30.
+  const auto c = load_case(kExactCase);
+  auto got = c.expected->clone();
+  got.data<float>()[3] = 1e-30f;
+  EXPECT_EQ(compare(c, got).mismatch_features, (Features{scatter::kElementUntouched | scatter::kElementZeroInvolved}));
+}
+
+TEST(CompareFeatures, DroppedNanUpdate) {
+  // max: out[0] = max(1, NaN) = NaN; a backend that keeps 1 dropped the NaN update.
+  const auto c = load_case(make_case(R"("op": "scatter_elements", "reduction": "max")", tensor("float32", "[2]", "[1, 1]"),
+                                     tensor("int64", "[2]", "[0, 1]"), tensor("float32", "[2]", R"(["nan", 2])"),
+                                     tensor("float32", "[2]", R"(["nan", 2])")));
+  auto got = c.expected->clone();
+  got.data<float>()[0] = 1.0f;
+  EXPECT_EQ(compare(c, got).mismatch_features, (Features{scatter::kElementNanInvolved | scatter::kElementNanMismatch}));
+}
+
+TEST(CompareFeatures, DataEntersOnlyWithUseInitVal) {
+  // add onto data NaN: with use_init_val the result is NaN; without it, 2 (data unused).
+  const auto with = load_case(make_case(R"("op": "scatter_elements", "reduction": "add")", tensor("float32", "[2]", R"(["nan", 5])"),
+                                        tensor("int64", "[1]", "[0]"), tensor("float32", "[1]", "[2]"),
+                                        tensor("float32", "[2]", R"(["nan", 5])")));
+  auto got = with.expected->clone();
+  got.data<float>()[0] = 2.0f;
+  EXPECT_EQ(compare(with, got).mismatch_features, (Features{scatter::kElementNanInvolved | scatter::kElementNanMismatch}));
+
+  const auto without = load_case(make_case(R"("op": "scatter_elements", "reduction": "add", "use_init_val": false)",
+                                           tensor("float32", "[2]", R"(["nan", 5])"), tensor("int64", "[1]", "[0]"),
+                                           tensor("float32", "[1]", "[2]"), tensor("float32", "[2]", "[2, 5]")));
+  auto wrong = without.expected->clone();
+  wrong.data<float>()[0] = 3.0f;
+  EXPECT_EQ(compare(without, wrong).mismatch_features, (Features{0u}));
+}
+
+TEST(CompareFeatures, SignedZero) {
+  // min(+0, -0) = -0 (IEEE 754-2019); +0 differs in sign only. Both inputs are zeros.
+  const auto c = load_case(make_case(R"("op": "scatter_nd", "reduction": "min")", tensor("float32", "[2]", "[0, 3]"),
+                                     tensor("int64", "[1, 1]", "[[0]]"), tensor("float32", "[1]", "[-0.0]"),
+                                     tensor("float32", "[2]", "[-0.0, 3]")));
+  auto got = c.expected->clone();
+  got.data<float>()[0] = 0.0f;
+  EXPECT_EQ(compare(c, got).mismatch_features, (Features{scatter::kElementSignedZero | scatter::kElementZeroInvolved}));
+}
+
+TEST(CompareFeatures, InfinityAmongTheInputs) {
+  // out[1] = 2 + inf; a finite 5 is wrong, but not a NaN disagreement.
+  const auto c = load_case(make_case(R"("op": "scatter_elements", "reduction": "add")", tensor("float32", "[2]", "[1, 2]"),
+                                     tensor("int64", "[1]", "[1]"), tensor("float32", "[1]", R"(["inf"])"),
+                                     tensor("float32", "[2]", R"([1, "inf"])")));
+  auto got = c.expected->clone();
+  got.data<float>()[1] = 5.0f;
+  EXPECT_EQ(compare(c, got).mismatch_features, (Features{scatter::kElementInfInvolved}));
+}
+
+TEST(CompareFeatures, EveryDifferingElementNotOnlyTheReportedOnes) {
+  // out[2] <- 4 through index -1, out[0] <- 5 through index 0; both wrong, one reported.
+  const auto c = load_case(make_case(R"("op": "scatter_elements")", tensor("float32", "[3]", "[1, 1, 1]"),
+                                     tensor("int64", "[2]", "[-1, 0]"), tensor("float32", "[2]", "[4, 5]"),
+                                     tensor("float32", "[3]", "[5, 1, 4]")));
+  auto got = c.expected->clone();
+  got.data<float>()[0] = 6.0f;   // error 1
+  got.data<float>()[2] = 40.0f;  // error 36: the one reported
+  scatter::CompareOptions options;
+  options.max_reported = 1;
+  const auto result = compare(c, got, options);
+  ASSERT_EQ(result.worst.size(), 1u);
+  EXPECT_EQ(result.worst[0].coord, (Coord{2}));
+  EXPECT_EQ(result.mismatch_features, (Features{0u, scatter::kElementNegIndex}));
+}
+
+TEST(CompareFeatures, NegativeIndexTupleInScatterNd) {
+  // The tuple (-1) writes the row out[1]; out[1][1] is wrong.
+  const auto c = load_case(make_case(R"("op": "scatter_nd")", tensor("float32", "[2, 2]", "[[1, 1], [1, 1]]"),
+                                     tensor("int64", "[1, 1]", "[[-1]]"), tensor("float32", "[1, 2]", "[[3, 4]]"),
+                                     tensor("float32", "[2, 2]", "[[1, 1], [3, 4]]")));
+  auto got = c.expected->clone();
+  got.data<float>()[3] = 9.0f;
+  EXPECT_EQ(compare(c, got).mismatch_features, (Features{scatter::kElementNegIndex}));
+  got = c.expected->clone();
+  got.data<float>()[1] = 9.0f;  // out[0][1]: untouched, data 1
+  EXPECT_EQ(compare(c, got).mismatch_features, (Features{scatter::kElementUntouched}));
+
+  // Two components, one negative: (0, -2) is out[0][0] of a 2x2.
+  const auto two = load_case(make_case(R"("op": "scatter_nd")", tensor("int32", "[2, 2]", "[[1, 1], [1, 1]]"),
+                                       tensor("int64", "[2, 2]", "[[0, -2], [1, 1]]"), tensor("int32", "[2]", "[5, 6]"),
+                                       tensor("int32", "[2, 2]", "[[5, 1], [1, 6]]")));
+  auto wrong = two.expected->clone();
+  wrong.data<std::int32_t>()[0] = 0;
+  wrong.data<std::int32_t>()[3] = 0;
+  EXPECT_EQ(compare(two, wrong).mismatch_features, (Features{0u, scatter::kElementNegIndex}));
+}
+
 }  // namespace

@@ -6,9 +6,12 @@
 #include "scatter/compare.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -72,7 +75,100 @@ class Worst {
   std::vector<Mismatch> items_;
 };
 
+// Whether the update run starting at `u` (of `len` elements, as visit_targets gives it)
+// came from an index written negative.
+bool negative_run(const Case& c, std::int64_t u, std::int64_t len) {
+  switch (c.attrs.op) {
+    case Op::scatter_elements:
+      return index_at(c.indices, u) < 0;
+    case Op::scatter_nd: {
+      const auto k = c.indices.shape().back();
+      const auto m = u / len;
+      for (std::int64_t j = 0; j < k; ++j) {
+        if (index_at(c.indices, m * k + j) < 0) return true;
+      }
+      return false;
+    }
+    case Op::scatter_update:
+      return false;  // the spec takes its indices in [0, s) only
+  }
+  return false;
+}
+
+// NaN, infinity and zero among the values that went into an element (floats only).
+std::uint32_t value_features(const Tensor& t, std::int64_t i) {
+  const double v = element_as_double(t, i);
+  if (std::isnan(v)) return kElementNanInvolved;
+  if (std::isinf(v)) return kElementInfInvolved;
+  return v == 0.0 ? kElementZeroInvolved : 0u;
+}
+
+// Marks a differing element in the vector mismatch_features() fills.
+constexpr std::uint32_t kFailed = 1u << 31;
+
+// The distinct ElementFeature sets of the differing elements (those marked kFailed in
+// `bits`): what went into each (data where it enters the result, the updates that target
+// it, their indices) and how expected and actual differ. One more pass over the targets,
+// made only when the comparison failed.
+std::vector<std::uint32_t> mismatch_features(const Case& c, const Tensor& got, const Tensor& want,
+                                             const std::vector<std::int64_t>& idx,
+                                             const std::vector<std::uint32_t>& hits, std::vector<std::uint32_t>& bits) {
+  const bool fl = is_float(want.dtype());
+  visit_targets(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
+    int negative = -1;  // computed once per run, only when it hits a failed element
+    for (std::int64_t j = 0; j < len; ++j) {
+      auto& b = bits[o + j];
+      if (!(b & kFailed)) continue;
+      if (fl) b |= value_features(c.updates, u + j);
+      if (negative < 0) negative = negative_run(c, u, len) ? 1 : 0;
+      if (negative == 1) b |= kElementNegIndex;
+    }
+  });
+  std::set<std::uint32_t> distinct;
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    if (!(bits[i] & kFailed)) continue;
+    auto f = bits[i] & ~kFailed;
+    if (hits[i] >= 2) f |= kElementDup;
+    if (hits[i] == 0) f |= kElementUntouched;
+    if (fl) {
+      // data goes into the element unless use_init_val is false and an update targets it.
+      if (c.attrs.use_init_val || hits[i] == 0) f |= value_features(c.data, i);
+      const double g = element_as_double(got, i);
+      const double w = element_as_double(want, i);
+      if (g == 0.0 && w == 0.0) f |= kElementSignedZero;  // they differ, so in sign
+      if (std::isnan(g) != std::isnan(w)) f |= kElementNanMismatch;
+    }
+    distinct.insert(f);
+  }
+  return {distinct.begin(), distinct.end()};
+}
+
+constexpr std::array<std::pair<ElementFeature, std::string_view>, 8> kFeatureNames{{
+    {kElementDup, "dup"},
+    {kElementNanInvolved, "nan_involved"},
+    {kElementNanMismatch, "nan_mismatch"},
+    {kElementSignedZero, "signed_zero"},
+    {kElementZeroInvolved, "zero_involved"},
+    {kElementInfInvolved, "inf_involved"},
+    {kElementNegIndex, "neg_index"},
+    {kElementUntouched, "untouched"},
+}};
+
 }  // namespace
+
+std::string_view element_feature_name(ElementFeature feature) {
+  for (const auto& [f, name] : kFeatureNames) {
+    if (f == feature) return name;
+  }
+  return "?";
+}
+
+std::uint32_t parse_element_feature(std::string_view name) {
+  for (const auto& [f, n] : kFeatureNames) {
+    if (n == name) return f;
+  }
+  return 0;
+}
 
 std::string_view to_string(Rule rule) {
   switch (rule) {
@@ -126,8 +222,11 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
   std::vector<std::uint8_t> pending(static_cast<std::size_t>(n), 0);
   std::int64_t pending_count = 0;
   Worst worst(options.max_reported);
+  std::vector<std::uint32_t> failed;  // kFailed per differing element; allocated on a failure
   auto fail = [&](std::int64_t i, Rule rule, double allowed, double rtol) {
     ++r.mismatches;
+    if (failed.empty()) failed.assign(static_cast<std::size_t>(n), 0);
+    failed[i] = kFailed;
     Mismatch m;
     m.offset = i;
     m.error = abs_error(got, want, i);
@@ -200,6 +299,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
   }
 
   r.passed = r.mismatches == 0;
+  if (!r.passed) r.mismatch_features = mismatch_features(c, got, want, idx, hits, failed);
   r.float_output = is_float(want.dtype());
   std::vector<std::string> rules{"exact"};
   if (dup_any && r.duplicate_elements > 0) rules.push_back("any-of-duplicates");

@@ -14,13 +14,15 @@ namespace scatter {
 enum class Rule { exact, any_of_duplicates, allclose };
 
 /// Features of a differing element, matched by expectations files (expectations.hpp).
+/// "Inputs" are the updates that target it and its data value where data enters the
+/// result (use_init_val, or no update targets it); the value features are for floats only.
 enum ElementFeature : std::uint32_t {
   kElementDup = 1u << 0,           ///< two or more updates target it
-  kElementNanInvolved = 1u << 1,   ///< NaN in expected, actual, data or a targeting update
+  kElementNanInvolved = 1u << 1,   ///< a NaN among its inputs
   kElementNanMismatch = 1u << 2,   ///< one of expected and actual is NaN, the other not
   kElementSignedZero = 1u << 3,    ///< expected and actual are zeros of opposite sign
-  kElementZeroInvolved = 1u << 4,  ///< a zero in data or a targeting update
-  kElementInfInvolved = 1u << 5,   ///< an infinity in expected, actual, data or a targeting update
+  kElementZeroInvolved = 1u << 4,  ///< a zero among its inputs
+  kElementInfInvolved = 1u << 5,   ///< an infinity among its inputs
   kElementNegIndex = 1u << 6,      ///< a negative index targets it
   kElementUntouched = 1u << 7,     ///< no update targets it
 };
