@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <optional>
 #include <tuple>
@@ -90,6 +91,14 @@ class GuardedOutput {
   std::size_t size_;
   std::byte* bytes_;
 };
+
+// Evicts the CPU caches before a cold run: writes a buffer larger than any last-level cache.
+void flush_host_caches() {
+  static constexpr std::size_t kBytes = 256u << 20;
+  static const std::unique_ptr<char[]> buffer(new char[kBytes]);
+  static char value = 0;
+  std::memset(buffer.get(), ++value, kBytes);
+}
 
 double median(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
@@ -326,6 +335,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   sp_status status = SP_ERROR;
   for (int i = repeat > 1 ? -1 : 0; i < repeat; ++i) {
     if (i > (repeat > 1 ? -1 : 0)) out.restore(c.data);
+    if (flags.flush_caches) flush_host_caches();
     const auto start = Clock::now();
     try {
       status = api_->run(&sc);
