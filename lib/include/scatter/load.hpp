@@ -50,6 +50,11 @@ std::uint64_t case_bytes(const CaseDecl& decl);
 /// shape, index) naming file, case and field.
 Case materialize(const CaseDecl& decl);
 
+/// Like materialize(), every other check included, but index values are left as
+/// written, out of range or not: the inputs of an `expect_error: "index"` case for an
+/// external backend that must reject them. Never give such a case to `ref` or `cuda`.
+Case materialize_unchecked(const CaseDecl& decl);
+
 /// Materializes one tensor (exposed for tests of the generators and .npy reader).
 Tensor materialize_tensor(const TensorDecl& tensor, const std::string& field, const CaseDecl& decl);
 
