@@ -175,7 +175,8 @@ class RunBackends : public ::testing::Test {
  protected:
   void SetUp() override {
     all_ = scatter::make_all_backends();
-    ASSERT_EQ(all_.size(), 2u);
+    // The built-ins, then one per framework (started only when asked for).
+    ASSERT_EQ(all_.size(), 2u + scatter::framework_backend_names().size());
     ASSERT_EQ(all_[0]->name(), "ref");
     ASSERT_EQ(all_[1]->name(), "cuda");
     const auto cuda = all_[1]->availability();
@@ -229,8 +230,34 @@ TEST_F(RunBackends, UnknownNameThrows) {
     ADD_FAILURE() << "accepted";
   } catch (const scatter::Error& e) {
     EXPECT_EQ(e.code(), scatter::ErrorCode::schema);
-    EXPECT_EQ(e.message(), "--backend: 'rocm' is not a backend (all, ref, cuda)");
+    EXPECT_EQ(e.message(),
+              "--backend: 'rocm' is not a backend (all, frameworks, ref, cuda, numpy, onnx, onnxruntime, openvino, tvm, "
+              "torch, jax, plugin:PATH)");
   }
+}
+
+// Frameworks whose worker cannot start are left out of "frameworks", each named once
+// with the reason, never a row per case; "all" never starts a worker.
+TEST(RunBackendsFrameworks, UnstartableWorkersAreNotRunningWithTheReason) {
+  scatter::BackendConfig config;
+  config.python = "/nonexistent/python";
+  const auto all = scatter::make_all_backends(config);
+  const auto builtins = scatter::choose_backends("all", all);
+  for (const auto* b : builtins.run) EXPECT_TRUE(b->name() == "ref" || b->name() == "cuda") << b->name();
+  const auto choice = scatter::choose_backends("frameworks", all);
+  EXPECT_TRUE(choice.run.empty());
+  EXPECT_TRUE(choice.skipped.empty());
+  ASSERT_EQ(choice.not_running.size(), scatter::framework_backend_names().size());
+  EXPECT_EQ(choice.not_running[0].first, "numpy");
+  EXPECT_NE(choice.not_running[0].second.find("/nonexistent/python"), std::string::npos) << choice.not_running[0].second;
+  const auto named = scatter::choose_backends("numpy", all);
+  ASSERT_EQ(named.unavailable_named.size(), 1u);
+  EXPECT_EQ(named.unavailable_named[0].first, "numpy");
+}
+
+TEST(RunBackendsFrameworks, PluginPathsComeFromTheList) {
+  EXPECT_EQ(scatter::plugin_paths("ref,plugin:./a.so,plugin:/x/b.so"), (std::vector<std::string>{"./a.so", "/x/b.so"}));
+  EXPECT_TRUE(scatter::plugin_paths("all").empty());
 }
 
 // ---- run_cases

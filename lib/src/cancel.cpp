@@ -26,6 +26,11 @@ void set_case_deadline(std::optional<double> seconds) {
   }
 }
 
+std::optional<double> case_seconds_left() {
+  if (!t_deadline) return std::nullopt;
+  return std::chrono::duration<double>(*t_deadline - Clock::now()).count();
+}
+
 void request_interrupt() noexcept { g_interrupted.store(true, std::memory_order_relaxed); }
 
 bool interrupted() noexcept { return g_interrupted.load(std::memory_order_relaxed); }

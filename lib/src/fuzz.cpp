@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "scatter/cancel.hpp"
+#include "scatter/capabilities.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
 #include "scatter/report.hpp"
@@ -306,20 +307,60 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       continue;
     }
     const auto want = reference_scatter(*c);
+    std::optional<CaseFeatures> features;
+    auto features_now = [&]() -> const CaseFeatures& {
+      if (!features) features = features_of(*c);
+      return *features;
+    };
     for (auto* backend : backends) {
       ++summary.runs;
+      const bool external = backend->judges_invalid_cases();
+      if (const auto* caps = backend->capabilities(); caps && unsupported_reason(*caps, *c, features_now())) {
+        ++summary.skipped;
+        continue;
+      }
       std::string why;
+      std::optional<Outcome> outcome;
+      std::optional<Comparison> cmp;
       try {
         const auto out = backend->run(*c, options.flags);
-        why = fuzz_verdict(*c, out.output, want, options.flags);
+        if (external) {
+          cmp = compare_outputs(*c, out.output, want, false);
+          if (!cmp->passed) {
+            const auto& m = cmp->worst.front();
+            why = fmt::format("{} of {} elements differ ({}); worst at {}: got {}, want {}", cmp->mismatches,
+                              cmp->elements, cmp->rule, format_coord(m.coord), m.actual, m.expected);
+          }
+        } else {
+          why = fuzz_verdict(*c, out.output, want, options.flags);
+        }
+        if (!why.empty()) outcome = Outcome::failed;
+      } catch (const Unsupported&) {
+        ++summary.skipped;
+        continue;
+      } catch (const Rejected& r) {
+        why = fmt::format("rejected a valid case [{}]: {}", r.code(), r.what());
+        outcome = Outcome::rejected;
+      } catch (const Crashed& crash) {
+        why = fmt::format("[crashed] {}", crash.what());
+        outcome = Outcome::error;
       } catch (const Error& e) {
         if (e.code() == ErrorCode::interrupted) {
           summary.interrupted = true;
           return summary;
         }
         why = fmt::format("[{}] {}", to_string(e.code()), e.message());
+        outcome = Outcome::error;
       }
       if (why.empty()) continue;
+      if (options.expectations && outcome) {
+        if (const auto* e = options.expectations->covering(backend->name(), backend->version(), *c, features_now(),
+                                                           *outcome, cmp ? &*cmp : nullptr, why)) {
+          ++summary.xfailed;
+          ++summary.xfail_ids[fmt::format("{}: {}", backend->name(), e->id)];
+          continue;
+        }
+      }
       ++summary.failures;
       const auto path = write_failure(name, text);
       progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend->name(), why, path));

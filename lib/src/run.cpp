@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "scatter/cancel.hpp"
+#include "scatter/capabilities.hpp"
 #include "scatter/profile.hpp"
 #include "scatter/report.hpp"
 
@@ -74,14 +75,61 @@ CaseResult invalid_result(const CaseEntry& entry, const Error& error) {
   return r;
 }
 
+// What an external backend's result needs from the case, computed once per case.
+struct CaseContext {
+  const CaseEntry& entry;
+  const Case& c;
+  std::optional<CaseFeatures> features;
+  const CaseFeatures& get_features() {
+    if (!features) features = features_of(c);
+    return *features;
+  }
+};
+
+std::string citation_of(const Expectation& e) { return e.citation.empty() ? "" : e.citation.front(); }
+
+// A failure an expectations entry covers becomes xfail, naming the entry.
+void apply_expectations(CaseResult& r, CaseContext& ctx, const Backend& backend, const RunOptions& options,
+                        Outcome outcome, std::string_view message) {
+  if (!options.expectations) return;
+  const auto* e = options.expectations->covering(backend.name(), backend.version(), ctx.c, ctx.get_features(), outcome,
+                                                 r.comparison ? &*r.comparison : nullptr, message);
+  if (!e) return;
+  r.status = Status::xfail;
+  r.expectation = e->id;
+  r.detail = fmt::format("xfail [{}] {} ({}); was: {}", e->id, e->reason, citation_of(*e), r.detail);
+}
+
+// A pass of a case that an entry says fails: XPASS (fixed upstream, or a wrong entry).
+void apply_xpass(CaseResult& r, CaseContext& ctx, const Backend& backend, const RunOptions& options) {
+  if (!options.expectations) return;
+  const auto* e = options.expectations->expecting_failure(backend.name(), backend.version(), ctx.c, ctx.get_features());
+  if (!e) return;
+  r.status = Status::xpass;
+  r.expectation = e->id;
+  r.detail = fmt::format("XPASS [{}]: expected to fail ({}), but passed{}", e->id, e->reason,
+                         options.strict || e->strict ? " (--strict: a failure)" : "");
+}
+
 // One backend on one case: run, then compare with expected, or with the reference.
 // On a mismatch, `failed_output` keeps what the backend produced (for bundles).
-CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, const RunFlags& flags,
-                   std::optional<Tensor>& reference, std::optional<Tensor>& failed_output) {
+CaseResult run_one(CaseContext& ctx, Backend& backend, const RunOptions& options, std::optional<Tensor>& reference,
+                   std::optional<Tensor>& failed_output) {
+  const auto& entry = ctx.entry;
+  const auto& c = ctx.c;
   auto r = base_result(entry, std::string(backend.name()));
+  r.version = backend.version();
+  if (const auto* caps = backend.capabilities()) {
+    if (auto why = unsupported_reason(*caps, c, ctx.get_features())) {
+      r.status = Status::skipped;
+      r.detail = "unsupported: " + *why;
+      return r;
+    }
+  }
   try {
-    auto out = backend.run(c, flags);
+    auto out = backend.run(c, options.flags);
     r.seconds = out.seconds;
+    r.lowering = out.lowering;
     const Tensor* want = c.expected ? &*c.expected : nullptr;
     if (!want && backend.name() != "ref") {
       if (!reference) reference = reference_scatter(c);
@@ -94,12 +142,29 @@ CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, cons
     }
     r.comparison = compare_outputs(c, out.output, *want, c.expected.has_value());
     r.status = r.comparison->passed ? Status::passed : Status::failed;
-    if (!r.comparison->passed) failed_output = std::move(out.output);
+    if (!r.comparison->passed) {
+      failed_output = std::move(out.output);
+      apply_expectations(r, ctx, backend, options, Outcome::failed, "");
+    } else {
+      apply_xpass(r, ctx, backend, options);
+    }
+  } catch (const Unsupported& u) {
+    r.status = Status::skipped;
+    r.detail = fmt::format("unsupported: {}", u.what());
+  } catch (const Rejected& rej) {
+    r.status = Status::error;
+    r.detail = fmt::format("rejected a valid case [{}]: {}", rej.code().empty() ? "?" : rej.code(), rej.what());
+    apply_expectations(r, ctx, backend, options, Outcome::rejected, rej.what());
+  } catch (const Crashed& crash) {
+    r.status = Status::error;
+    r.detail = fmt::format("[crashed] {}", crash.what());
+    apply_expectations(r, ctx, backend, options, Outcome::error, crash.what());
   } catch (const Error& e) {
     if (e.code() == ErrorCode::interrupted) throw;
     r.status = Status::error;
     r.error = Error(e).at(entry.file, entry.name);
     r.detail = fmt::format("[{}] {}", to_string(e.code()), e.message());
+    apply_expectations(r, ctx, backend, options, Outcome::error, e.message());
   } catch (const std::bad_alloc&) {
     r.status = Status::error;
     r.detail = "out of host memory (lower the case's size or raise --max-bytes only if memory allows)";
@@ -107,13 +172,70 @@ CaseResult run_one(const CaseEntry& entry, const Case& c, Backend& backend, cons
   return r;
 }
 
-void count(RunSummary& s, const CaseResult& r) {
+// A case with expect_error on a backend that judges invalid cases: it must refuse it.
+CaseResult run_invalid_one(CaseContext& ctx, Backend& backend, const RunOptions& options) {
+  auto r = base_result(ctx.entry, std::string(backend.name()));
+  r.version = backend.version();
+  const auto want = to_string(*ctx.entry.expect_error);
+  if (const auto* caps = backend.capabilities()) {
+    if (auto why = unsupported_reason(*caps, ctx.c, ctx.get_features())) {
+      r.status = Status::skipped;
+      r.detail = "unsupported: " + *why;
+      return r;
+    }
+  }
+  try {
+    auto out = backend.run(ctx.c, options.flags);
+    r.lowering = out.lowering;
+    r.status = Status::failed;
+    r.detail = fmt::format("accepted an invalid case (expected error [{}]) and returned an output", want);
+    apply_expectations(r, ctx, backend, options, Outcome::accepted, "");
+  } catch (const Rejected& rej) {
+    r.status = Status::passed;
+    r.detail = fmt::format("rejected as expected [{}]: {}", rej.code().empty() ? "?" : rej.code(), rej.what());
+  } catch (const Unsupported& u) {
+    r.status = Status::skipped;
+    r.detail = fmt::format("unsupported: {}", u.what());
+  } catch (const Crashed& crash) {
+    r.status = Status::error;
+    r.detail = fmt::format("[crashed] memory-safety finding: crashed on an invalid case (expected error [{}]): {}", want,
+                           crash.what());
+    apply_expectations(r, ctx, backend, options, Outcome::error, crash.what());
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::interrupted) throw;
+    if (e.code() == ErrorCode::timeout) {
+      r.status = Status::error;
+      r.detail = fmt::format("[timeout] {}", e.message());
+      return r;
+    }
+    // The framework raised without saying why: it did refuse the case.
+    r.status = Status::passed;
+    r.detail = fmt::format("rejected (raised, expected error [{}]): {}", want, e.message());
+  }
+  return r;
+}
+
+void count(RunSummary& s, const CaseResult& r, bool strict) {
   switch (r.status) {
     case Status::passed:
       ++s.passed;
       break;
+    case Status::xfail:
+      ++s.passed;
+      ++s.xfailed;
+      ++s.xfail_ids[fmt::format("{}: {}", r.backend, r.expectation)];
+      break;
+    case Status::xpass:
+      ++s.xpassed;
+      if (strict || r.detail.find("(--strict: a failure)") != std::string::npos) {
+        ++s.failed;
+      } else {
+        ++s.passed;
+      }
+      break;
     case Status::skipped:
       ++s.skipped;
+      ++s.skip_reasons[fmt::format("{}: {}", r.backend, r.detail)];
       break;
     case Status::failed:
     case Status::error:
@@ -145,6 +267,30 @@ void report_file_errors(const LoadResult& loaded, RunSummary& s, Reporter& repor
   }
 }
 
+// Cases with expect_error whose tensors can be built (indices out of range) go to the
+// backends that judge invalid cases; the others are the loader's alone.
+template <class Emit>
+void run_invalid_on_external(const CaseEntry& entry, const RunOptions& options, const BackendChoice& backends, Emit&& emit) {
+  if (!entry.decl) return;
+  std::vector<Backend*> judges;
+  for (auto* b : backends.run) {
+    if (b->judges_invalid_cases()) judges.push_back(b);
+  }
+  if (judges.empty()) return;
+  std::optional<Case> c;
+  try {
+    set_case_deadline(options.timeout);
+    c = materialize_unchecked(*entry.decl);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::interrupted) throw;
+    return;  // not buildable into tensors: nothing to hand to a backend
+  } catch (const std::bad_alloc&) {
+    return;
+  }
+  CaseContext ctx{entry, *c, std::nullopt};
+  for (auto* b : judges) emit(run_invalid_one(ctx, *b, options));
+}
+
 }  // namespace
 
 std::string_view to_string(Status status) {
@@ -157,6 +303,10 @@ std::string_view to_string(Status status) {
       return "ERROR";
     case Status::skipped:
       return "skipped";
+    case Status::xfail:
+      return "xfail";
+    case Status::xpass:
+      return "XPASS";
   }
   return "?";
 }
@@ -196,8 +346,7 @@ void parse_shard(const std::string& text, Selection& sel) {
   sel.shard_count = n;
 }
 
-BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all) {
-  BackendChoice choice;
+std::vector<std::string> split_backend_list(const std::string& list) {
   std::vector<std::string> names;
   std::string::size_type start = 0;
   while (start <= list.size()) {
@@ -208,13 +357,41 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
     start = comma + 1;
   }
   if (names.empty()) names.push_back("all");
-  for (const auto& name : names) {
-    if (name == "all") {
+  return names;
+}
+
+std::vector<std::string> plugin_paths(const std::string& list) {
+  std::vector<std::string> paths;
+  for (const auto& name : split_backend_list(list)) {
+    if (name.rfind("plugin:", 0) == 0) paths.push_back(name.substr(7));
+  }
+  return paths;
+}
+
+namespace {
+
+bool is_framework(std::string_view name) {
+  const auto& names = framework_backend_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool is_builtin(std::string_view name) { return !is_framework(name) && name.rfind("plugin:", 0) != 0; }
+
+}  // namespace
+
+BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all) {
+  BackendChoice choice;
+  auto chosen = [&](const Backend* b) { return std::find(choice.run.begin(), choice.run.end(), b) != choice.run.end(); };
+  for (const auto& name : split_backend_list(list)) {
+    if (name == "all" || name == "frameworks") {
+      const bool frameworks = name == "frameworks";
       for (const auto& b : all) {
-        if (std::find(choice.run.begin(), choice.run.end(), b.get()) != choice.run.end()) continue;
+        if (chosen(b.get()) || (frameworks ? !is_framework(b->name()) : !is_builtin(b->name()))) continue;
         const auto a = b->availability();
         if (a.available) {
           choice.run.push_back(b.get());
+        } else if (frameworks) {
+          choice.not_running.emplace_back(std::string(b->name()), "unavailable: " + a.reason);
         } else {
           choice.skipped.emplace_back(b.get(), "unavailable: " + a.reason);
         }
@@ -223,14 +400,17 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
     }
     const auto it = std::find_if(all.begin(), all.end(), [&](const auto& b) { return b->name() == name; });
     if (it == all.end()) {
-      std::vector<std::string_view> known{"all"};
-      for (const auto& b : all) known.push_back(b->name());
+      std::vector<std::string_view> known{"all", "frameworks"};
+      for (const auto& b : all) {
+        if (b->name().rfind("plugin:", 0) != 0) known.push_back(b->name());
+      }
+      known.push_back("plugin:PATH");
       throw Error(ErrorCode::schema, "--backend", fmt::format("'{}' is not a backend ({})", name, fmt::join(known, ", ")));
     }
     const auto a = (*it)->availability();
     if (!a.available) {
       choice.unavailable_named.emplace_back(name, a.reason);
-    } else if (std::find(choice.run.begin(), choice.run.end(), it->get()) == choice.run.end()) {
+    } else if (!chosen(it->get())) {
       choice.run.push_back(it->get());
     }
   }
@@ -247,7 +427,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
   }
   s.selected = static_cast<int>(selected.size());
   auto emit = [&](const CaseResult& r) {
-    count(s, r);
+    count(s, r, options.strict);
     reporter.on_result(r);
   };
   int index = 0;
@@ -264,6 +444,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
     reporter.on_case_start(entry.name, ++index, s.selected);
     if (entry.expect_error) {
       emit(judge_expected_error(entry));
+      run_invalid_on_external(entry, options, backends, emit);
       continue;
     }
     if (entry.error) {
@@ -296,9 +477,10 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
         }
       }
       std::optional<Tensor> reference;
+      CaseContext ctx{entry, *c, std::nullopt};
       for (auto* backend : backends.run) {
         std::optional<Tensor> failed_output;
-        const auto r = run_one(entry, *c, *backend, options.flags, reference, failed_output);
+        const auto r = run_one(ctx, *backend, options, reference, failed_output);
         if (failed_output && !options.save_failures.empty()) {
           const Tensor& want = c->expected ? *c->expected : *reference;
           save_failure_bundle(options.save_failures, *entry.decl, *c, r.backend, *failed_output, want);
@@ -363,7 +545,7 @@ RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, 
         r = invalid_result(entry, e);
       }
     }
-    count(s, r);
+    count(s, r, false);
     reporter.on_result(r);
   }
   finish(s, loaded);

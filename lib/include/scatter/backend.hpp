@@ -4,6 +4,8 @@
 /// data's shape and dtype (docs/backends.md).
 
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +30,7 @@ struct RunFlags {
   bool in_place = false;
   bool deterministic = false;
   bool flush_caches = false;  ///< evict the device's caches just before the timed region (cold benchmarks)
+  int repeat = 1;             ///< timed repetitions an external backend runs in one request (bench)
 };
 
 struct BackendOutput {
@@ -55,6 +58,13 @@ class Rejected : public std::runtime_error {
 
  private:
   std::string code_;
+};
+
+/// A backend's process died or stopped answering while running the case (a worker, or
+/// an isolated plugin): on a case with expect_error, a memory-safety finding.
+class Crashed : public std::runtime_error {
+ public:
+  explicit Crashed(std::string what) : std::runtime_error(std::move(what)) {}
 };
 
 class Backend {
@@ -85,10 +95,25 @@ class Backend {
   virtual bool judges_invalid_cases() const { return false; }
 };
 
+/// How external backends are found and run (docs/backends.md).
+struct BackendConfig {
+  std::string python;                   ///< --python; empty: $SCATTERCTL_PYTHON, the project's .venv, python3
+  bool isolate = false;                 ///< --isolate: plugins in a child process
+  std::string self_exe;                 ///< scatterctl itself, which hosts isolated plugins
+  std::vector<std::string> plugins;     ///< paths of the plugin:PATH backends asked for
+  std::optional<double> request_timeout;  ///< seconds a worker may take per case (default 300)
+};
+
 std::unique_ptr<Backend> make_ref_backend();
 /// The cuda backend, or a stand-in that reports why it is unavailable.
 std::unique_ptr<Backend> make_cuda_backend();
-/// Every backend this build knows, ref first.
+/// A framework backend served by a worker process (numpy, onnx, onnxruntime, ...).
+std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config);
+/// The names of the framework backends, in the order `frameworks` runs them.
+const std::vector<std::string>& framework_backend_names();
+/// Every backend: the built-ins (ref first), the framework backends, and the plugins
+/// the config names. The registry: adding a backend is one line there (backends.cpp).
+std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config);
 std::vector<std::unique_ptr<Backend>> make_all_backends();
 
 /// Runs the CPU reference directly (the oracle used by compare and tests).

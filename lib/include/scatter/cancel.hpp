@@ -12,6 +12,8 @@ namespace scatter {
 /// `seconds` (nullopt: no limit). Per thread.
 void set_case_deadline(std::optional<double> seconds);
 
+/// Seconds left before the current case's deadline; nullopt when it has none.
+std::optional<double> case_seconds_left();
 /// Marks the run interrupted; async-signal-safe (called from a signal handler).
 void request_interrupt() noexcept;
 bool interrupted() noexcept;

@@ -3,6 +3,7 @@
 /// comparison, results streamed to reporters, exit code.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,11 +11,14 @@
 #include "scatter/backend.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/error.hpp"
+#include "scatter/expectations.hpp"
 #include "scatter/load.hpp"
 
 namespace scatter {
 
-enum class Status { passed, failed, error, skipped };
+/// xfail: a failure an expectations entry covers (counts as passed); xpass: a case an
+/// entry expected to fail passed (counts as passed, as failed under --strict).
+enum class Status { passed, failed, error, skipped, xfail, xpass };
 std::string_view to_string(Status status);
 
 /// The exit codes of the CLI spec, and 130 (128 + SIGINT) for an interrupted run.
@@ -42,6 +46,9 @@ struct CaseResult {
   std::optional<Error> error;
   bool invalid = false;   ///< the case was rejected (exit 3), not a backend failure
   double seconds = 0.0;
+  std::string expectation;  ///< the expectations entry behind an xfail or xpass
+  std::string lowering;     ///< what an external backend built for the case
+  std::string version;      ///< the external backend's version
 };
 
 struct Selection {
@@ -66,6 +73,10 @@ struct RunSummary {
   int selected = 0;
   bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
   bool stopped_early = false;  ///< --fail-fast stopped it
+  int xfailed = 0;  ///< part of passed
+  int xpassed = 0;  ///< part of passed, or of failed under --strict
+  std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count
+  std::map<std::string, int> xfail_ids;     ///< "backend: entry id" -> count
   int exit_code = kExitOk;
 };
 
@@ -80,14 +91,21 @@ class Reporter {
   virtual void on_end(const RunSummary& summary) = 0;
 };
 
-/// The backends a --backend list names. "all": every available one, the others
-/// reported as skipped with their reason. Throws Error(schema) for an unknown name.
+/// The backends a --backend list names. "all": every available built-in backend (ref,
+/// cuda), the others reported as skipped with their reason per case; "frameworks":
+/// every available framework backend. Throws Error(schema) for an unknown name.
+/// "frameworks": every available framework backend, the others named once (not_running).
 struct BackendChoice {
   std::vector<Backend*> run;
-  std::vector<std::pair<Backend*, std::string>> skipped;  ///< backend, reason
+  std::vector<std::pair<Backend*, std::string>> skipped;  ///< backend, reason: a skipped row per case
+  std::vector<std::pair<std::string, std::string>> not_running;  ///< frameworks left out of "frameworks", and why
   std::vector<std::pair<std::string, std::string>> unavailable_named;  ///< asked for by name
 };
 BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all);
+/// The names of a --backend list ("all" when empty).
+std::vector<std::string> split_backend_list(const std::string& list);
+/// The PATHs of the list's plugin:PATH entries (BackendConfig::plugins).
+std::vector<std::string> plugin_paths(const std::string& list);
 
 struct RunOptions {
   Selection selection;
@@ -96,6 +114,8 @@ struct RunOptions {
   std::string save_failures;      ///< directory for failure bundles; empty: none
   std::string profile;            ///< cases outside this spec profile are skipped (see profile.hpp)
   RunFlags flags;                 ///< --in-place, --deterministic: passed to every backend
+  const Expectations* expectations = nullptr;  ///< known divergences of external backends
+  bool strict = false;            ///< an XPASS fails the run
 };
 
 /// Runs every selected case (one at a time, so memory holds one case) and reports.

@@ -191,11 +191,4 @@ void reference_scatter_into(const Case& c, Tensor& out) {
 
 std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<detail::RefBackend>(); }
 
-std::vector<std::unique_ptr<Backend>> make_all_backends() {
-  std::vector<std::unique_ptr<Backend>> all;
-  all.push_back(make_ref_backend());
-  all.push_back(make_cuda_backend());
-  return all;
-}
-
 }  // namespace scatter

@@ -72,6 +72,8 @@ class JsonReporter final : public detail::CollectingReporter {
                       {"backends", backends}};
     doc["summary"] = {{"passed", s.passed},       {"failed", s.failed},   {"skipped", s.skipped},
                       {"invalid", s.invalid},     {"selected", s.selected}, {"interrupted", s.interrupted},
+                      {"xfail", s.xfailed},       {"xpass", s.xpassed},
+                      {"skip_reasons", s.skip_reasons}, {"xfail_ids", s.xfail_ids},
                       {"exit_code", s.exit_code}, {"closing_line", closing_line(s)}};
     ordered_json file_errors = ordered_json::array();
     for (const auto& e : file_errors_) file_errors.push_back(error_json(e));
@@ -83,8 +85,10 @@ class JsonReporter final : public detail::CollectingReporter {
                      {"status", std::string(r.status == Status::passed    ? "passed"
                                             : r.status == Status::failed  ? "failed"
                                             : r.status == Status::error   ? "error"
+                                            : r.status == Status::xfail   ? "xfail"
+                                            : r.status == Status::xpass   ? "xpass"
                                                                           : "skipped")},
-                     {"invalid", r.invalid}, {"detail", r.detail}, {"seconds", r.seconds}};
+                     {"invalid", r.invalid}, {"detail", r.detail}, {"expectation", r.expectation}, {"lowering", r.lowering}, {"version", r.version}, {"seconds", r.seconds}};
       if (r.error) j["error"] = error_json(*r.error);
       if (r.comparison) j["comparison"] = comparison_json(*r.comparison);
       results.push_back(std::move(j));

@@ -63,6 +63,8 @@ class JunitReporter final : public detail::CollectingReporter {
         out += fmt::format("      <error message=\"{}\" type=\"{}\"/>\n", xml_escape(r.detail), xml_escape(code));
       } else if (r.status == Status::skipped) {
         out += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(r.detail));
+      } else if (r.status == Status::xfail || r.status == Status::xpass) {
+        out += fmt::format("      <system-out>{}</system-out>\n", xml_escape(r.detail));
       }
       out += "    </testcase>\n";
     }

@@ -112,10 +112,19 @@ class TableReporter final : public Reporter {
     }
     const auto status = fmt::format("{:<8}", to_string(r.status));
     out_ << fmt::format("{:<40} {:<17} {:<8} ", r.name, r.op, r.backend)
-         << paint(r.status == Status::passed ? kGreen : r.status == Status::skipped ? kYellow : kRed, status) << " "
+         << paint(r.status == Status::passed || r.status == Status::xfail ? kGreen
+                  : r.status == Status::skipped || r.status == Status::xpass ? kYellow
+                                                                             : kRed,
+                  status)
+         << " "
          << fmt::format("{:<60} {}", worst_text(r), time_text(r.seconds)) << "\n";
     if (r.error) out_ << "    " << describe(*r.error) << "\n";
-    if (r.comparison && (!r.comparison->passed || options_.verbose)) out_ << comparison_text(*r.comparison, "    ");
+    if ((r.status == Status::xfail || r.status == Status::xpass) && r.comparison && !r.detail.empty()) {
+      out_ << "    " << r.detail << "\n";
+    }
+    if (r.comparison && ((!r.comparison->passed && r.status != Status::xfail) || options_.verbose)) {
+      out_ << comparison_text(*r.comparison, "    ");
+    }
     out_.flush();
   }
 
@@ -124,6 +133,15 @@ class TableReporter final : public Reporter {
     for (const auto& [backend, n] : skipped_) {
       if (n > 1 && !options_.verbose) out_ << fmt::format("({} skipped on {} cases)\n", backend, n);
     }
+    if (!summary.skip_reasons.empty()) {
+      out_ << "skipped, by reason:\n";
+      for (const auto& [reason, n] : summary.skip_reasons) out_ << fmt::format("  {:>5}  {}\n", n, reason);
+    }
+    if (!summary.xfail_ids.empty()) {
+      out_ << fmt::format("xfail (known divergences, counted as passed): {}\n", summary.xfailed);
+      for (const auto& [id, n] : summary.xfail_ids) out_ << fmt::format("  {:>5}  {}\n", n, id);
+    }
+    if (summary.xpassed > 0) out_ << fmt::format("XPASS (recorded divergences that passed): {}\n", summary.xpassed);
     if (summary.interrupted) out_ << "interrupted: the results above are the cases that finished\n";
     if (summary.stopped_early) out_ << "stopped at the first failure (--fail-fast)\n";
     out_ << closing_line(summary) << std::endl;

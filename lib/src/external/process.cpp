@@ -1,0 +1,238 @@
+// Worker processes: fork/exec with no shell, a process group of their own, the
+// protocol on fds 3/4, and a private tensor directory that never outlives the run.
+
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "scatter/cancel.hpp"
+#include "scatter/error.hpp"
+
+namespace scatter::external {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string signal_text(int sig) {
+  const char* name = strsignal(sig);
+  return fmt::format("killed by signal {} ({})", sig, name ? name : "?");
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+PrivateDir::PrivateDir(const std::string& prefix) {
+  std::string base = "/dev/shm";
+  if (!std::filesystem::is_directory(base) || ::access(base.c_str(), W_OK) != 0) {
+    const char* tmp = std::getenv("TMPDIR");
+    base = tmp && *tmp ? tmp : "/tmp";
+  }
+  std::string pattern = fmt::format("{}/{}-{}-XXXXXX", base, prefix, ::getpid());
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw Error(ErrorCode::io, "", fmt::format("cannot make a private directory '{}': {}", pattern, std::strerror(errno)));
+  }
+  ::chmod(pattern.c_str(), 0700);  // mkdtemp's mode already; said again for clarity
+  path_ = pattern;
+}
+
+PrivateDir::~PrivateDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env,
+                             std::string log_path)
+    : argv_(std::move(argv)), env_(std::move(env)), log_path_(std::move(log_path)) {}
+
+WorkerProcess::~WorkerProcess() { stop(); }
+
+void WorkerProcess::start() {
+  // Socket pairs rather than pipes: send() with MSG_NOSIGNAL never raises SIGPIPE.
+  int requests[2];  // parent writes [1], child reads [0] as fd 3
+  int answers[2];   // child writes [1] as fd 4, parent reads [0]
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, requests) != 0) fail(ProcessFailure::Kind::exited, std::strerror(errno));
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, answers) != 0) {
+    ::close(requests[0]);
+    ::close(requests[1]);
+    fail(ProcessFailure::Kind::exited, std::strerror(errno));
+  }
+  const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (const auto& [key, value] : env_) {
+    std::erase_if(env_strings, [&](const std::string& s) { return s.rfind(key + "=", 0) == 0; });
+    env_strings.push_back(key + "=" + value);
+  }
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argvp;
+  for (auto& a : argv_) argvp.push_back(a.data());
+  argvp.push_back(nullptr);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    for (int fd : {requests[0], requests[1], answers[0], answers[1], log_fd}) if (fd >= 0) ::close(fd);
+    fail(ProcessFailure::Kind::exited, fmt::format("fork failed: {}", std::strerror(err)));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(SIGINT, &dfl, nullptr);
+    ::sigaction(SIGTERM, &dfl, nullptr);
+    ::sigaction(SIGPIPE, &dfl, nullptr);
+    // fds 3 and 4 are the protocol; dup2 clears FD_CLOEXEC on the copies.
+    int in = ::fcntl(requests[0], F_DUPFD_CLOEXEC, 10);
+    int out = ::fcntl(answers[1], F_DUPFD_CLOEXEC, 10);
+    if (in < 0 || out < 0 || ::dup2(in, 3) < 0 || ::dup2(out, 4) < 0) ::_exit(126);
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) ::dup2(null_fd, 0);
+    if (log_fd >= 0) {
+      ::dup2(log_fd, 1);
+      ::dup2(log_fd, 2);
+    }
+    if (std::strchr(argvp[0], '/')) {
+      ::execve(argvp[0], argvp.data(), envp.data());
+    } else {
+      ::execvpe(argvp[0], argvp.data(), envp.data());
+    }
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from the parent, so that a kill never races the child's own call
+  ::close(requests[0]);
+  ::close(answers[1]);
+  if (log_fd >= 0) ::close(log_fd);
+  pid_ = pid;
+  to_child_ = requests[1];
+  from_child_ = answers[0];
+  buffer_.clear();
+}
+
+nlohmann::json WorkerProcess::request(const nlohmann::json& message, double timeout_seconds) {
+  if (!running()) start();
+  const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::size_t sent = 0;
+  while (sent < line.size()) {
+    const ssize_t n = ::send(to_child_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(ProcessFailure::Kind::crashed, reap_description());
+    }
+    sent += static_cast<std::size_t>(n);
+  }
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  for (;;) {
+    const auto newline = buffer_.find('\n');
+    if (newline != std::string::npos) {
+      const std::string answer = buffer_.substr(0, newline);
+      buffer_.erase(0, newline + 1);
+      auto parsed = nlohmann::json::parse(answer, nullptr, false);
+      if (parsed.is_discarded() || !parsed.is_object()) {
+        fail(ProcessFailure::Kind::protocol, fmt::format("answered a line that is not a JSON object: '{}'", answer.substr(0, 200)));
+      }
+      if (message.contains("id") && parsed.value("id", nlohmann::json()) != message["id"]) continue;  // a stale answer
+      return parsed;
+    }
+    if (interrupted()) {
+      stop();
+      throw Error(ErrorCode::interrupted, "", "the run was interrupted");
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) fail(ProcessFailure::Kind::timed_out, fmt::format("did not answer within {:g} s", timeout_seconds));
+    pollfd p{from_child_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
+    if (ready < 0 && errno != EINTR) fail(ProcessFailure::Kind::protocol, std::strerror(errno));
+    if (ready <= 0) continue;
+    char chunk[65536];
+    const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(ProcessFailure::Kind::crashed, reap_description());
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+std::string WorkerProcess::reap_description() {
+  if (pid_ <= 0) return "not running";
+  int status = 0;
+  // The pipe closed: the process is ending; give it a moment to be reaped.
+  for (int i = 0; i < 50; ++i) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      if (WIFSIGNALED(status)) return signal_text(WTERMSIG(status));
+      if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+      return "ended";
+    }
+    ::usleep(20000);
+  }
+  return "closed its answer pipe";
+}
+
+void WorkerProcess::fail(ProcessFailure::Kind kind, std::string what) {
+  if (kind == ProcessFailure::Kind::crashed && pid_ > 0 && what == "closed its answer pipe") what = reap_description();
+  stop();
+  throw ProcessFailure{kind, std::move(what)};
+}
+
+void WorkerProcess::stop() {
+  if (pid_ > 0) {
+    if (to_child_ >= 0) {
+      const char* bye = "{\"id\":0,\"op\":\"shutdown\"}\n";
+      (void)!::send(to_child_, bye, std::strlen(bye), MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    close_fd(to_child_);
+    int status = 0;
+    bool gone = false;
+    for (int i = 0; i < 25 && !gone; ++i) {  // up to 0.5 s to leave on its own
+      gone = ::waitpid(pid_, &status, WNOHANG) == pid_;
+      if (!gone) ::usleep(20000);
+    }
+    if (!gone) {
+      ::kill(-pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+    } else {
+      ::kill(-pid_, SIGKILL);  // anything it left behind in its group
+    }
+    pid_ = -1;
+  }
+  close_fd(to_child_);
+  close_fd(from_child_);
+  buffer_.clear();
+}
+
+std::string WorkerProcess::log_tail(std::size_t max_bytes) const {
+  std::ifstream in(log_path_, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const auto size = static_cast<std::size_t>(in.tellg());
+  const auto from = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string text(size - from, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+}  // namespace scatter::external

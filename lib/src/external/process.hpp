@@ -1,0 +1,70 @@
+#pragma once
+// A worker process speaking JSON lines on its fds 3 (requests) and 4 (answers), and the
+// private directory its tensors pass through (docs/backends.md, "Framework workers").
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace scatter::external {
+
+/// A directory only this user can enter (mode 0700), under /dev/shm when it exists,
+/// else $TMPDIR or /tmp; removed with everything in it on destruction.
+class PrivateDir {
+ public:
+  explicit PrivateDir(const std::string& prefix);
+  ~PrivateDir();
+  PrivateDir(const PrivateDir&) = delete;
+  PrivateDir& operator=(const PrivateDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// The process ended, or stopped answering within its time: the request's outcome.
+struct ProcessFailure {
+  enum class Kind { crashed, exited, timed_out, protocol } kind = Kind::crashed;
+  std::string what;  ///< "killed by signal 11 (Segmentation fault)", "exited with status 3", ...
+};
+
+class WorkerProcess {
+ public:
+  /// argv[0] is looked up on PATH when it has no '/'; `env` adds to the environment;
+  /// stdout and stderr of the process append to `log_path`. Nothing reaches a shell.
+  WorkerProcess(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env,
+                std::string log_path);
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  /// Starts the process; throws ProcessFailure when it cannot be started.
+  void start();
+  bool running() const { return pid_ > 0; }
+  /// Sends one request and waits for its answer line. Throws ProcessFailure (the
+  /// process is then stopped), or Error(interrupted) on Ctrl-C.
+  nlohmann::json request(const nlohmann::json& message, double timeout_seconds);
+  /// Asks politely (a shutdown request), then kills the process group.
+  void stop();
+  /// The last lines of the log, for error reports.
+  std::string log_tail(std::size_t max_bytes = 2000) const;
+
+ private:
+  [[noreturn]] void fail(ProcessFailure::Kind kind, std::string what);
+  std::string reap_description();
+
+  std::vector<std::string> argv_;
+  std::vector<std::pair<std::string, std::string>> env_;
+  std::string log_path_;
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  std::string buffer_;
+};
+
+}  // namespace scatter::external

@@ -1,0 +1,236 @@
+// Framework backends (and isolated plugins): a Backend whose work is done by a worker
+// process speaking protocol 1 (docs/backends.md). Tensors go through .npy files in a
+// private directory; the answer is checked (dtype, shape, bytes) before it is compared.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "../load/detail.hpp"
+#include "process.hpp"
+#include "scatter/backend.hpp"
+#include "scatter/cancel.hpp"
+#include "scatter/capabilities.hpp"
+#include "scatter/load.hpp"
+#include "worker_backend.hpp"
+
+namespace scatter::external {
+namespace {
+
+constexpr int kProtocol = 1;
+constexpr double kHelloSeconds = 120.0;     // importing torch or tvm takes seconds
+constexpr double kDefaultCaseSeconds = 300.0;
+constexpr int kCrashesBeforeGivingUp = 3;
+
+using nlohmann::json;
+
+std::string text_of(const json& answer, const char* key) {
+  const auto it = answer.find(key);
+  return it != answer.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+class WorkerBackend final : public Backend {
+ public:
+  WorkerBackend(std::string name, std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env,
+                std::optional<double> request_timeout)
+      : name_(std::move(name)), argv_(std::move(argv)), env_(std::move(env)), request_timeout_(request_timeout) {}
+
+  std::string_view name() const override { return name_; }
+
+  Availability availability() const override {
+    ensure_hello();
+    return availability_;
+  }
+
+  std::string device() const override {
+    ensure_hello();
+    return device_;
+  }
+
+  const Capabilities* capabilities() const override {
+    ensure_hello();
+    return capabilities_ ? &*capabilities_ : nullptr;
+  }
+
+  std::string version() const override {
+    ensure_hello();
+    return version_;
+  }
+
+  bool judges_invalid_cases() const override { return true; }
+
+  std::vector<std::pair<std::string, std::string>> properties() const override {
+    ensure_hello();
+    return properties_;
+  }
+
+  BackendOutput run(const Case& c, const RunFlags& flags) override {
+    ensure_hello();
+    if (!availability_.available) throw Error(ErrorCode::backend, "", fmt::format("{} is unavailable: {}", name_, availability_.reason));
+    if (crashes_in_a_row_ >= kCrashesBeforeGivingUp) {
+      throw Error(ErrorCode::backend, "",
+                  fmt::format("{} gave up after {} crashes in a row; last: {}", name_, crashes_in_a_row_, last_crash_));
+    }
+    const auto id = ++next_id_;
+    const auto stem = fmt::format("{}/{}-", dir_->path(), id);
+    const std::string data = stem + "data.npy", indices = stem + "indices.npy", updates = stem + "updates.npy",
+                      out = stem + "out.npy";
+    struct Cleanup {
+      std::vector<std::string> paths;
+      ~Cleanup() {
+        for (const auto& p : paths) ::unlink(p.c_str());
+      }
+    } cleanup{{data, indices, updates, out}};
+    write_npy(c.data, data);
+    write_npy(c.indices, indices);
+    write_npy(c.updates, updates);
+    json request = {{"id", id},
+                    {"op", "run"},
+                    {"case",
+                     {{"name", c.name},
+                      {"op", std::string(to_string(c.attrs.op))},
+                      {"reduction", std::string(to_string(c.attrs.reduction))},
+                      {"axis", c.attrs.axis},
+                      {"use_init_val", c.attrs.use_init_val}}},
+                    {"data", data},
+                    {"indices", indices},
+                    {"updates", updates},
+                    {"out", out},
+                    {"flags", {{"in_place", flags.in_place}, {"deterministic", flags.deterministic}}},
+                    {"repeat", flags.repeat > 0 ? flags.repeat : 1}};
+    const double limit = case_seconds_left().value_or(request_timeout_.value_or(kDefaultCaseSeconds));
+    json answer;
+    try {
+      answer = process_->request(request, std::max(limit, 0.001));
+    } catch (const ProcessFailure& failure) {
+      return on_failure(failure);
+    }
+    crashes_in_a_row_ = 0;
+    const auto status = text_of(answer, "status");
+    if (status == "unsupported") throw Unsupported(text_of(answer, "reason"));
+    if (status == "rejected") throw Rejected(text_of(answer, "code"), text_of(answer, "message"));
+    if (status != "ok") {
+      auto message = text_of(answer, "message");
+      if (message.empty()) message = fmt::format("answered status '{}'", status);
+      throw Error(ErrorCode::backend, "", fmt::format("{}: {}", name_, message));
+    }
+    BackendOutput result;
+    try {
+      result.output = detail::read_npy(out, c.data.dtype(), c.data.shape());
+    } catch (const Error& e) {
+      throw Error(ErrorCode::backend, "", fmt::format("{} wrote an invalid output: {}", name_, e.message()));
+    }
+    if (const auto it = answer.find("seconds"); it != answer.end() && it->is_number()) result.seconds = it->get<double>();
+    if (const auto it = answer.find("samples"); it != answer.end() && it->is_array()) {
+      for (const auto& s : *it) {
+        if (s.is_number()) result.samples.push_back(s.get<double>());
+      }
+    }
+    result.timing = text_of(answer, "timing");
+    result.lowering = text_of(answer, "lowering");
+    return result;
+  }
+
+ private:
+  // Starts the worker and asks what it is, once; the answer decides availability.
+  void ensure_hello() const {
+    if (hello_done_) return;
+    hello_done_ = true;
+    try {
+      dir_ = std::make_unique<PrivateDir>("scatterctl");
+    } catch (const Error& e) {
+      availability_ = {false, e.message()};
+      return;
+    }
+    process_ = std::make_unique<WorkerProcess>(argv_, env_, dir_->path() + "/worker.log");
+    json answer;
+    try {
+      process_->start();
+      answer = process_->request({{"id", 0}, {"op", "hello"}, {"protocol", kProtocol}, {"backend", name_}}, kHelloSeconds);
+    } catch (const ProcessFailure& failure) {
+      availability_ = {false, fmt::format("the worker ({}) {}{}", argv_.front(), failure.what, log_excerpt())};
+      return;
+    }
+    const auto status = text_of(answer, "status");
+    if (status != "ok") {
+      auto reason = text_of(answer, "reason");
+      if (reason.empty()) reason = text_of(answer, "message");
+      availability_ = {false, reason.empty() ? fmt::format("the worker answered status '{}'", status) : reason};
+      process_->stop();
+      return;
+    }
+    if (answer.value("protocol", 0) != kProtocol) {
+      availability_ = {false, fmt::format("the worker speaks protocol {}, scatterctl {}", answer.value("protocol", 0), kProtocol)};
+      process_->stop();
+      return;
+    }
+    version_ = text_of(answer, "version");
+    device_ = text_of(answer, "device");
+    if (device_.empty()) device_ = "?";
+    if (const auto it = answer.find("versions"); it != answer.end() && it->is_object()) {
+      for (const auto& [k, v] : it->items()) properties_.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    if (const auto it = answer.find("settings"); it != answer.end() && it->is_object()) {
+      for (const auto& [k, v] : it->items()) properties_.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    try {
+      const auto caps = answer.find("capabilities");
+      capabilities_ = caps == answer.end() ? Capabilities::everything()
+                                           : parse_capabilities(caps->dump(), fmt::format("worker {}", name_));
+    } catch (const Error& e) {
+      availability_ = {false, fmt::format("its capabilities are invalid: {}", e.message())};
+      process_->stop();
+      return;
+    }
+    availability_ = {true, ""};
+  }
+
+  std::string log_excerpt() const {
+    auto tail = process_ ? process_->log_tail(600) : std::string();
+    return tail.empty() ? "" : fmt::format("; its log ends:\n{}", tail);
+  }
+
+  // The worker died or timed out: this case is an error; the next case starts a new one.
+  [[noreturn]] BackendOutput on_failure(const ProcessFailure& failure) {
+    const auto what = fmt::format("the {} worker {}{}", name_, failure.what, log_excerpt());
+    if (failure.kind == ProcessFailure::Kind::timed_out) {
+      throw Error(ErrorCode::timeout, "", fmt::format("{}; it was stopped and will be restarted", what));
+    }
+    if (failure.kind == ProcessFailure::Kind::protocol) throw Error(ErrorCode::backend, "", what);
+    ++crashes_in_a_row_;
+    last_crash_ = failure.what;
+    throw Crashed(what);
+  }
+
+  std::string name_;
+  std::vector<std::string> argv_;
+  std::vector<std::pair<std::string, std::string>> env_;
+  std::optional<double> request_timeout_;
+  mutable bool hello_done_ = false;
+  mutable Availability availability_;
+  mutable std::string version_;
+  mutable std::string device_;
+  mutable std::vector<std::pair<std::string, std::string>> properties_;
+  mutable std::optional<Capabilities> capabilities_;
+  mutable std::unique_ptr<PrivateDir> dir_;
+  mutable std::unique_ptr<WorkerProcess> process_;
+  std::int64_t next_id_ = 0;
+  int crashes_in_a_row_ = 0;
+  std::string last_crash_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_worker_backend(std::string name, std::vector<std::string> argv,
+                                             std::vector<std::pair<std::string, std::string>> env,
+                                             std::optional<double> request_timeout) {
+  return std::make_unique<WorkerBackend>(std::move(name), std::move(argv), std::move(env), request_timeout);
+}
+
+}  // namespace scatter::external

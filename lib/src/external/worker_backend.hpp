@@ -1,0 +1,20 @@
+#pragma once
+// A Backend served by a worker process over protocol 1 (docs/backends.md).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scatter/backend.hpp"
+
+namespace scatter::external {
+
+/// `name` as --backend spells it; `argv` starts the worker (no shell); `env` adds to the
+/// environment. The worker is started, and asked `hello`, on first use.
+std::unique_ptr<Backend> make_worker_backend(std::string name, std::vector<std::string> argv,
+                                             std::vector<std::pair<std::string, std::string>> env,
+                                             std::optional<double> request_timeout);
+
+}  // namespace scatter::external
