@@ -295,6 +295,15 @@ std::string read_text(const std::string& path) {
 // Bench and compare reports, like run's, are whole or absent (temporary file, rename).
 void write_text(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
+// bench and compare flags of the regression gate (defaults: the gate's settings).
+struct GateFlags {
+  int repetitions = 3;   // rounds over the suite
+  int min_samples = 5;   // per benchmark and round
+  bool no_verify = false;
+  bool allow_missing = false;
+};
+GateFlags gate_flags;
+
 int cmd_bench(const Options& o) {
   const auto all = make_all_backends();
   const auto choice = choose_backends(o.backend, all);
@@ -330,11 +339,27 @@ int cmd_bench(const Options& o) {
   BenchOptions options;
   options.cold = !o.hot;
   options.max_seconds = o.max_seconds > 0 ? o.max_seconds : size == BenchSize::small ? 0.25 : 2.0;
+  options.repetitions = gate_flags.repetitions;
+  options.min_samples = gate_flags.min_samples;
+  options.verify = !gate_flags.no_verify;
+  if (const char* slow = std::getenv("SCATTERCTL_BENCH_SLOWDOWN"); slow && *slow) {
+    options.slowdown = parse_slowdown(slow);  // test-only: a real slowdown, for measuring the gate
+    for (const auto& [name, factor] : options.slowdown) {
+      std::cerr << fmt::format("scatterctl: SCATTERCTL_BENCH_SLOWDOWN: {} runs its op {} times per sample\n", name,
+                               factor);
+    }
+  }
+  const auto load_start = machine_load();
+  if (load_start.busy()) {
+    std::cerr << fmt::format("scatterctl: warning: the machine is busy (load {:.2f} on {} CPUs): timings will be noisy\n",
+                             load_start.load1, load_start.cpus);
+  }
   const bool tty = isatty(STDERR_FILENO) != 0;
   int done = 0;
+  const auto steps = items.size() * static_cast<std::size_t>(std::max(options.repetitions, 1));
   auto report = run_bench(items, choice.run, options, [&](const std::string& name) {
     if (interrupted()) throw Error(ErrorCode::interrupted, "", "interrupted");
-    if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", ++done, items.size(), name) << std::flush;
+    if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", ++done, steps, name) << std::flush;
   });
   if (tty) std::cerr << "\r\033[K" << std::flush;
   report.context.mode = o.paths.empty() ? o.mode : "cases";
@@ -344,32 +369,49 @@ int cmd_bench(const Options& o) {
   std::cout << bench_table(report);
   if (!o.json.empty()) write_text(o.json, bench_json(report));
   if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report));
+  if (report.context.load_end.busy()) {
+    std::cerr << fmt::format("scatterctl: warning: the machine was busy (load {:.2f} at the end on {} CPUs): the "
+                             "timings are noisy\n",
+                             report.context.load_end.load1, report.context.load_end.cpus);
+  }
+  const auto failed = std::count_if(report.rows.begin(), report.rows.end(), [](const BenchRow& r) { return r.failed; });
+  if (failed > 0) {
+    std::cerr << fmt::format("scatterctl: {} benchmark{} failed: the output differs from the reference (no timing)\n",
+                             failed, failed == 1 ? "" : "s");
+  }
   const bool any_error = std::any_of(report.rows.begin(), report.rows.end(), [](const BenchRow& r) { return !r.error.empty(); });
   return any_error ? kExitFailed : kExitOk;
 }
 
-// "5%" or "0.05".
+// "5%": a percentage with its unit. A bare number is refused: "5" could mean 5% or 500%.
 double parse_threshold(const std::string& text) {
+  double v = 0;
+  std::size_t used = 0;
   try {
-    std::size_t used = 0;
-    double v = std::stod(text, &used);
-    if (used < text.size() && text.substr(used) == "%") v /= 100.0;
-    else if (used != text.size()) throw std::invalid_argument(text);
-    if (v < 0) throw std::invalid_argument(text);
-    return v;
+    v = std::stod(text, &used);
   } catch (const std::exception&) {
-    throw Error(ErrorCode::schema, "--threshold", fmt::format("= '{}' is not a threshold like 5% or 0.05", text));
+    used = 0;
   }
+  if (used > 0 && used == text.size()) {
+    throw Error(ErrorCode::schema, "--threshold",
+                fmt::format("= '{}' has no unit: write {}% for {} percent", text, text, text));
+  }
+  if (used == 0 || text.substr(used) != "%" || !(v >= 0) || v > 1e6) {
+    throw Error(ErrorCode::schema, "--threshold", fmt::format("= '{}' is not a percentage like 5%", text));
+  }
+  return v / 100.0;
 }
 
 int cmd_compare(const Options& o) {
   CompareBenchOptions options;
   options.threshold = parse_threshold(o.threshold);
   options.allow_device_mismatch = o.allow_device_mismatch;
+  options.allow_missing = gate_flags.allow_missing;
   const auto result = compare_bench(read_text(o.paths.at(0)), read_text(o.paths.at(1)), options);
   std::cout << compare_table(result);
+  for (const auto& w : result.warnings) std::cerr << "scatterctl: warning: " << w << "\n";
   if (!o.markdown.empty()) write_text(o.markdown, compare_markdown(result));
-  return result.regressions > 0 ? kExitFailed : kExitOk;
+  return result.failed ? kExitFailed : kExitOk;
 }
 
 // Random valid cases on the backends against the reference; failures become case files.
@@ -478,12 +520,21 @@ int main(int argc, char** argv) {
   bench->add_option("--max-seconds", o.max_seconds, "sampling time per benchmark (default 0.25 small, 2 otherwise)")
       ->check(CLI::PositiveNumber);
   bench->add_option("--max-bytes", o.max_bytes, "reject cases needing more host memory");
+  bench->add_option("--repetitions", gate_flags.repetitions,
+                    "rounds over the suite, each taking --min-samples or more per benchmark (default 3)")
+      ->check(CLI::Range(1, 1000));
+  bench->add_option("--min-samples", gate_flags.min_samples, "samples per benchmark and round at least (default 5)")
+      ->check(CLI::Range(1, 100000));
+  bench->add_flag("--no-verify", gate_flags.no_verify,
+                  "do not check each backend's output against the reference (for huge cases)");
 
   auto* compare = app.add_subcommand("compare", "compare two bench reports; exit 1 on a regression");
   compare->add_option("reports", o.paths, "BASE.json NEW.json")->required()->expected(2);
-  compare->add_option("--threshold", o.threshold, "smallest change that counts (default 5%)");
+  compare->add_option("--threshold", o.threshold, "smallest change that counts, with its unit (default 5%)");
   compare->add_option("--markdown", o.markdown, "write a Markdown summary to FILE");
   compare->add_flag("--allow-device-mismatch", o.allow_device_mismatch, "compare reports from different devices");
+  compare->add_flag("--allow-missing", gate_flags.allow_missing,
+                    "pass the gate when benchmarks of BASE are missing from NEW, or none is in both");
 
   auto* fuzz = app.add_subcommand("fuzz", "random valid cases on the backends, compared with ref; failures saved");
   fuzz->add_option("--iterations", o.iterations, "cases to draw (default 1000)")->check(CLI::NonNegativeNumber);

@@ -1,6 +1,7 @@
 // scatter_bench: the built-in suite of `scatterctl bench` as a Google Benchmark
 // executable, one benchmark per suite item x available backend, named like
-// scatterctl's reports ("nd/slice_256B/unique/f32@ref").
+// scatterctl's reports ("nd/slice_256B/unique/f32@ref", from bench_name(); Google
+// Benchmark adds "/iterations:20/manual_time", which `compare` strips).
 //
 //   scatter_bench [--mode nd|elements|update|all] [--size small|medium|large]
 //                 [--backend ref,cuda|all] [--hot] [--iterations N] [--benchmark_* flags]
@@ -209,7 +210,9 @@ int main(int argc, char** argv) {
                                                              : 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     for (Backend* backend : backends) {
-      const std::string name = items[i].name + "@" + std::string(backend->name());
+      // The same function names scatterctl's rows; Google Benchmark appends its run
+      // suffixes ("/iterations:20/manual_time"), which compare strips (normalize_bench_name).
+      const std::string name = bench_name(items[i].name, std::string(backend->name()));
       auto* bench = benchmark::RegisterBenchmark(name.c_str(),
                                    [i, backend, cold](benchmark::State& state) {
                                      const BenchItem& item = items[i];

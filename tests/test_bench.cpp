@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <regex>
 
 #include "scatter/bench.hpp"
 #include "test_util.hpp"
@@ -80,7 +82,243 @@ TEST(BenchCompare, MissingAndNewBenchmarksAreNamed) {
   EXPECT_EQ(row(c, "gone@ref").verdict, "missing");
   EXPECT_EQ(row(c, "added@ref").verdict, "new");
   EXPECT_EQ(c.regressions, 0);
+  EXPECT_EQ(c.missing, 1);
+  EXPECT_EQ(c.common, 1);
 }
+
+TEST(BenchCompare, AMissingBenchmarkFailsTheGateUnlessAllowed) {
+  const auto base = report("cpu", {{"a@ref", noisy(100, 0.01, 9, 1)}, {"gone@ref", noisy(10, 0.01, 9, 2)}});
+  const auto next = report("cpu", {{"a@ref", noisy(100, 0.01, 9, 3)}});
+  EXPECT_TRUE(compare_bench(base, next, {}).failed);
+  CompareBenchOptions allow;
+  allow.allow_missing = true;
+  EXPECT_FALSE(compare_bench(base, next, allow).failed);
+  // A benchmark that failed in NEW has no timing: it fails the gate the same way.
+  const std::string errored = R"({"context": {"device": "cpu"}, "benchmarks": [{"name": "a@ref", "run_type": "iteration",
+      "real_time": 1, "time_unit": "us", "error_occurred": true, "error_message": "output differs"}]})";
+  const auto e = compare_bench(report("cpu", {{"a@ref", noisy(100, 0.01, 9, 1)}}), errored, {});
+  EXPECT_TRUE(e.failed);
+  EXPECT_EQ(row(e, "a@ref").verdict, "error");
+}
+
+TEST(BenchCompare, NothingInCommonFailsTheGateUnlessAllowed) {
+  const auto base = report("cpu", {{"a@ref", noisy(100, 0.01, 9, 1)}});
+  const auto next = report("cpu", {{"b@ref", noisy(100, 0.01, 9, 3)}});
+  const auto c = compare_bench(base, next, {});
+  EXPECT_EQ(c.common, 0);
+  EXPECT_TRUE(c.failed);
+  EXPECT_EQ(compare_bench("{\"benchmarks\": []}", "{\"benchmarks\": []}", {}).failed, true);
+  CompareBenchOptions allow;
+  allow.allow_missing = true;
+  EXPECT_FALSE(compare_bench(base, next, allow).failed);
+}
+
+TEST(BenchCompare, SlowerNeedsBothSignificanceAndTheThreshold) {
+  // 3% slower with 0.2% noise: significant, under 5%: same.
+  const auto base = report("cpu", {{"a@ref", noisy(100, 0.002, 15, 1)}});
+  const auto small = report("cpu", {{"a@ref", noisy(103, 0.002, 15, 2)}});
+  const auto c1 = compare_bench(base, small, {});
+  EXPECT_GT(row(c1, "a@ref").ratio_low, 1.0);
+  EXPECT_EQ(row(c1, "a@ref").verdict, "same");
+  EXPECT_FALSE(c1.failed);
+  // 10% slower in the medians, but the samples overlap (40% noise): not significant.
+  const auto wide = report("cpu", {{"a@ref", noisy(100, 0.4, 6, 3)}});
+  const auto wide_next = report("cpu", {{"a@ref", noisy(110, 0.4, 6, 4)}});
+  const auto c2 = compare_bench(wide, wide_next, {});
+  EXPECT_LE(row(c2, "a@ref").ratio_low, 1.0);
+  EXPECT_NE(row(c2, "a@ref").verdict, "slower");
+  // Twice as slow with the same noise: caught.
+  const auto twice = report("cpu", {{"a@ref", noisy(200, 0.05, 15, 5)}});
+  const auto c3 = compare_bench(report("cpu", {{"a@ref", noisy(100, 0.05, 15, 6)}}), twice, {});
+  EXPECT_EQ(row(c3, "a@ref").verdict, "slower");
+  EXPECT_GT(row(c3, "a@ref").ratio_low, 1.5);
+  EXPECT_TRUE(c3.failed);
+}
+
+TEST(BenchCompare, TooFewSamplesIsNeverSlower) {
+  // One sample each (Google Benchmark's JSON without repetitions): 3x is only "unsure".
+  const auto base = report("cpu", {{"a@ref", {100}}});
+  const auto next = report("cpu", {{"a@ref", {300}}});
+  const auto c = compare_bench(base, next, {});
+  EXPECT_EQ(row(c, "a@ref").verdict, "unsure");
+  EXPECT_FALSE(c.failed);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_NE(c.warnings.back().find("too few samples"), std::string::npos);
+}
+
+TEST(BenchCompare, ABusyMachineIsAWarning) {
+  const std::string busy = R"({"context": {"device": "cpu", "num_cpus": 2, "load_avg": [1.0, 1.0, 1.0],
+      "load_start": {"load_avg": [1.0, 1.0, 1.0], "cpus": 2}, "load_end": {"load_avg": [6.5, 3.0, 1.0], "cpus": 2}},
+      "benchmarks": []})";
+  const std::string quiet = R"({"context": {"device": "cpu", "num_cpus": 2, "load_avg": [0.5, 0.4, 0.3]},
+      "benchmarks": []})";
+  CompareBenchOptions allow;
+  allow.allow_missing = true;
+  const auto c = compare_bench(quiet, busy, allow);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_NE(c.warnings.front().find("NEW was measured on a busy machine"), std::string::npos);
+  for (const auto& w : compare_bench(quiet, quiet, allow).warnings) EXPECT_EQ(w.find("busy"), std::string::npos);
+}
+
+TEST(BenchCompare, HodgesLehmannIntervalOfFiveAndFive) {
+  // Pairwise ratios of {1..5} x {2..6}: 25 of them; the 95% interval for 5 and 5 is the
+  // 3rd smallest to the 3rd largest (critical U = 2).
+  const std::vector<double> a{1, 2, 3, 4, 5};
+  const std::vector<double> b{10, 20, 30, 40, 50};
+  const auto r = hodges_lehmann_ratio(a, b);
+  EXPECT_NEAR(r.ratio, 10.0, 1e-9);
+  std::vector<double> ratios;
+  for (double y : b) {
+    for (double x : a) ratios.push_back(y / x);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_NEAR(r.low, ratios[2], 1e-9);
+  EXPECT_NEAR(r.high, ratios[22], 1e-9);
+  EXPECT_FALSE(std::isfinite(hodges_lehmann_ratio({1, 2, 3}, {4, 5, 6}).high));  // 3 and 3: no 95% interval
+}
+
+TEST(BenchNames, GoogleBenchmarkSuffixesAreStripped) {
+  const auto name = bench_name("nd/launch/f32", "ref");
+  EXPECT_EQ(name, "nd/launch/f32@ref");
+  EXPECT_EQ(normalize_bench_name(name + "/iterations:20/manual_time"), name);
+  EXPECT_EQ(normalize_bench_name(name + "/min_time:0.500s/repeats:5/threads:1/real_time"), name);
+  EXPECT_EQ(normalize_bench_name(name), name);
+  EXPECT_EQ(normalize_bench_name("nd/slice_256B/unique/f32/in_place@ref"), "nd/slice_256B/unique/f32/in_place@ref");
+}
+
+TEST(BenchNames, GoogleBenchmarkRepetitionsMatchScatterctlRows) {
+  // scatter_bench with --benchmark_repetitions=5: five iteration entries plus aggregates.
+  std::string gb = R"({"context": {"device": "cpu"}, "benchmarks": [)";
+  for (int i = 0; i < 5; ++i) {
+    gb += fmt::format(R"({}{{"name": "a@ref/iterations:20/manual_time", "run_type": "iteration", "repetition_index": {},
+        "real_time": {}, "time_unit": "us"}})", i ? ", " : "", i, 100 + i);
+  }
+  gb += R"(, {"name": "a@ref/iterations:20/manual_time_mean", "run_type": "aggregate", "real_time": 102, "time_unit": "us"}]})";
+  const auto ours = report("cpu", {{"a@ref", noisy(101, 0.01, 15, 1)}});
+  const auto c = compare_bench(ours, gb, {});
+  EXPECT_EQ(c.common, 1);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_FALSE(c.failed);
+  EXPECT_EQ(row(c, "a@ref").next_samples, 5u);
+}
+
+// A backend whose output is wrong at element 0, and fast.
+class WrongBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "wrong"; }
+  Availability availability() const override { return {true, ""}; }
+  std::string device() const override { return "test"; }
+  BackendOutput run(const Case& c, const RunFlags&) override {
+    ++calls;
+    auto out = reference_scatter(c);
+    if (out.numel() > 0) out.data<float>()[0] += 1.0f;
+    return {std::move(out), 1e-9};
+  }
+  int calls = 0;
+};
+
+BenchItem tiny_item(const std::string& name) {
+  BenchItem item;
+  item.name = name;
+  item.group = "element";
+  item.decl = *testing::load_one(R"({"name": "t", "op": "scatter_nd", "inputs": {
+      "data": {"dtype": "float32", "shape": [64], "generate": {"kind": "fill", "value": 0}},
+      "indices": {"dtype": "int64", "shape": [3, 1], "values": [[0], [1], [8]]},
+      "updates": {"dtype": "float32", "shape": [3], "values": [1, 2, 3]}}})").decl;
+  return item;
+}
+
+TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {
+  WrongBackend wrong;
+  BenchOptions options;
+  options.max_seconds = 0.01;
+  const auto r = run_bench({tiny_item("t")}, {&wrong}, options, nullptr);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_TRUE(r.rows[0].failed);
+  EXPECT_TRUE(r.rows[0].timing.samples.empty());
+  EXPECT_NE(r.rows[0].error.find("differs from the reference"), std::string::npos) << r.rows[0].error;
+  EXPECT_NE(r.rows[0].error.find("first at [0]"), std::string::npos) << r.rows[0].error;
+  EXPECT_EQ(wrong.calls, 1);  // checked once, never timed
+  EXPECT_NE(bench_table(r).find("FAILED"), std::string::npos);
+  EXPECT_NE(bench_json(r).find("\"failed\": true"), std::string::npos);
+  // --no-verify: timed without the check.
+  options.verify = false;
+  const auto unchecked = run_bench({tiny_item("t")}, {&wrong}, options, nullptr);
+  EXPECT_FALSE(unchecked.rows[0].failed);
+  EXPECT_GE(unchecked.rows[0].timing.samples.size(), 5u);
+}
+
+TEST(BenchRun, RepetitionsPoolSamplesAndTheSlowdownKnobRepeatsTheOp) {
+  WrongBackend counting;
+  BenchOptions options;
+  options.verify = false;
+  options.max_seconds = 0.0;  // stop at min_samples
+  options.min_samples = 4;
+  options.repetitions = 3;
+  const auto r = run_bench({tiny_item("t")}, {&counting}, options, nullptr);
+  EXPECT_EQ(r.rows[0].timing.samples.size(), 12u);
+  EXPECT_EQ(r.context.repetitions, 3);
+  const int plain = counting.calls;
+  options.slowdown = parse_slowdown("t:2");
+  counting.calls = 0;
+  const auto slow = run_bench({tiny_item("t")}, {&counting}, options, nullptr);
+  EXPECT_EQ(counting.calls, 2 * plain);  // every call, warm-ups included, runs the op twice
+  EXPECT_NEAR(slow.rows[0].timing.median, 2e-9, 1e-15);
+  EXPECT_THROW(parse_slowdown("t"), Error);
+  EXPECT_THROW(parse_slowdown("t:0"), Error);
+}
+
+TEST(BenchRun, TheContextRecordsTheMachineLoad) {
+  const auto load = machine_load();
+  EXPECT_GT(load.cpus, 0);
+  EXPECT_GE(load.load1, 0.0);  // Linux has /proc/loadavg
+  auto ref = make_ref_backend();
+  BenchOptions options;
+  options.max_seconds = 0.0;
+  options.cold = false;
+  const auto r = run_bench({tiny_item("t")}, {ref.get()}, options, nullptr);
+  EXPECT_GT(r.context.load_start.cpus, 0);
+  EXPECT_GE(r.context.load_end.load1, 0.0);
+  const auto json = bench_json(r);
+  EXPECT_NE(json.find("\"load_start\""), std::string::npos);
+  EXPECT_NE(json.find("\"num_cpus\""), std::string::npos);
+  // Host rows: the 100% line is a copy of the row's own working set.
+  EXPECT_GT(r.rows[0].working_set_copy_bandwidth, 0.0);
+  EXPECT_NE(json.find("\"copy_line\": \"working set\""), std::string::npos);
+}
+
+TEST(BenchTable, HumanUnitsShapesAndTheSectorCeiling) {
+  BenchReport report;
+  report.context.device = "test";
+  report.context.copy_bandwidth = 10e9;
+  report.context.sector_bandwidth = 2e9;
+  BenchRow element;
+  element.name = "nd/element/unique/f32";
+  element.backend = "ref";
+  element.timing.samples = {0.4056};
+  element.timing.median = 0.4056;
+  element.bytes.writes = 1'500'000;
+  element.bytes.run_bytes = 4;
+  element.copy_bandwidth = 10e9;
+  element.sector_bandwidth = 2e9;
+  element.shape = "float32 data [1048576] indices [262144, 1] updates [262144]";
+  BenchRow slice = element;
+  slice.name = "nd/slice_256B/unique/f32";
+  slice.bytes.run_bytes = 256;
+  slice.timing.median = 0.0000123;
+  report.rows = {element, slice};
+  const auto table = bench_table(report);
+  EXPECT_NE(table.find("405.6 ms"), std::string::npos) << table;
+  EXPECT_NE(table.find("12.30 us"), std::string::npos) << table;
+  EXPECT_NE(table.find("1.5 MB"), std::string::npos) << table;
+  EXPECT_NE(table.find("indices [262144, 1]"), std::string::npos) << table;
+  EXPECT_NE(table.find("% sector"), std::string::npos) << table;
+  // 1.5 MB of sectors in 0.4056 s against 2 GB/s: 0.2%; the slice row has no sector figure.
+  const auto element_line = table.substr(table.find("nd/element/unique/f32"));
+  EXPECT_NE(element_line.substr(0, element_line.find('\n')).find("0.2%"), std::string::npos) << table;
+  EXPECT_FALSE(std::regex_search(table, std::regex("[0-9](ns|us|ms|KB|MB|GB)\\b"))) << table;  // no glued units
+}
+
 
 TEST(BenchCompare, DifferentDevicesAreRefusedUnlessAllowed) {
   const auto base = report("NVIDIA H100", {{"a@cuda", noisy(100, 0.01, 9, 1)}});

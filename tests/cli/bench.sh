@@ -18,7 +18,10 @@ doc = json.load(open(sys.argv[1]))
 names = [b["name"] for b in doc["benchmarks"]]
 assert names == ["nd/launch/f32@ref", "nd/slice_256B/unique/f32@ref"], names
 for b in doc["benchmarks"]:
-    assert b["time_unit"] == "us" and b["real_time"] > 0 and len(b["samples_us"]) >= 5, b
+    # The defaults give the test enough: 3 rounds of 5 samples at least.
+    assert b["time_unit"] == "us" and b["real_time"] > 0 and len(b["samples_us"]) >= 15, b
+    assert b["shape"].startswith("float32 data ["), b
+    assert b["copy_line"] == "working set", b
     assert b["bytes"] > 0 and b["gb_per_s"] > 0 and 0 < b["percent_of_copy"], b
 assert doc["context"]["copy_bandwidth_gbps"] > 0 and doc["context"]["device"]
 # The same report three times slower: a regression.
@@ -33,6 +36,8 @@ PY
 [ $rc -eq 1 ] || fail "3x slower exits 1, got $rc"
 grep -q "slower" "$tmp/slow.txt" || fail "the verdict says slower"
 grep -q "geometric mean" "$tmp/slow.txt" || fail "the geometric mean is printed"
+grep -q "gate passed" "$tmp/same.txt" || fail "a report compared with itself passes the gate"
+grep -q "gate FAILED" "$tmp/slow.txt" || fail "3x slower fails the gate"
 "$S" compare "$tmp/base.json" "$tmp/nothere.json" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "a missing report is a usage error (2), got $rc"
 echo "bench: ok"

@@ -39,17 +39,50 @@ struct ByteModel {
   std::uint64_t writes = 0;  ///< touched sectors x 32 (x2 for read-modify-write)
   std::uint64_t copy = 0;    ///< 2 x data bytes, out of place
   std::uint64_t distinct = 0;  ///< distinct output elements hit
+  std::uint64_t run_bytes = 0;  ///< bytes of the longest contiguous run one update writes (a slice)
+  /// An element scatter: each update writes less than one 32-byte sector, so the
+  /// random-sector write ceiling, not the copy, is its roofline (PERF.md target 2).
+  bool element_writes() const { return run_bytes < 32; }
   std::uint64_t total() const { return indices + updates + writes + copy; }
 };
 ByteModel byte_model(const Case& c, bool in_place);
 
 struct BenchOptions {
-  double max_seconds = 1.0;      ///< per benchmark, sampling stops here
+  double max_seconds = 1.0;      ///< per benchmark and repetition, sampling stops here (after min_samples)
   double target_spread = 0.005;  ///< stop when (q3 - q1) / median is under this
   int min_samples = 5;
   int max_samples = 500;
   bool cold = true;  ///< flush caches before each sample (outside the timed region)
+  /// Rounds over the whole suite; each round materializes the case again and takes
+  /// min_samples or more samples, so a benchmark's samples are spread over the run
+  /// (and over allocations) instead of sitting in one burst of a neighbour's load.
+  int repetitions = 1;
+  /// Check each backend's output against the reference once per case, untimed.
+  bool verify = true;
+  /// Test-only: {name, factor} runs that benchmark's op `factor` times per sample (a
+  /// real slowdown, for measuring the gate). From SCATTERCTL_BENCH_SLOWDOWN=name:factor.
+  std::vector<std::pair<std::string, int>> slowdown;
 };
+
+/// SCATTERCTL_BENCH_SLOWDOWN="name:factor[,name:factor]" (name without "@backend");
+/// throws Error(schema) for a malformed value.
+std::vector<std::pair<std::string, int>> parse_slowdown(const std::string& text);
+
+/// The machine's load: /proc/loadavg (1, 5 and 15 minutes) and the online CPUs.
+struct MachineLoad {
+  double load1 = -1.0, load5 = -1.0, load15 = -1.0;  ///< -1: unknown (no /proc/loadavg)
+  int cpus = 0;
+  /// More runnable work than CPUs: timings are noisy and slow.
+  bool busy() const { return cpus > 0 && load1 > cpus; }
+};
+MachineLoad machine_load();
+
+/// The one name a benchmark has everywhere (scatterctl bench, scatter_bench, compare):
+/// "case@backend".
+std::string bench_name(const std::string& item, const std::string& backend);
+/// A report's name without Google Benchmark's run suffixes ("/iterations:20",
+/// "/manual_time", "/real_time", "/min_time:...", "/repeats:N", "/threads:N").
+std::string normalize_bench_name(const std::string& name);
 
 /// Samples of one benchmark and their statistics.
 struct Timing {
@@ -76,8 +109,15 @@ struct BenchRow {
   double copy_bandwidth = 0.0;  ///< bytes/s of the 100% line
   double sector_bandwidth = 0.0;  ///< bytes/s of random 32-byte-sector writes (element scatter's ceiling)
   std::string error;            ///< when the backend failed or the case was invalid
+  bool failed = false;          ///< the output differs from the reference: no timing, row failed
+  bool verified = false;        ///< the output was checked against the reference
+  std::string shape;            ///< "f32 data [N] indices [M,1] updates [M]"
+  /// Bytes/s of a copy of this row's own working set, cold as the row (host backends):
+  /// the 100% line, so caching cannot lift a row over it. 0: copy_bandwidth is used.
+  double working_set_copy_bandwidth = 0.0;
   double gbps() const { return timing.median > 0 ? bytes.total() / timing.median / 1e9 : 0.0; }
-  double percent_of_copy() const { return copy_bandwidth > 0 ? 100.0 * gbps() * 1e9 / copy_bandwidth : 0.0; }
+  double copy_line() const { return working_set_copy_bandwidth > 0 ? working_set_copy_bandwidth : copy_bandwidth; }
+  double percent_of_copy() const { return copy_line() > 0 ? 100.0 * gbps() * 1e9 / copy_line() : 0.0; }
   /// The model's written sectors per second against the random-sector ceiling: how close
   /// an element scatter's writes run to the fastest random writes (PERF.md target 2).
   /// Slice rows write sectors in sequence and may exceed 100%.
@@ -86,7 +126,7 @@ struct BenchRow {
                ? 100.0 * static_cast<double>(bytes.writes) / timing.median / sector_bandwidth
                : 0.0;
   }
-  double floor_seconds() const { return copy_bandwidth > 0 ? bytes.total() / copy_bandwidth : 0.0; }
+  double floor_seconds() const { return copy_line() > 0 ? bytes.total() / copy_line() : 0.0; }
 };
 
 struct BenchContext {
@@ -101,6 +141,10 @@ struct BenchContext {
   std::vector<std::pair<std::string, std::string>> properties;  ///< the first backend's device facts
   std::string mode;
   std::string size;
+  MachineLoad load_start;
+  MachineLoad load_end;
+  int repetitions = 1;
+  bool busy() const { return load_start.busy() || load_end.busy(); }
 };
 
 struct BenchReport {
@@ -127,20 +171,41 @@ struct BenchDelta {
   double change = 0.0;  ///< next / base - 1
   std::string verdict;  ///< same, faster, slower, unsure, missing, new
   double p_value = -1.0;  ///< Mann-Whitney U, two-sided (-1 when not computed)
+  /// Hodges-Lehmann ratio new/base (median of all pairwise sample ratios) and its
+  /// rank-based 95% confidence interval; 0 when the samples are too few.
+  double ratio = 0.0, ratio_low = 0.0, ratio_high = 0.0;
+  std::size_t base_samples = 0, next_samples = 0;
 };
 
 struct BenchComparison {
   std::vector<BenchDelta> rows;
   double geomean_change = 0.0;  ///< over benchmarks present in both
   int regressions = 0;
+  int missing = 0;  ///< in BASE, not in NEW
+  int common = 0;   ///< in both
   std::string base_device;
   std::string next_device;
+  std::vector<std::string> warnings;  ///< busy machines, too few samples
+  /// Whether the gate fails: a regression, or (unless allowed) a missing benchmark or
+  /// nothing in common.
+  bool failed = false;
 };
 
 struct CompareBenchOptions {
   double threshold = 0.05;
   bool allow_device_mismatch = false;
+  bool allow_missing = false;
+  double confidence = 0.95;
 };
+
+/// Hodges-Lehmann estimate of new/base and its rank-based confidence interval
+/// (Mann-Whitney order statistics of the pairwise log ratios). {0, 0, 0} when either
+/// side has fewer than 2 samples.
+struct RatioEstimate {
+  double ratio = 0.0, low = 0.0, high = 0.0;
+};
+RatioEstimate hodges_lehmann_ratio(const std::vector<double>& base, const std::vector<double>& next,
+                                   double confidence = 0.95);
 
 /// Compares two bench JSON texts. Throws Error(schema) for a text that is not a
 /// report, Error(backend) for different devices unless allowed.

@@ -1,10 +1,13 @@
-// The regression gate: two bench reports, per benchmark the change and a verdict.
-// Slower only when the change exceeds the threshold and the measured noise says it
-// is real (Mann-Whitney U when both runs have 9 or more samples).
+// The regression gate: two bench reports, per benchmark the ratio new/base with a
+// confidence interval (Hodges-Lehmann, rank-based) and a verdict. Slower only when the
+// interval excludes 1 (the change is significant) and the estimate exceeds the
+// threshold. Benchmarks missing from NEW, or nothing in common, fail the gate too.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,10 +21,15 @@ struct Entry {
   double median = 0.0;  // seconds
   double cv = 0.0;
   std::vector<double> samples;
+  bool error = false;
+  std::string message;
 };
 
 struct Parsed {
   std::string device;
+  bool busy = false;
+  double load1 = -1.0;
+  int cpus = 0;
   std::map<std::string, Entry> entries;
   std::vector<std::string> order;
 };
@@ -31,6 +39,13 @@ double to_seconds(double value, const std::string& unit) {
   if (unit == "us") return value * 1e-6;
   if (unit == "ms") return value * 1e-3;
   return value;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 Parsed parse(const std::string& text, const char* which) {
@@ -44,31 +59,120 @@ Parsed parse(const std::string& text, const char* which) {
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     throw Error(ErrorCode::schema, which, "is not a bench report (no \"benchmarks\" array)");
   }
-  if (doc.contains("context") && doc["context"].is_object() && doc["context"].contains("device")) {
-    p.device = doc["context"]["device"].is_string() ? doc["context"]["device"].get<std::string>() : "";
+  if (doc.contains("context") && doc["context"].is_object()) {
+    const auto& ctx = doc["context"];
+    if (ctx.contains("device") && ctx["device"].is_string()) p.device = ctx["device"].get<std::string>();
+    // Ours: load_start / load_end; Google Benchmark's: load_avg and num_cpus.
+    if (ctx.contains("num_cpus") && ctx["num_cpus"].is_number()) p.cpus = ctx["num_cpus"].get<int>();
+    auto busy_at = [&](const nlohmann::json& load) {
+      if (!load.is_array() || load.empty() || !load[0].is_number()) return;
+      const double l1 = load[0].get<double>();
+      p.load1 = std::max(p.load1, l1);
+      if (p.cpus > 0 && l1 > p.cpus) p.busy = true;
+    };
+    if (ctx.contains("load_avg")) busy_at(ctx["load_avg"]);
+    for (const char* key : {"load_start", "load_end"}) {
+      if (ctx.contains(key) && ctx[key].is_object() && ctx[key].contains("load_avg")) busy_at(ctx[key]["load_avg"]);
+    }
+    if (ctx.value("busy", false)) p.busy = true;
   }
+  std::map<std::string, std::vector<double>> repetitions;  // Google Benchmark: one entry per repetition
   for (const auto& b : doc["benchmarks"]) {
     if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) continue;
-    if (b.value("error_occurred", false)) continue;
     if (b.contains("run_type") && b["run_type"] != "iteration") continue;  // aggregates
+    const auto name = normalize_bench_name(b["name"].get<std::string>());
     Entry e;
-    const auto unit = b.value("time_unit", std::string("ns"));
-    if (!b.contains("real_time") || !b["real_time"].is_number()) continue;
-    e.median = to_seconds(b["real_time"].get<double>(), unit);
-    e.cv = b.value("cv", 0.0);
-    if (b.contains("samples_us") && b["samples_us"].is_array()) {
-      for (const auto& s : b["samples_us"]) {
-        if (s.is_number()) e.samples.push_back(s.get<double>() * 1e-6);
+    if (b.value("error_occurred", false)) {
+      e.error = true;
+      e.message = b.value("error_message", std::string("error"));
+    } else {
+      const auto unit = b.value("time_unit", std::string("ns"));
+      if (!b.contains("real_time") || !b["real_time"].is_number()) continue;
+      e.median = to_seconds(b["real_time"].get<double>(), unit);
+      e.cv = b.value("cv", 0.0);
+      if (b.contains("samples_us") && b["samples_us"].is_array()) {
+        for (const auto& s : b["samples_us"]) {
+          if (s.is_number()) e.samples.push_back(s.get<double>() * 1e-6);
+        }
+      } else {
+        repetitions[name].push_back(e.median);
       }
     }
-    const auto name = b["name"].get<std::string>();
     if (!p.entries.count(name)) p.order.push_back(name);
     p.entries[name] = std::move(e);
+  }
+  for (auto& [name, times] : repetitions) {
+    auto& e = p.entries[name];
+    if (e.error) continue;
+    e.samples = times;  // each repetition's time is one sample
+    e.median = median_of(times);
   }
   return p;
 }
 
 }  // namespace
+
+std::string normalize_bench_name(const std::string& name) {
+  std::string n = name;
+  const auto at = n.rfind('@');
+  for (;;) {
+    const auto slash = n.rfind('/');
+    if (slash == std::string::npos || (at != std::string::npos && slash < at)) break;
+    const std::string seg = n.substr(slash + 1);
+    auto number_after = [&](const std::string& prefix) {
+      if (seg.rfind(prefix, 0) != 0 || seg.size() == prefix.size()) return false;
+      return std::all_of(seg.begin() + static_cast<std::ptrdiff_t>(prefix.size()), seg.end(),
+                         [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 's'; });
+    };
+    const bool suffix = seg == "manual_time" || seg == "real_time" || seg == "process_time" ||
+                        number_after("iterations:") || number_after("min_time:") ||
+                        number_after("min_warmup_time:") || number_after("repeats:") || number_after("threads:");
+    if (!suffix) break;
+    n.erase(slash);
+  }
+  return n;
+}
+
+RatioEstimate hodges_lehmann_ratio(const std::vector<double>& base, const std::vector<double>& next,
+                                   double confidence) {
+  RatioEstimate r;
+  if (base.size() < 2 || next.size() < 2) return r;
+  std::vector<double> d;
+  d.reserve(base.size() * next.size());
+  for (double y : next) {
+    for (double x : base) {
+      if (x <= 0 || y <= 0) return r;
+      d.push_back(std::log(y) - std::log(x));
+    }
+  }
+  std::sort(d.begin(), d.end());
+  r.ratio = std::exp(median_of(d));
+  // The interval's ends are the (K+1)-th smallest and largest pairwise differences, K the
+  // lower critical value of Mann-Whitney's U (normal approximation, continuity corrected).
+  const double n1 = static_cast<double>(base.size());
+  const double n2 = static_cast<double>(next.size());
+  const double z = [&] {
+    // Two-sided normal quantile by bisection on erfc (no table needed).
+    const double alpha = 1.0 - confidence;
+    double lo = 0.0, hi = 10.0;
+    for (int i = 0; i < 100; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (std::erfc(mid / std::sqrt(2.0)) > alpha ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  }();
+  const double k = std::floor(n1 * n2 / 2.0 - z * std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0) - 0.5);
+  if (k < 0) {
+    // Too few samples for an interval at this confidence: unbounded.
+    r.low = 0.0;
+    r.high = INFINITY;
+    return r;
+  }
+  const auto ki = static_cast<std::size_t>(k);
+  r.low = std::exp(d[ki]);
+  r.high = std::exp(d[d.size() - 1 - ki]);
+  return r;
+}
 
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
   const double n1 = static_cast<double>(a.size());
@@ -113,36 +217,53 @@ BenchComparison compare_bench(const std::string& base_json, const std::string& n
                             "compare them anyway",
                             base.device, next.device));
   }
+  for (const auto& [which, p] : {std::pair<const char*, const Parsed*>{"BASE", &base}, {"NEW", &next}}) {
+    if (p->busy) {
+      c.warnings.push_back(fmt::format("{} was measured on a busy machine (load {:.2f} on {} CPUs): its timings are "
+                                       "noisy; a verdict needs the change to stand out of that noise",
+                                       which, p->load1, p->cpus));
+    }
+  }
+  const double up = 1.0 + options.threshold;
+  const double down = 1.0 / up;
   double log_sum = 0.0;
-  int common = 0;
+  int untested = 0;
   for (const auto& name : base.order) {
     BenchDelta d;
     d.name = name;
     const auto& b = base.entries.at(name);
+    if (b.error) continue;  // nothing to compare against
     d.base = b.median;
     const auto it = next.entries.find(name);
-    if (it == next.entries.end()) {
-      d.verdict = "missing";
+    if (it == next.entries.end() || it->second.error) {
+      d.verdict = it == next.entries.end() ? "missing" : "error";
+      ++c.missing;
       c.rows.push_back(d);
       continue;
     }
     const auto& n = it->second;
+    ++c.common;
     d.next = n.median;
-    d.change = b.median > 0 ? n.median / b.median - 1.0 : 0.0;
-    if (b.median > 0 && n.median > 0) {
-      log_sum += std::log(n.median / b.median);
-      ++common;
-    }
-    const bool beyond = std::fabs(d.change) > options.threshold;
-    bool real = false;
-    if (b.samples.size() >= 9 && n.samples.size() >= 9) {
+    d.base_samples = b.samples.size();
+    d.next_samples = n.samples.size();
+    const auto est = hodges_lehmann_ratio(b.samples, n.samples, options.confidence);
+    double ratio = b.median > 0 ? n.median / b.median : 1.0;
+    bool tested = false;
+    bool significant = false;
+    if (est.ratio > 0) {
+      ratio = est.ratio;
+      d.ratio = est.ratio;
+      d.ratio_low = est.low;
+      d.ratio_high = est.high;
       d.p_value = mann_whitney_p(b.samples, n.samples);
-      real = d.p_value < 0.05;
-    } else {
-      // Without samples: the change must also exceed twice the noise of either run.
-      real = std::fabs(d.change) > 2.0 * std::max(b.cv, n.cv);
+      tested = std::isfinite(est.high);
+      significant = tested && (est.low > 1.0 || est.high < 1.0);
     }
-    d.verdict = !beyond ? "same" : !real ? "unsure" : d.change > 0 ? "slower" : "faster";
+    if (!tested) ++untested;
+    d.change = ratio - 1.0;
+    if (ratio > 0) log_sum += std::log(ratio);
+    const bool beyond = ratio > up || ratio < down;
+    d.verdict = !beyond ? "same" : !significant ? "unsure" : ratio > 1.0 ? "slower" : "faster";
     if (d.verdict == "slower") ++c.regressions;
     c.rows.push_back(d);
   }
@@ -151,32 +272,79 @@ BenchComparison compare_bench(const std::string& base_json, const std::string& n
     BenchDelta d;
     d.name = name;
     d.next = next.entries.at(name).median;
-    d.verdict = "new";
+    d.verdict = next.entries.at(name).error ? "error" : "new";
     c.rows.push_back(d);
   }
-  c.geomean_change = common > 0 ? std::exp(log_sum / common) - 1.0 : 0.0;
+  c.geomean_change = c.common > 0 ? std::exp(log_sum / c.common) - 1.0 : 0.0;
+  if (untested > 0) {
+    c.warnings.push_back(fmt::format(
+        "{} of {} benchmarks have too few samples for a {:.0f}% interval (4 or more on each side): they can be "
+        "'unsure' but never 'slower'; use scatterctl bench's reports (every sample) or "
+        "--benchmark_repetitions=10 with scatter_bench",
+        untested, c.common, options.confidence * 100));
+  }
+  if (c.common == 0) {
+    c.warnings.push_back("no benchmark is in both reports: nothing was compared");
+  }
+  if (c.missing > 0) {
+    c.warnings.push_back(fmt::format("{} benchmark{} of BASE {} no timing in NEW (missing or failed){}", c.missing,
+                                     c.missing == 1 ? "" : "s", c.missing == 1 ? "has" : "have",
+                                     options.allow_missing ? "; allowed by --allow-missing" : ""));
+  }
+  c.failed = c.regressions > 0 || (!options.allow_missing && (c.missing > 0 || c.common == 0));
   return c;
 }
 
+namespace {
+
+std::string us_or_ms(double seconds) {
+  if (seconds <= 0) return "-";
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} s", seconds);
+}
+
+std::string interval(const BenchDelta& d) {
+  if (d.ratio <= 0) return "-";
+  if (!std::isfinite(d.ratio_high)) return "(too few)";
+  return fmt::format("[{:+.1f}%, {:+.1f}%]", (d.ratio_low - 1) * 100, (d.ratio_high - 1) * 100);
+}
+
+std::string change_cell(const BenchDelta& d) {
+  if (d.verdict == "missing" || d.verdict == "new" || d.verdict == "error") return "-";
+  return fmt::format("{:+.1f}%", d.change * 100);
+}
+
+std::string summary(const BenchComparison& c) {
+  return fmt::format("geometric mean of the changes: {:+.2f}%; {} slower, {} missing of {} compared; gate {}",
+                     c.geomean_change * 100, c.regressions, c.missing, c.common, c.failed ? "FAILED" : "passed");
+}
+
+}  // namespace
+
 std::string compare_table(const BenchComparison& c) {
-  std::string out = fmt::format("{:<56} {:>12} {:>12} {:>9} {:>8}  {}\n", "benchmark", "base", "new", "change", "p",
-                                "verdict");
+  std::string out = fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", "benchmark", "base", "new", "change",
+                                "95% interval", "p", "verdict");
   for (const auto& d : c.rows) {
-    out += fmt::format("{:<56} {:>9.1f} us {:>9.1f} us {:>+8.1f}% {:>8}  {}\n", d.name, d.base * 1e6, d.next * 1e6,
-                       d.change * 100, d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value), d.verdict);
+    out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, us_or_ms(d.base), us_or_ms(d.next),
+                       change_cell(d), interval(d), d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value), d.verdict);
   }
-  out += fmt::format("geometric mean of the changes: {:+.2f}%; {} slower\n", c.geomean_change * 100, c.regressions);
+  out += summary(c) + "\n";
   return out;
 }
 
 std::string compare_markdown(const BenchComparison& c) {
-  std::string out = fmt::format("## scatterctl compare: {} slower, geometric mean {:+.2f}%\n\n", c.regressions,
-                                c.geomean_change * 100);
-  out += "| benchmark | base | new | change | p | verdict |\n|---|---|---|---|---|---|\n";
+  std::string out = fmt::format("## scatterctl compare: {} slower, {} missing, geometric mean {:+.2f}%: gate {}\n\n",
+                                c.regressions, c.missing, c.geomean_change * 100, c.failed ? "**failed**" : "passed");
+  for (const auto& w : c.warnings) out += "- warning: " + w + "\n";
+  if (!c.warnings.empty()) out += "\n";
+  out += "| benchmark | base | new | change | 95% interval | p | verdict |\n|---|---|---|---|---|---|---|\n";
   for (const auto& d : c.rows) {
-    out += fmt::format("| {} | {:.1f} us | {:.1f} us | {:+.1f}% | {} | {} |\n", d.name, d.base * 1e6, d.next * 1e6,
-                       d.change * 100, d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value),
-                       d.verdict == "slower" ? "**slower**" : d.verdict);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, us_or_ms(d.base), us_or_ms(d.next),
+                       change_cell(d), interval(d), d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value),
+                       d.verdict == "slower" || d.verdict == "missing" || d.verdict == "error"
+                           ? "**" + d.verdict + "**"
+                           : d.verdict);
   }
   return out;
 }

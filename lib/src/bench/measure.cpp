@@ -1,18 +1,24 @@
 // Timing and the byte model: samples until the interquartile spread is under the
 // target or the time is up; bytes counted as PERF.md's model says.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <numeric>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "../targets.hpp"
 #include "scatter/bench.hpp"
 #include "scatter/cancel.hpp"
+#include "scatter/compare.hpp"
 #include "scatter/load.hpp"
 #include "scatter/version.hpp"
 
@@ -29,7 +35,98 @@ double quantile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
+// The statistics of a set of samples.
+Timing summarize(std::vector<double> samples) {
+  Timing t;
+  t.samples = std::move(samples);
+  if (t.samples.empty()) return t;
+  t.median = quantile(t.samples, 0.5);
+  t.spread = t.median > 0 ? (quantile(t.samples, 0.75) - quantile(t.samples, 0.25)) / t.median : 0.0;
+  const double mean = std::accumulate(t.samples.begin(), t.samples.end(), 0.0) / static_cast<double>(t.samples.size());
+  double var = 0.0;
+  for (double s : t.samples) var += (s - mean) * (s - mean);
+  var /= static_cast<double>(std::max<std::size_t>(t.samples.size() - 1, 1));
+  t.cv = mean > 0 ? std::sqrt(var) / mean : 0.0;
+  return t;
+}
+
+// Backends timed by the host's wall clock on host memory: their 100% line is a host
+// copy of the row's own working set.
+bool host_backend(const Backend& b) { return b.name() == "ref" || b.name() == "cpu"; }
+
+// A cold host memcpy moving `bytes` (read + write counted, as the byte model does),
+// the caches evicted before each of 5 samples as a cold row's are: bytes/s, median.
+double host_copy_bandwidth(std::uint64_t bytes) {
+  static constexpr std::size_t kFlush = 256u << 20;
+  static std::unique_ptr<char[]> flush(new char[kFlush]);
+  const std::size_t half = std::max<std::size_t>(static_cast<std::size_t>(bytes / 2), 64);
+  std::unique_ptr<char[]> src(new char[half]);
+  std::unique_ptr<char[]> dst(new char[half]);
+  std::memset(src.get(), 1, half);
+  std::memset(dst.get(), 2, half);
+  std::vector<double> took;
+  for (int i = 0; i < 5; ++i) {
+    std::memset(flush.get(), i, kFlush);
+    const auto start = Clock::now();
+    std::memcpy(dst.get(), src.get(), half);
+    took.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  const double med = quantile(took, 0.5);
+  return med > 0 ? 2.0 * static_cast<double>(half) / med : 0.0;
+}
+
+std::string format_coord(const std::vector<std::int64_t>& coord) {
+  return fmt::format("[{}]", fmt::join(coord, ", "));
+}
+
+std::string shape_of(const Case& c) {
+  return fmt::format("{} data {} indices {} updates {}", to_string(c.data.dtype()), format_coord(c.data.shape()),
+                     format_coord(c.indices.shape()), format_coord(c.updates.shape()));
+}
+
 }  // namespace
+
+std::string bench_name(const std::string& item, const std::string& backend) { return item + "@" + backend; }
+
+std::vector<std::pair<std::string, int>> parse_slowdown(const std::string& text) {
+  std::vector<std::pair<std::string, int>> out;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (part.empty()) continue;
+    const auto colon = part.rfind(':');
+    int factor = 0;
+    if (colon != std::string::npos) {
+      try {
+        std::size_t used = 0;
+        factor = std::stoi(part.substr(colon + 1), &used);
+        if (used != part.size() - colon - 1) factor = 0;
+      } catch (const std::exception&) {
+        factor = 0;
+      }
+    }
+    if (colon == std::string::npos || colon == 0 || factor < 1) {
+      throw Error(ErrorCode::schema, "SCATTERCTL_BENCH_SLOWDOWN",
+                  fmt::format("= '{}' is not NAME:FACTOR (a benchmark name and a whole number of runs per sample)",
+                              text));
+    }
+    out.emplace_back(part.substr(0, colon), factor);
+  }
+  return out;
+}
+
+MachineLoad machine_load() {
+  MachineLoad m;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  m.cpus = online > 0 ? static_cast<int>(online) : 0;
+  std::ifstream in("/proc/loadavg");
+  double a = 0, b = 0, c = 0;
+  if (in >> a >> b >> c) {
+    m.load1 = a;
+    m.load5 = b;
+    m.load15 = c;
+  }
+  return m;
+}
 
 Timing measure(const std::function<double()>& once, const BenchOptions& options) {
   Timing t;
@@ -44,14 +141,7 @@ Timing measure(const std::function<double()>& once, const BenchOptions& options)
       if (spread < options.target_spread || elapsed.count() > options.max_seconds) break;
     }
   }
-  t.median = quantile(t.samples, 0.5);
-  t.spread = t.median > 0 ? (quantile(t.samples, 0.75) - quantile(t.samples, 0.25)) / t.median : 0.0;
-  const double mean = std::accumulate(t.samples.begin(), t.samples.end(), 0.0) / static_cast<double>(t.samples.size());
-  double var = 0.0;
-  for (double s : t.samples) var += (s - mean) * (s - mean);
-  var /= static_cast<double>(std::max<std::size_t>(t.samples.size() - 1, 1));
-  t.cv = mean > 0 ? std::sqrt(var) / mean : 0.0;
-  return t;
+  return summarize(std::move(t.samples));
 }
 
 ByteModel byte_model(const Case& c, bool in_place) {
@@ -62,9 +152,12 @@ ByteModel byte_model(const Case& c, bool in_place) {
   // Distinct elements hit and distinct 32-byte sectors they lie in.
   std::vector<std::uint8_t> hit(static_cast<std::size_t>(n), 0);
   const auto idx = detail::normalized_indices(c);
+  std::int64_t longest = 0;
   detail::visit_targets(c, idx, [&](std::int64_t, std::int64_t o, std::int64_t len) {
     std::fill(hit.begin() + o, hit.begin() + o + len, 1);
+    longest = std::max(longest, len);
   });
+  m.run_bytes = static_cast<std::uint64_t>(longest) * e;
   std::uint64_t sectors = 0;
   std::int64_t last_sector = -1;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -89,48 +182,105 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   report.context.version = std::string(kVersion);
   report.context.git_commit = std::string(kGitCommit);
   report.context.build_type = std::string(kBuildType);
+  report.context.load_start = machine_load();
+  report.context.repetitions = std::max(options.repetitions, 1);
   if (!backends.empty()) {
-    // The first backend's device names the report; its copy bandwidth is the 100% line.
+    // The first backend's device names the report; its copy bandwidth is the default 100% line.
     report.context.device = backends.front()->device();
     report.context.copy_bandwidth = backends.front()->copy_bandwidth();
     report.context.sector_bandwidth = backends.front()->sector_write_bandwidth();
     report.context.properties = backends.front()->properties();
   }
-  for (const auto& item : items) {
-    if (interrupted()) break;  // Ctrl-C: the report holds what was measured
-    if (progress) progress(item.name);
-    std::optional<Case> c;
-    std::string invalid;
-    try {
-      c = materialize(item.decl);
-    } catch (const Error& e) {
-      invalid = e.message();
-    }
-    for (auto* backend : backends) {
-      BenchRow row;
-      row.name = item.name;
-      row.group = item.group;
-      row.backend = std::string(backend->name());
-      row.in_place = item.in_place;
-      row.cold = options.cold;
-      row.copy_bandwidth = backend->copy_bandwidth();
-      row.sector_bandwidth = backend->sector_write_bandwidth();
-      if (!c) {
-        row.error = invalid;
-        report.rows.push_back(std::move(row));
-        continue;
-      }
-      row.bytes = byte_model(*c, item.in_place);
-      // Cold: the backend evicts its caches after its setup, just before the timed region.
-      const RunFlags flags{item.in_place, item.deterministic, options.cold};
+  // One row per item and backend; the rounds add samples to it.
+  std::vector<std::vector<double>> samples(items.size() * backends.size());
+  report.rows.resize(items.size() * backends.size());
+  std::map<std::uint64_t, double> copy_cache;  // host working-set copies, by bytes
+  const int rounds = report.context.repetitions;
+  for (int round = 0; round < rounds && !interrupted(); ++round) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (interrupted()) break;  // Ctrl-C: the report holds what was measured
+      const auto& item = items[i];
+      if (progress) progress(rounds > 1 ? fmt::format("{} (round {}/{})", item.name, round + 1, rounds) : item.name);
+      std::optional<Case> c;
+      std::string invalid;
       try {
-        row.timing = measure([&] { return backend->run(*c, flags).seconds; }, options);
+        c = materialize(item.decl);
       } catch (const Error& e) {
-        row.error = e.message();
+        invalid = e.message();
       }
-      report.rows.push_back(std::move(row));
+      std::optional<Tensor> reference;  // computed once, for the first backend that is checked
+      for (std::size_t b = 0; b < backends.size(); ++b) {
+        Backend* backend = backends[b];
+        BenchRow& row = report.rows[i * backends.size() + b];
+        if (round == 0) {
+          row.name = item.name;
+          row.group = item.group;
+          row.backend = std::string(backend->name());
+          row.in_place = item.in_place;
+          row.cold = options.cold;
+          row.copy_bandwidth = backend->copy_bandwidth();
+          row.sector_bandwidth = backend->sector_write_bandwidth();
+          if (!c) row.error = invalid;
+          if (c) {
+            row.bytes = byte_model(*c, item.in_place);
+            row.shape = shape_of(*c);
+          }
+        }
+        if (!c || !row.error.empty() || row.failed) continue;
+        // Cold: the backend evicts its caches after its setup, just before the timed region.
+        const RunFlags flags{item.in_place, item.deterministic, options.cold};
+        int factor = 1;
+        for (const auto& [name, f] : options.slowdown) {
+          if (name == item.name) factor = f;
+        }
+        try {
+          if (round == 0 && options.verify && backend->name() != "ref") {
+            // Once per case, untimed: a wrong output gets a failure, not a number.
+            const auto got = backend->run(*c, flags);
+            if (!reference) reference = reference_scatter(*c);
+            const auto cmp = compare_outputs(*c, got.output, *reference, false, {1});
+            row.verified = true;
+            if (!cmp.passed) {
+              row.failed = true;
+              std::string first;
+              if (!cmp.worst.empty()) {
+                const auto& m = cmp.worst.front();
+                first = fmt::format("; first at {}: expected {}, got {}", format_coord(m.coord), m.expected, m.actual);
+              }
+              row.error = fmt::format("output differs from the reference in {} of {} elements ({}){}", cmp.mismatches,
+                                      cmp.elements, cmp.rule, first);
+              continue;
+            }
+          }
+          const auto t = measure(
+              [&] {
+                double seconds = 0.0;
+                for (int k = 0; k < factor; ++k) seconds += backend->run(*c, flags).seconds;
+                return seconds;
+              },
+              options);
+          auto& pool = samples[i * backends.size() + b];
+          pool.insert(pool.end(), t.samples.begin(), t.samples.end());
+          if (round == 0 && host_backend(*backend)) {
+            const auto key = row.bytes.total();
+            auto it = copy_cache.find(key);
+            if (it == copy_cache.end()) it = copy_cache.emplace(key, host_copy_bandwidth(key)).first;
+            row.working_set_copy_bandwidth = it->second;
+          }
+        } catch (const Error& e) {
+          row.error = e.message();
+        } catch (const std::exception& e) {
+          row.error = e.what();
+        }
+      }
     }
   }
+  for (std::size_t r = 0; r < report.rows.size(); ++r) {
+    if (report.rows[r].error.empty()) report.rows[r].timing = summarize(std::move(samples[r]));
+  }
+  // Rows never reached (an interrupt before the first round got there) are dropped.
+  std::erase_if(report.rows, [](const BenchRow& r) { return r.name.empty(); });
+  report.context.load_end = machine_load();
   return report;
 }
 

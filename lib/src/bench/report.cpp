@@ -1,6 +1,9 @@
 // Bench reports: Google Benchmark's JSON schema (so its compare tools read it) with
 // our counters, a Markdown summary and the terminal table.
 
+#include <algorithm>
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
@@ -10,9 +13,39 @@
 namespace scatter {
 namespace {
 
-std::string row_name(const BenchRow& r) { return fmt::format("{}@{}", r.name, r.backend); }
+std::string row_name(const BenchRow& r) { return bench_name(r.name, r.backend); }
 
-std::string gb(double bytes) { return fmt::format("{:.3f}", bytes / 1e9); }
+// 812 ns, 3.41 us, 12.3 ms, 1.20 s
+std::string human_time(double seconds) {
+  const double a = std::fabs(seconds);
+  if (a < 1e-6) return fmt::format("{:.0f} ns", seconds * 1e9);
+  if (a < 1e-3) return fmt::format("{:.{}f} us", seconds * 1e6, a < 1e-4 ? 2 : 1);
+  if (a < 1.0) return fmt::format("{:.{}f} ms", seconds * 1e3, a < 1e-1 ? 2 : 1);
+  return fmt::format("{:.2f} s", seconds);
+}
+
+// 512 B, 4.0 KB, 12.6 MB, 1.07 GB (powers of 1000, as GB/s)
+std::string human_bytes(double bytes) {
+  if (bytes < 1e3) return fmt::format("{:.0f} B", bytes);
+  if (bytes < 1e6) return fmt::format("{:.1f} KB", bytes / 1e3);
+  if (bytes < 1e9) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.2f} GB", bytes / 1e9);
+}
+
+std::string load_text(const MachineLoad& m) {
+  if (m.load1 < 0) return "unknown";
+  return fmt::format("{:.2f} {:.2f} {:.2f}", m.load1, m.load5, m.load15);
+}
+
+nlohmann::ordered_json load_json(const MachineLoad& m) {
+  return {{"load_avg", {m.load1, m.load5, m.load15}}, {"cpus", m.cpus}, {"busy", m.busy()}};
+}
+
+// The random-sector ceiling for element rows; slices have the copy as their roofline.
+std::string sector_cell(const BenchRow& r) {
+  return r.bytes.element_writes() && r.sector_bandwidth > 0 ? fmt::format("{:.1f}%", r.percent_of_sector_ceiling())
+                                                            : "-";
+}
 
 }  // namespace
 
@@ -30,7 +63,14 @@ std::string bench_json(const BenchReport& report) {
                     {"git_commit", c.git_commit},
                     {"mode", c.mode},
                     {"size", c.size},
-                    {"schema_version", 1}};
+                    {"repetitions", c.repetitions},
+                    // Google Benchmark's key, the 1, 5 and 15 minute averages at the start.
+                    {"load_avg", {c.load_start.load1, c.load_start.load5, c.load_start.load15}},
+                    {"num_cpus", c.load_start.cpus},
+                    {"load_start", load_json(c.load_start)},
+                    {"load_end", load_json(c.load_end)},
+                    {"busy", c.busy()},
+                    {"schema_version", 2}};
   for (const auto& [key, value] : c.properties) doc["context"][key] = value;
   auto benchmarks = nlohmann::ordered_json::array();
   for (const auto& r : report.rows) {
@@ -49,6 +89,8 @@ std::string bench_json(const BenchReport& report) {
     b["group"] = r.group;
     b["backend"] = r.backend;
     b["in_place"] = r.in_place;
+    b["shape"] = r.shape;
+    b["verified"] = r.verified;
     b["cache"] = r.cold ? "cold" : "hot";
     b["bytes"] = r.bytes.total();
     b["bytes_indices"] = r.bytes.indices;
@@ -58,6 +100,9 @@ std::string bench_json(const BenchReport& report) {
     b["gb_per_s"] = r.gbps();
     b["percent_of_copy"] = r.percent_of_copy();
     b["percent_of_sector_ceiling"] = r.percent_of_sector_ceiling();
+    b["element_writes"] = r.bytes.element_writes();
+    b["copy_line_gbps"] = r.copy_line() / 1e9;  // the 100% line of this row
+    b["copy_line"] = r.working_set_copy_bandwidth > 0 ? "working set" : "device";
     b["floor_us"] = r.floor_seconds() * 1e6;
     b["spread"] = r.timing.spread;
     b["cv"] = r.timing.cv;
@@ -67,6 +112,7 @@ std::string bench_json(const BenchReport& report) {
     if (!r.error.empty()) {
       b["error_occurred"] = true;
       b["error_message"] = r.error;
+      if (r.failed) b["failed"] = true;
     }
     benchmarks.push_back(std::move(b));
   }
@@ -75,19 +121,37 @@ std::string bench_json(const BenchReport& report) {
 }
 
 std::string bench_table(const BenchReport& report) {
-  std::string out = fmt::format("device: {}; copy bandwidth {:.1f} GB/s (read + write); {} cache\n",
-                                report.context.device, report.context.copy_bandwidth / 1e9,
-                                report.rows.empty() || report.rows.front().cold ? "cold" : "hot");
-  out += fmt::format("{:<46} {:<6} {:>12} {:>9} {:>10} {:>8} {:>12} {:>7} {:>5}\n", "benchmark", "backend", "median",
-                     "spread", "GB moved", "GB/s", "% of copy", "floor", "n");
+  const auto& c = report.context;
+  const bool working_set = std::any_of(report.rows.begin(), report.rows.end(),
+                                       [](const BenchRow& r) { return r.working_set_copy_bandwidth > 0; });
+  std::string out = fmt::format(
+      "device: {}; {} cache; {} repetition{}; load {} at start, {} at end ({} CPUs)\n", c.device,
+      report.rows.empty() || report.rows.front().cold ? "cold" : "hot", c.repetitions, c.repetitions == 1 ? "" : "s",
+      load_text(c.load_start), load_text(c.load_end), c.load_start.cpus);
+  out += fmt::format("100% line: {}; sector ceiling {:.1f} GB/s (element rows)\n",
+                     working_set ? fmt::format("a cold copy of each row's own working set (device copy {:.1f} GB/s)",
+                                               c.copy_bandwidth / 1e9)
+                                 : fmt::format("copy bandwidth {:.1f} GB/s (read + write)", c.copy_bandwidth / 1e9),
+                     c.sector_bandwidth / 1e9);
+  if (c.busy()) {
+    out += fmt::format("warning: the machine was busy (load {:.2f} at start, {:.2f} at end, {} CPUs): timings are noisy\n",
+                       c.load_start.load1, c.load_end.load1, c.load_start.cpus);
+  }
+  out += fmt::format("{:<44} {:<6} {:>10} {:>7} {:>9} {:>7} {:>9} {:>9} {:>10} {:>4}  {}\n", "benchmark", "backend",
+                     "median", "spread", "moved", "GB/s", "% of copy", "% sector", "floor", "n", "shape");
   for (const auto& r : report.rows) {
-    if (!r.error.empty()) {
-      out += fmt::format("{:<46} {:<6} error: {}\n", r.name, r.backend, r.error);
+    if (r.failed) {
+      out += fmt::format("{:<44} {:<6} FAILED: {}\n", r.name, r.backend, r.error);
       continue;
     }
-    out += fmt::format("{:<46} {:<6} {:>9.1f} us {:>8.2f}% {:>10} {:>8.2f} {:>11.1f}% {:>4.0f}us {:>5}{}\n", r.name,
-                       r.backend, r.timing.median * 1e6, r.timing.spread * 100, gb(r.bytes.total()), r.gbps(),
-                       r.percent_of_copy(), r.floor_seconds() * 1e6, r.timing.samples.size(),
+    if (!r.error.empty()) {
+      out += fmt::format("{:<44} {:<6} error: {}\n", r.name, r.backend, r.error);
+      continue;
+    }
+    out += fmt::format("{:<44} {:<6} {:>10} {:>6.1f}% {:>9} {:>7.2f} {:>8.1f}% {:>9} {:>10} {:>4}  {}{}\n", r.name,
+                       r.backend, human_time(r.timing.median), r.timing.spread * 100, human_bytes(r.bytes.total()),
+                       r.gbps(), r.percent_of_copy(), sector_cell(r), human_time(r.floor_seconds()),
+                       r.timing.samples.size(), r.shape,
                        r.timing.noisy() ? fmt::format("  (noisy: cv {:.1f}%)", r.timing.cv * 100) : "");
   }
   return out;
@@ -96,18 +160,24 @@ std::string bench_table(const BenchReport& report) {
 std::string bench_markdown(const BenchReport& report) {
   const auto& c = report.context;
   std::string out = fmt::format("## scatterctl bench: {} ({})\n\n", c.mode, c.size);
-  out += fmt::format("- device: {}\n- copy bandwidth: {:.1f} GB/s (read + write counted)\n- scatterctl {}{}, {}\n\n",
-                     c.device, c.copy_bandwidth / 1e9, c.version,
-                     c.git_commit.empty() ? "" : ", commit " + c.git_commit.substr(0, 12), c.date);
-  out += "| benchmark | backend | median | spread | GB/s | % of copy | floor |\n|---|---|---|---|---|---|---|\n";
+  out += fmt::format("- device: {}\n- copy bandwidth: {:.1f} GB/s (read + write counted); host rows: a cold copy of "
+                     "the row's own working set\n- sector ceiling: {:.1f} GB/s\n- load: {} at start, {} at end, {} "
+                     "CPUs{}\n- {} repetition(s)\n- scatterctl {}{}, {}\n\n",
+                     c.device, c.copy_bandwidth / 1e9, c.sector_bandwidth / 1e9, load_text(c.load_start),
+                     load_text(c.load_end), c.load_start.cpus, c.busy() ? " (**busy**: timings are noisy)" : "",
+                     c.repetitions, c.version, c.git_commit.empty() ? "" : ", commit " + c.git_commit.substr(0, 12),
+                     c.date);
+  out += "| benchmark | backend | shape | median | spread | GB/s | % of copy | % of sector ceiling | floor |\n"
+         "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : report.rows) {
     if (!r.error.empty()) {
-      out += fmt::format("| {} | {} | error: {} | | | | |\n", r.name, r.backend, r.error);
+      out += fmt::format("| {} | {} | {} | {}: {} | | | | | |\n", r.name, r.backend, r.shape,
+                         r.failed ? "**FAILED**" : "error", r.error);
       continue;
     }
-    out += fmt::format("| {} | {} | {:.1f} us | {:.2f}% | {:.2f} | {:.1f}% | {:.1f} us |\n", r.name, r.backend,
-                       r.timing.median * 1e6, r.timing.spread * 100, r.gbps(), r.percent_of_copy(),
-                       r.floor_seconds() * 1e6);
+    out += fmt::format("| {} | {} | {} | {} | {:.2f}% | {:.2f} | {:.1f}% | {} | {} |\n", r.name, r.backend, r.shape,
+                       human_time(r.timing.median), r.timing.spread * 100, r.gbps(), r.percent_of_copy(),
+                       sector_cell(r), human_time(r.floor_seconds()));
   }
   return out;
 }
