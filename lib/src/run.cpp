@@ -86,6 +86,19 @@ struct CaseContext {
   }
 };
 
+// The traps a case exercises, as the conformance matrix names them.
+std::vector<std::string> trap_names(CaseContext& ctx, bool invalid) {
+  std::vector<std::string> names;
+  const auto& f = ctx.get_features();
+  if (f.negative_indices) names.emplace_back("negative indices");
+  if (f.duplicates) names.emplace_back("duplicate targets");
+  if (f.empty_index_tuple) names.emplace_back("k = 0");
+  if (!ctx.c.attrs.use_init_val) names.emplace_back("use_init_val = false");
+  if (ctx.c.updates.numel() == 0) names.emplace_back("empty updates");
+  if (invalid) names.emplace_back("invalid input (expect_error)");
+  return names;
+}
+
 std::string citation_of(const Expectation& e) { return e.citation.empty() ? "" : e.citation.front(); }
 
 // A failure an expectations entry covers becomes xfail, naming the entry.
@@ -120,6 +133,7 @@ CaseResult run_one(CaseContext& ctx, Backend& backend, const RunOptions& options
   auto r = base_result(entry, std::string(backend.name()));
   r.version = backend.version();
   if (const auto* caps = backend.capabilities()) {
+    r.features = trap_names(ctx, false);
     if (auto why = unsupported_reason(*caps, c, ctx.get_features())) {
       r.status = Status::skipped;
       r.detail = "unsupported: " + *why;
@@ -176,6 +190,7 @@ CaseResult run_one(CaseContext& ctx, Backend& backend, const RunOptions& options
 CaseResult run_invalid_one(CaseContext& ctx, Backend& backend, const RunOptions& options) {
   auto r = base_result(ctx.entry, std::string(backend.name()));
   r.version = backend.version();
+  r.features = trap_names(ctx, true);
   const auto want = to_string(*ctx.entry.expect_error);
   if (const auto* caps = backend.capabilities()) {
     if (auto why = unsupported_reason(*caps, ctx.c, ctx.get_features())) {

@@ -49,6 +49,7 @@ struct CaseResult {
   std::string expectation;  ///< the expectations entry behind an xfail or xpass
   std::string lowering;     ///< what an external backend built for the case
   std::string version;      ///< the external backend's version
+  std::vector<std::string> features;  ///< traps the case has, for the conformance matrix (external backends)
 };
 
 struct Selection {

@@ -2,8 +2,11 @@
 // line, failures first with their reports, then a table of everything else.
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "collect.hpp"
 #include "text.hpp"
@@ -20,6 +23,102 @@ std::string cell(std::string text) {
   return text;
 }
 
+// float32/64, float16/bfloat16, integer, bool: the families frameworks differ on.
+std::string dtype_family(const std::string& dtype) {
+  if (dtype == "float64" || dtype == "float32") return "float32/64";
+  if (dtype == "float16" || dtype == "bfloat16") return "float16/bfloat16";
+  if (dtype == "bool") return "bool";
+  if (dtype == "-") return "-";
+  return "integer";
+}
+
+// Counts of one matrix cell.
+struct Tally {
+  int passed = 0, failed = 0, xfail = 0, skipped = 0;
+  void add(Status s) {
+    switch (s) {
+      case Status::passed:
+      case Status::xpass:
+        ++passed;
+        break;
+      case Status::failed:
+      case Status::error:
+        ++failed;
+        break;
+      case Status::xfail:
+        ++xfail;
+        break;
+      case Status::skipped:
+        ++skipped;
+        break;
+    }
+  }
+  std::string text() const {
+    std::vector<std::string> parts;
+    if (passed) parts.push_back(fmt::format("{} pass", passed));
+    if (failed) parts.push_back(fmt::format("**{} fail**", failed));
+    if (xfail) parts.push_back(fmt::format("{} xfail", xfail));
+    if (skipped) parts.push_back(fmt::format("{} skip", skipped));
+    return parts.empty() ? "" : fmt::format("{}", fmt::join(parts, ", "));
+  }
+};
+
+// Backend x (op, reduction, dtype family) and backend x trap, for the backends that
+// declare capabilities (the frameworks and plugins): what `run --markdown` renders as
+// the conformance matrix.
+std::string conformance_matrix(const std::vector<CaseResult>& results, const RunContext& context) {
+  std::vector<std::string> backends;
+  std::map<std::string, std::string> versions;
+  for (const auto& r : results) {
+    if (r.version.empty() || r.backend == "-") continue;
+    if (std::find(backends.begin(), backends.end(), r.backend) == backends.end()) backends.push_back(r.backend);
+    versions[r.backend] = r.version;
+  }
+  if (backends.empty()) return "";
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, Tally>> by_kind;
+  std::map<std::string, std::map<std::string, Tally>> by_trap;
+  for (const auto& r : results) {
+    if (!versions.count(r.backend)) continue;
+    by_kind[{r.op, r.reduction, dtype_family(r.dtype)}][r.backend].add(r.status);
+    for (const auto& f : r.features) by_trap[f][r.backend].add(r.status);
+  }
+  std::string header = "|";
+  std::string rule = "|";
+  for (const auto& b : backends) {
+    header += fmt::format(" {} {} |", b, versions[b]);
+    rule += "---|";
+  }
+  std::string out = "\n### Conformance matrix\n\n";
+  for (const auto& b : context.backends) {
+    if (versions.count(b.name)) out += fmt::format("- `{}` {}: {}\n", b.name, versions[b.name], b.device);
+  }
+  out += "\nEach cell counts case results: pass, fail (wrong output, error, or an invalid case accepted), xfail (a "
+         "recorded divergence, with its reason and citation in the expectations file) and skip (outside what the "
+         "backend declares).\n\n";
+  out += "| op | reduction | dtypes " + header + "\n|---|---|---" + rule + "\n";
+  for (const auto& [key, cells] : by_kind) {
+    const auto& [op, reduction, family] = key;
+    out += fmt::format("| {} | {} | {} |", op, reduction, family);
+    for (const auto& b : backends) {
+      const auto it = cells.find(b);
+      out += fmt::format(" {} |", it == cells.end() ? "" : it->second.text());
+    }
+    out += "\n";
+  }
+  if (!by_trap.empty()) {
+    out += "\n| trap " + header + "\n|---" + rule + "\n";
+    for (const auto& [trap, cells] : by_trap) {
+      out += fmt::format("| {} |", trap);
+      for (const auto& b : backends) {
+        const auto it = cells.find(b);
+        out += fmt::format(" {} |", it == cells.end() ? "" : it->second.text());
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 class MarkdownReporter final : public detail::CollectingReporter {
  public:
   using CollectingReporter::CollectingReporter;
@@ -33,6 +132,15 @@ class MarkdownReporter final : public detail::CollectingReporter {
       out += fmt::format("- `{}`: {}\n", b.name, b.available ? b.device : "unavailable: " + b.reason);
     }
     if (s.interrupted) out += "\n**The run was interrupted; only the cases that finished are listed.**\n";
+    out += conformance_matrix(results_, context_);
+    if (!s.xfail_ids.empty()) {
+      out += "\n### Known divergences seen (xfail)\n\n| backend: entry | cases |\n|---|---|\n";
+      for (const auto& [id, n] : s.xfail_ids) out += fmt::format("| {} | {} |\n", cell(id), n);
+    }
+    if (!s.skip_reasons.empty()) {
+      out += "\n### Skipped, by reason\n\n| backend: reason | cases |\n|---|---|\n";
+      for (const auto& [reason, n] : s.skip_reasons) out += fmt::format("| {} | {} |\n", cell(reason), n);
+    }
     const bool any_bad = !file_errors_.empty() || std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) {
                            return r.status == Status::failed || r.status == Status::error;
                          });
@@ -54,10 +162,14 @@ class MarkdownReporter final : public detail::CollectingReporter {
         continue;
       }
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.name), r.op, r.reduction, r.dtype, r.backend,
-                         r.status == Status::passed ? "passed" : r.status == Status::failed ? "**failed**" : "**error**",
+                         r.status == Status::passed ? "passed"
+                         : r.status == Status::xfail ? "xfail"
+                         : r.status == Status::xpass ? "XPASS"
+                         : r.status == Status::failed ? "**failed**"
+                                                      : "**error**",
                          cell(detail::worst_text(r)), detail::time_text(r.seconds));
     }
-    if (skipped > 0) out += fmt::format("\n{} case x backend pairs were skipped (unavailable backends).\n", skipped);
+    if (skipped > 0) out += fmt::format("\n{} case x backend pairs were skipped (reasons above).\n", skipped);
     return out;
   }
 };
