@@ -15,9 +15,11 @@
 #include "scatter/backend.hpp"
 #include "scatter/bench.hpp"
 #include "scatter/cancel.hpp"
+#include "scatter/expectations.hpp"
 #include "scatter/explain.hpp"
 #include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
+#include "scatter/plugin.hpp"
 #include "scatter/profile.hpp"
 #include "scatter/report.hpp"
 #include "scatter/run.hpp"
@@ -60,6 +62,12 @@ struct Options {
   std::int64_t iterations = 1000;
   std::uint64_t seed = 1;
   std::int64_t max_elements = 4096;
+  std::string python;
+  bool isolate = false;
+  std::string expectations;
+  bool no_expectations = false;
+  bool strict = false;
+  std::string self_exe;
 };
 
 extern "C" void on_signal(int) { scatter::request_interrupt(); }
@@ -116,6 +124,24 @@ bool use_color(const std::string& mode) {
   return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO);
 }
 
+constexpr const char* kBackendHelp =
+    "comma-separated: ref, cuda, all (the built-ins, default), numpy, onnx, onnxruntime, openvino, tvm, torch, jax, "
+    "frameworks (every available one), plugin:PATH";
+
+// How external backends are found: --python for framework workers, --isolate for plugins.
+void add_external(CLI::App* cmd, Options& o) {
+  cmd->add_option("--python", o.python,
+                  "interpreter for framework workers (default: $SCATTERCTL_PYTHON, the project's .venv, python3)");
+  cmd->add_flag("--isolate", o.isolate, "run plugin:PATH backends in a child process (a crash cannot end the run)");
+}
+
+// This executable, for the child process of --isolate.
+std::string self_path(const char* argv0) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(argv0) : exe.string();
+}
+
 void add_selection(CLI::App* cmd, Options& o) {
   // One value per flag: `--filter 'g*' DIR` must leave DIR a path.
   cmd->add_option("--filter", o.filters, "glob on case names; a leading '-' excludes (repeatable)")
@@ -134,6 +160,32 @@ LoadResult load(const Options& o) {
   return load_paths(case_paths(o.paths), lo);
 }
 
+// Every backend, with the frameworks' interpreter and the plugins that --backend names.
+std::vector<std::unique_ptr<Backend>> backends_for(const Options& o) {
+  BackendConfig config;
+  config.python = o.python;
+  config.isolate = o.isolate;
+  config.self_exe = o.self_exe;
+  config.plugins = plugin_paths(o.backend);
+  if (o.timeout > 0) config.request_timeout = o.timeout;
+  return make_all_backends(config);
+}
+
+// The known divergences: --expectations PATH, else the bundled lib/expectations/.
+std::optional<Expectations> expectations_for(const Options& o) {
+  if (o.no_expectations) return std::nullopt;
+  const std::string path = o.expectations.empty() ? SCATTER_BUNDLED_EXPECTATIONS : o.expectations;
+  if (o.expectations.empty() && !std::filesystem::exists(path)) return std::nullopt;
+  return load_expectations(path);
+}
+
+// Frameworks that "frameworks" left out, once each.
+void say_not_running(const BackendChoice& choice) {
+  for (const auto& [name, reason] : choice.not_running) {
+    std::cerr << fmt::format("scatterctl: {} not run: {}\n", name, reason);
+  }
+}
+
 // A backend named in --backend that cannot run: say why; the command exits 5.
 bool refuse_unavailable(const BackendChoice& choice) {
   for (const auto& [name, reason] : choice.unavailable_named) {
@@ -150,10 +202,14 @@ void say_skipped(const BackendChoice& choice) {
 }
 
 int cmd_run(const Options& o) {
-  const auto all = make_all_backends();
+  const auto all = backends_for(o);
   const auto choice = choose_backends(o.backend, all);
   if (refuse_unavailable(choice)) return kExitEnv;
+  say_not_running(choice);
+  const auto expectations = expectations_for(o);
   RunOptions options;
+  options.expectations = expectations ? &*expectations : nullptr;
+  options.strict = o.strict;
   options.selection = selection_of(o);
   options.fail_fast = o.fail_fast;
   options.save_failures = o.save_failures;
@@ -305,10 +361,11 @@ struct GateFlags {
 GateFlags gate_flags;
 
 int cmd_bench(const Options& o) {
-  const auto all = make_all_backends();
+  const auto all = backends_for(o);
   const auto choice = choose_backends(o.backend, all);
   if (refuse_unavailable(choice)) return kExitEnv;
   say_skipped(choice);
+  say_not_running(choice);
   const BenchMode mode = o.mode == "nd" ? BenchMode::nd : o.mode == "elements" ? BenchMode::elements
                          : o.mode == "update" ? BenchMode::update : BenchMode::all;
   const BenchSize size = o.size == "medium" ? BenchSize::medium : o.size == "large" ? BenchSize::large : BenchSize::small;
@@ -416,38 +473,45 @@ int cmd_compare(const Options& o) {
 
 // Random valid cases on the backends against the reference; failures become case files.
 int cmd_fuzz(const Options& o) {
-  const auto all = make_all_backends();
+  const auto all = backends_for(o);
   const auto choice = choose_backends(o.backend, all);
   if (refuse_unavailable(choice)) return kExitEnv;
   say_skipped(choice);
+  say_not_running(choice);
+  const auto expectations = expectations_for(o);
   FuzzOptions options;
   options.seed = o.seed;
   options.iterations = o.iterations;
   options.max_elements = o.max_elements;
   options.out_dir = o.out_dir.empty() ? "fuzz-failures" : o.out_dir;
   options.flags = {o.in_place, o.deterministic};
+  options.expectations = expectations ? &*expectations : nullptr;
   std::vector<std::string> names;
   for (auto* b : choice.run) names.emplace_back(b->name());
   std::cout << fmt::format("fuzz: {} cases, seed {}, backends {}{}{}\n", o.iterations, o.seed, fmt::join(names, ","),
                            o.deterministic ? ", deterministic" : "", o.in_place ? ", in place" : "");
   const auto summary = run_fuzz(options, choice.run, [](const std::string& line) { std::cout << line << std::endl; });
-  std::cout << fmt::format("fuzz: {} cases, {} runs, {} failures{}{}\n", summary.cases, summary.runs,
-                           summary.failures, summary.failures ? " (case files under " + options.out_dir + ")" : "",
+  for (const auto& [id, n] : summary.xfail_ids) std::cout << fmt::format("fuzz: xfail {} x{}\n", id, n);
+  std::cout << fmt::format("fuzz: {} cases, {} runs, {} failures, {} xfail, {} unsupported{}{}\n", summary.cases,
+                           summary.runs, summary.failures, summary.xfailed, summary.skipped,
+                           summary.failures ? " (case files under " + options.out_dir + ")" : "",
                            summary.interrupted ? ", interrupted" : "");
   if (summary.interrupted) return kExitInterrupted;
   return summary.failures ? kExitFailed : kExitOk;
 }
 
-int cmd_info() {
+int cmd_info(const Options& o) {
   std::cout << fmt::format("scatterctl {}\n", kVersion);
   std::cout << fmt::format("build: {}, CUDA compiled in: {}\n", kBuildType, kCudaCompiled ? "yes" : "no");
   std::cout << "backends:\n";
-  for (const auto& b : make_all_backends()) {
+  for (const auto& b : backends_for(o)) {
     const auto a = b->availability();
     if (a.available) {
-      std::cout << fmt::format("  {:<6} available    device: {}\n", b->name(), b->device());
+      const auto version = b->version();
+      std::cout << fmt::format("  {:<12} available    {}device: {}\n", b->name(), version.empty() ? "" : version + ", ",
+                               b->device());
     } else {
-      std::cout << fmt::format("  {:<6} unavailable: {}\n", b->name(), a.reason);
+      std::cout << fmt::format("  {:<12} unavailable: {}\n", b->name(), a.reason);
     }
   }
   return kExitOk;
@@ -465,7 +529,7 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand("run", "run cases on backends, compare, report");
   run->add_option("paths", o.paths, "case files or directories (default: the bundled cases/)");
-  run->add_option("--backend", o.backend, "comma-separated: ref, cuda, all (default all)");
+  run->add_option("--backend", o.backend, kBackendHelp);
   add_selection(run, o);
   run->add_option("--color", o.color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
   run->add_flag("-q,--quiet", o.quiet, "print only failures and the closing line");
@@ -511,7 +575,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"nd", "elements", "update", "all"}));
   bench->add_option("--size", o.size, "small, medium or large (default small)")
       ->check(CLI::IsMember({"small", "medium", "large"}));
-  bench->add_option("--backend", o.backend, "comma-separated: ref, cuda, all (default all)");
+  bench->add_option("--backend", o.backend, kBackendHelp);
   bench->add_option("--filter", o.filters, "glob on benchmark names; a leading '-' excludes (repeatable)")
       ->allow_extra_args(false);
   bench->add_option("--json", o.json, "write the report (Google Benchmark's JSON schema) to FILE");
@@ -539,7 +603,7 @@ int main(int argc, char** argv) {
   auto* fuzz = app.add_subcommand("fuzz", "random valid cases on the backends, compared with ref; failures saved");
   fuzz->add_option("--iterations", o.iterations, "cases to draw (default 1000)")->check(CLI::NonNegativeNumber);
   fuzz->add_option("--seed", o.seed, "the stream of cases (default 1); a case file names its seed");
-  fuzz->add_option("--backend", o.backend, "comma-separated: ref, cuda, all (default all)");
+  fuzz->add_option("--backend", o.backend, kBackendHelp);
   fuzz->add_option("--max-elements", o.max_elements, "elements per tensor at most (default 4096)")
       ->check(CLI::PositiveNumber);
   fuzz->add_option("--out", o.out_dir, "where failing cases are written (default fuzz-failures/)");
@@ -547,6 +611,16 @@ int main(int argc, char** argv) {
   fuzz->add_flag("--deterministic", o.deterministic, "fixed reduction order: every output must match bit for bit");
 
   auto* info = app.add_subcommand("info", "version, build, backends and devices");
+  info->add_option("--backend", o.backend, "also load these plugin:PATH backends");
+  for (auto* cmd : {run, bench, fuzz, info}) add_external(cmd, o);
+  for (auto* cmd : {run, fuzz}) {
+    cmd->add_option("--expectations", o.expectations, "known divergences: a file or directory (default: the bundled lib/expectations/)");
+    cmd->add_flag("--no-expectations", o.no_expectations, "report every divergence as a failure");
+    cmd->add_flag("--strict", o.strict, "an XPASS (a recorded divergence that now passes) fails the run");
+  }
+  // The child side of --isolate: serves one plugin over fds 3 and 4 (docs/backends.md).
+  auto* plugin_host = app.add_subcommand("plugin-host", "")->group("");
+  plugin_host->add_option("path", o.paths, "the plugin")->required()->expected(1);
 
   try {
     app.parse(argc, argv);
@@ -560,6 +634,7 @@ int main(int argc, char** argv) {
     app.exit(e);
     return scatter::kExitUsage;
   }
+  o.self_exe = self_path(argv[0]);
   try {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     auto dispatch = [&] {
@@ -571,7 +646,8 @@ int main(int argc, char** argv) {
       if (validate->parsed()) return cmd_validate(o);
       if (list->parsed()) return cmd_list(o);
       if (fuzz->parsed()) return cmd_fuzz(o);
-      if (info->parsed()) return cmd_info();
+      if (info->parsed()) return cmd_info(o);
+      if (plugin_host->parsed()) return serve_plugin(o.paths.at(0), 3, 4);
       return static_cast<int>(scatter::kExitUsage);
     };
     const int rc = dispatch();
