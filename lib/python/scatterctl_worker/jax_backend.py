@@ -90,7 +90,7 @@ class JaxAdapter(Adapter):
             low = f"jax.Array.at[per-element index arrays, axis {ax}].{meth}(mode='drop')"
         elif case.op == "scatter_nd":
             k = i.shape[-1]
-            idx = tuple(np.ascontiguousarray(i[..., j]) for j in range(k))
+            idx = tuple(np.array(i[..., j], order="C") for j in range(k))  # keeps 0-d index arrays 0-d
             low = f"jax.Array.at[tuple of {k} index arrays].{meth}(mode='drop')"
         else:
             idx = (i,)

@@ -60,6 +60,13 @@ def signature(case):
             case.index_dtype)
 
 
+def contiguous(a):
+    """a in C order with its shape kept: np.ascontiguousarray returns at least 1-d, which turns a 0-d
+    `updates` (scatter_nd with k = rank, scatter_update with scalar indices) into shape [1]."""
+    a = np.asarray(a)
+    return a if a.flags.c_contiguous else np.array(a, order="C")
+
+
 def arrays(case):
     """(data, indices, updates, undo) as held arrays (bfloat16: uint16 bits) in the model's layout."""
     d, i, u = case.data.array, case.indices.array, case.updates.array
@@ -67,10 +74,10 @@ def arrays(case):
         return d, i, u, (lambda y: y)
     ax = case.axis
     ir = i.ndim
-    d_t = np.ascontiguousarray(np.moveaxis(d, ax, 0))
-    u_t = np.ascontiguousarray(np.moveaxis(u, list(range(ax, ax + ir)), list(range(ir))))
-    i_t = np.ascontiguousarray(i.reshape(i.shape + (1,)))
-    return d_t, i_t, u_t, (lambda y: np.ascontiguousarray(np.moveaxis(y, 0, ax)))
+    d_t = contiguous(np.moveaxis(d, ax, 0))
+    u_t = contiguous(np.moveaxis(u, list(range(ax, ax + ir)), list(range(ir))))
+    i_t = contiguous(i.reshape(i.shape + (1,)))
+    return d_t, i_t, u_t, (lambda y: contiguous(np.moveaxis(y, 0, ax)))
 
 
 def capabilities(elements, nd):

@@ -97,11 +97,11 @@ class OnnxRuntimeAdapter(Adapter):
         OV = self.ort.OrtValue
 
         def ov(a):
-            a = np.ascontiguousarray(a)
+            a = oc.contiguous(a)
             if case.dtype == "bfloat16" and a.dtype == np.uint16:
                 return OV.ortvalue_from_numpy_with_onnx_type(a, TensorProto.BFLOAT16)
             return OV.ortvalue_from_numpy(a)
-        feeds = {"data": ov(d), "indices": OV.ortvalue_from_numpy(np.ascontiguousarray(i)), "updates": ov(u)}
+        feeds = {"data": ov(d), "indices": OV.ortvalue_from_numpy(oc.contiguous(i)), "updates": ov(u)}
         # keep the numpy buffers alive as long as the OrtValues that view them
         p = _Prepared(sess, feeds, undo, case)
         p.keep = (d, i, u)
