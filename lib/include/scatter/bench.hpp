@@ -112,6 +112,7 @@ struct BenchRow {
   bool failed = false;          ///< the output differs from the reference: no timing, row failed
   bool verified = false;        ///< the output was checked against the reference
   std::string shape;            ///< "f32 data [N] indices [M,1] updates [M]"
+  std::string timed_by;         ///< how an external backend timed the op ("perf_counter around ..."); "" for built-ins
   /// Bytes/s of a copy of this row's own working set, cold as the row (host backends):
   /// the 100% line, so caching cannot lift a row over it. 0: copy_bandwidth is used.
   double working_set_copy_bandwidth = 0.0;
@@ -186,6 +187,13 @@ struct BenchComparison {
   std::string base_device;
   std::string next_device;
   std::vector<std::string> warnings;  ///< busy machines, too few samples
+  /// Across the benchmarks in both (5 or more): the median log ratio (the whole run's
+  /// drift, a busier machine moves every benchmark) and its robust spread (1.4826 x the
+  /// median absolute deviation). A benchmark is slower only when it also stands out of
+  /// the others by more than 3 spreads; a drift past the threshold on quiet machines
+  /// is a suite-wide regression.
+  double drift = 0.0, noise = 0.0;
+  bool suite_regression = false;
   /// Whether the gate fails: a regression, or (unless allowed) a missing benchmark or
   /// nothing in common.
   bool failed = false;

@@ -2,6 +2,7 @@
 // our counters, a Markdown summary and the terminal table.
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -91,6 +92,7 @@ std::string bench_json(const BenchReport& report) {
     b["in_place"] = r.in_place;
     b["shape"] = r.shape;
     b["verified"] = r.verified;
+    b["timed_by"] = r.timed_by.empty() ? "scatterctl (the backend's own timer)" : r.timed_by;
     b["cache"] = r.cold ? "cold" : "hot";
     b["bytes"] = r.bytes.total();
     b["bytes_indices"] = r.bytes.indices;
@@ -137,23 +139,29 @@ std::string bench_table(const BenchReport& report) {
     out += fmt::format("warning: the machine was busy (load {:.2f} at start, {:.2f} at end, {} CPUs): timings are noisy\n",
                        c.load_start.load1, c.load_end.load1, c.load_start.cpus);
   }
-  out += fmt::format("{:<44} {:<6} {:>10} {:>7} {:>9} {:>7} {:>9} {:>9} {:>10} {:>4}  {}\n", "benchmark", "backend",
+  out += fmt::format("{:<44} {:<11} {:>10} {:>7} {:>9} {:>7} {:>9} {:>9} {:>10} {:>4}  {}\n", "benchmark", "backend",
                      "median", "spread", "moved", "GB/s", "% of copy", "% sector", "floor", "n", "shape");
   for (const auto& r : report.rows) {
     if (r.failed) {
-      out += fmt::format("{:<44} {:<6} FAILED: {}\n", r.name, r.backend, r.error);
+      out += fmt::format("{:<44} {:<11} FAILED: {}\n", r.name, r.backend, r.error);
       continue;
     }
     if (!r.error.empty()) {
-      out += fmt::format("{:<44} {:<6} error: {}\n", r.name, r.backend, r.error);
+      out += fmt::format("{:<44} {:<11} error: {}\n", r.name, r.backend, r.error);
       continue;
     }
-    out += fmt::format("{:<44} {:<6} {:>10} {:>6.1f}% {:>9} {:>7.2f} {:>8.1f}% {:>9} {:>10} {:>4}  {}{}\n", r.name,
+    out += fmt::format("{:<44} {:<11} {:>10} {:>6.1f}% {:>9} {:>7.2f} {:>8.1f}% {:>9} {:>10} {:>4}  {}{}\n", r.name,
                        r.backend, human_time(r.timing.median), r.timing.spread * 100, human_bytes(r.bytes.total()),
                        r.gbps(), r.percent_of_copy(), sector_cell(r), human_time(r.floor_seconds()),
                        r.timing.samples.size(), r.shape,
                        r.timing.noisy() ? fmt::format("  (noisy: cv {:.1f}%)", r.timing.cv * 100) : "");
   }
+  // How each external backend timed its rows (built-ins time themselves: see docs/benchmarks.md).
+  std::map<std::string, std::string> timed_by;
+  for (const auto& r : report.rows) {
+    if (!r.timed_by.empty()) timed_by.emplace(r.backend, r.timed_by);
+  }
+  for (const auto& [backend, how] : timed_by) out += fmt::format("{} timed by: {}\n", backend, how);
   return out;
 }
 
