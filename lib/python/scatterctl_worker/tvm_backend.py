@@ -7,10 +7,16 @@ Relax VirtualMachine. One module per (op, reduction, axis, dtypes, shapes), buil
                     the timed region), indices[..., None]
 
 TOPI's scatter kernels do not check indices (out-of-range ones write outside the output), so the worker
-declares checks_indices false and never passes them an out-of-range index itself."""
+declares checks_indices false and never passes them an out-of-range index itself.
+
+TOPI's scatter_elements flattens the positions before and after the axis with indices' extents but
+offsets them with data's strides, so it is right only when indices has data's shape in every dimension
+but the first, the axis and the one after it (upstream: apache/tvm#20182, fixed in the ONNX frontend by
+apache/tvm#20187, not in the op: the op's contract is indices.shape == data.shape). Where indices is
+smaller elsewhere, the worker scatters into data[:n0, ..., :, ..., :nr] (indices' extents, the axis
+whole), where the op is right, and puts the block back into data with concat (all in the graph)."""
 import numpy as np
 
-from . import onnx_common
 from .adapter import Adapter, Prepared
 from .protocol import Rejected, Tensor, Unsupported, first_out_of_range
 
@@ -32,7 +38,7 @@ class _Prepared(Prepared):
         arr = self.y.numpy()
         if self.case.dtype == "bfloat16":
             arr = np.ascontiguousarray(arr).view(np.uint16)
-        return Tensor(self.case.dtype, self.undo(np.ascontiguousarray(arr)))
+        return Tensor(self.case.dtype, self.undo(_c_order(arr)))
 
 
 class TvmAdapter(Adapter):
@@ -68,8 +74,15 @@ class TvmAdapter(Adapter):
         with bb.function("main", [vd, vi, vu]):
             with bb.dataflow():
                 if case.op == "scatter_elements":
-                    y = bb.emit(relax.op.scatter_elements(vd, vi, vu, case.axis, red))
-                    low = f"relax.op.scatter_elements(axis={case.axis}, reduction='{red}')"
+                    block = _block_shape(d.shape, i.shape, case.axis)
+                    if block is None:
+                        y = bb.emit(relax.op.scatter_elements(vd, vi, vu, case.axis, red))
+                        low = f"relax.op.scatter_elements(axis={case.axis}, reduction='{red}')"
+                    else:
+                        y = self.scatter_block(bb, vd, vi, vu, case.axis, red, d.shape, block)
+                        low = (f"relax.op.scatter_elements(axis={case.axis}, reduction='{red}') on "
+                               f"data[{', '.join(':' + str(n) for n in block)}], put back with concat "
+                               "(the op is wrong for indices smaller than data off the axis, apache/tvm#20182)")
                 else:
                     y = bb.emit(relax.op.scatter_nd(vd, vi, vu, red))
                     low = f"relax.op.scatter_nd(reduction='{red}')"
@@ -82,6 +95,26 @@ class TvmAdapter(Adapter):
         vm = relax.VirtualMachine(ex, self.dev)
         return vm, low + " on llvm"
 
+    def scatter_block(self, bb, vd, vi, vu, axis, red, shape, block):
+        """scatter_elements on the block data[:block[0], ..., :block[r-1]] (block[axis] = shape[axis]),
+        then the block grown back to data's shape one dimension at a time, innermost first."""
+        op = self.relax.op
+        r = len(shape)
+        part = bb.emit(op.strided_slice(vd, list(range(r)), [0] * r, list(block)))
+        y = bb.emit(op.scatter_elements(part, vi, vu, axis, red))
+        cur = list(block)
+        for dim in reversed(range(r)):
+            if cur[dim] == shape[dim]:
+                continue
+            # the rest of data along dim: dims before it still at the block's extent, dims after it whole
+            begin = [0] * r
+            begin[dim] = cur[dim]
+            end = cur[:dim] + [shape[dim]] + list(shape[dim + 1:])
+            rest = bb.emit(op.strided_slice(vd, list(range(r)), begin, end))
+            y = bb.emit(op.concat([y, rest], axis=dim))
+            cur[dim] = shape[dim]
+        return y
+
     def prepare(self, case, flags):
         # out-of-range indices would be written through unchecked: never hand them to the kernel
         msg = first_out_of_range(case, allow_negative=case.op != "scatter_update")
@@ -90,7 +123,7 @@ class TvmAdapter(Adapter):
         if case.op == "scatter_nd" and case.indices.array.size and (case.indices.array < 0).any():
             raise Unsupported("negative scatter_nd indices are excluded (TOPI does not normalize them, and "
                               "would write outside the output)")
-        d, i, u, undo = onnx_common.arrays(case)
+        d, i, u, undo = _arrays(case)
         key = (case.op, case.reduction, case.axis, case.dtype, case.index_dtype, d.shape, i.shape, u.shape)
         ent = self.cache.get(key)
         if ent is None:
@@ -101,8 +134,36 @@ class TvmAdapter(Adapter):
         if case.dtype == "bfloat16":
             import ml_dtypes
             d, u = d.view(ml_dtypes.bfloat16), u.view(ml_dtypes.bfloat16)
-        args = [self.make(np.ascontiguousarray(x), self.dev) for x in (d, i, u)]
+        args = [self.make(_c_order(x), self.dev) for x in (d, i, u)]
         return _Prepared(vm["main"], args, undo, case, low)
+
+
+def _c_order(x):
+    """A C-ordered array of x's own shape (np.ascontiguousarray turns a 0-d array into shape [1])."""
+    return np.require(x, requirements="C")
+
+
+def _arrays(case):
+    """(data, indices, updates, undo) in the graph's layout; 0-d tensors stay 0-d (onnx_common.arrays
+    passes them through np.ascontiguousarray, which gives them shape [1])."""
+    d, i, u = case.data.array, case.indices.array, case.updates.array
+    if case.op != "scatter_update":
+        return d, i, u, (lambda y: y)
+    ax, ir = case.axis, i.ndim
+    d_t = _c_order(np.moveaxis(d, ax, 0))
+    u_t = _c_order(np.moveaxis(u, list(range(ax, ax + ir)), list(range(ir))))
+    i_t = _c_order(i.reshape(i.shape + (1,)))
+    return d_t, i_t, u_t, (lambda y: _c_order(np.moveaxis(y, 0, ax)))
+
+
+def _block_shape(dshape, ishape, axis):
+    """None when TOPI's scatter_elements is right for these shapes, else the block of data to scatter
+    into: indices' extents, data's along the axis. TOPI flattens the dimensions before the axis and those
+    after it with indices' extents and offsets them with data's strides: that is right when indices has
+    data's extent in every dimension but the first, the axis and the one after it."""
+    if all(a == b for j, (a, b) in enumerate(zip(dshape, ishape)) if j not in (0, axis, axis + 1)):
+        return None
+    return [dshape[j] if j == axis else ishape[j] for j in range(len(dshape))]
 
 
 NO_BOOL = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8"]
