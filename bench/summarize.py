@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""The Markdown summary of one results folder: the machine, date and commit, the copy
-line, per case class scatterctl's GB/s, % of the copy bandwidth and its speed-up over
-each peer, every case's times, and the peer rows that were skipped and why.
+"""The Markdown summary of one results folder from `scatterctl bench --json` reports: the
+machine, date, commit and load, how each backend was timed, per case class scatterctl's
+GB/s, % of the copy line and its speed-up over each other backend of the run, every
+case's times, and the rows that were not timed and why.
 
-    bench/summarize.py REPORT.json... --ours ref --out README.md [--note TEXT]...
+    bench/summarize.py REPORT.json... --out README.md [--note TEXT]...
 
-Speed-up = geometric mean over the class's cases timed on both of peer time / our
-time (above 1: scatterctl is faster). GB/s per class is the geometric mean.
+Usually one report: `scatterctl bench --backend ref,numpy,onnxruntime,... --json REPORT.json`.
+"Ours" is scatterctl's own backend in the reports (cuda, else ref, else cpu). Speed-up =
+geometric mean, over the class's cases timed on both, of the other backend's time / our
+time (above 1: scatterctl is faster). GB/s and % of copy per class are geometric means;
+% of copy is each row's own (a host row's line is a cold copy of its own working set).
 """
 
 import argparse
@@ -15,8 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from peers.reports import by_class, load  # noqa: E402
-
+from bench_reports import by_class, load  # noqa: E402
 
 
 def short_commit(commit):
@@ -24,70 +27,81 @@ def short_commit(commit):
     head, _, rest = commit.partition("+")
     return head[:12] + (" (built with uncommitted changes)" if rest == "dirty" else "")
 
+
 def fmt_us(e) -> str:
     return "" if e is None else ("-" if e.error else f"{e.seconds * 1e6:.1f}")
 
 
-def summary(r, ours: str, notes: list) -> str:
-    peers = [b for b in r.backends() if b != ours]
-    ctx = next((c for c in r.contexts if c.get("executable") == "scatterctl bench"), r.contexts[0])
+def load_text(ctx, key) -> str:
+    avg = ctx.get(key, {}).get("load_avg")
+    return " ".join(f"{x:.2f}" for x in avg) if avg and avg[0] >= 0 else "unknown"
+
+
+def summary(r, notes: list) -> str:
+    ours = r.ours()
+    others = [b for b in r.backends() if b != ours]
+    ctx = r.contexts[0] if r.contexts else {}
     lines = [f"# Bench results: {ctx.get('device', '?')}", ""]
     lines += [f"- machine: {ctx.get('device', '?')}, host {ctx.get('host_name', '?')}",
               f"- date: {ctx.get('date', '?')}",
               f"- scatterctl {ctx.get('scatterctl_version', '?')}, commit {short_commit(ctx.get('git_commit', '?'))}, "
               f"{ctx.get('library_build_type', '?')} build; suite --mode {ctx.get('mode', '?')} "
-              f"--size {ctx.get('size', '?')}, backend `{ours}`",
-              f"- 100% line: {r.copy_gbps:.1f} GB/s, {r.copy_from}"]
-    for c in r.contexts:
-        if c.get("peers"):
-            versions = ", ".join(f"{k} {v} ({c.get('peer_threads', {}).get(k, '?')} threads)"
-                                 for k, v in c["peers"].items())
-            lines.append(f"- peers ({c.get('executable')}): {versions}")
-            for m in c.get("skipped_peers", []):
-                lines.append(f"- peer not run: {m}")
+              f"--size {ctx.get('size', '?')}"
+              + (f", {ctx['repetitions']} repetition(s)" if "repetitions" in ctx else ""),
+              f"- backends: `{ours}` (scatterctl's own){''.join(f', `{b}`' for b in others)}",
+              f"- 100% line: each row's own (`copy_line_gbps`): on the CPU a cold copy of the row's own working "
+              f"set, on a GPU the device-to-device copy ({r.device_copy_gbps():.1f} GB/s on {ctx.get('device', '?')})"]
+    if "load_start" in ctx:
+        lines.append(f"- load: {load_text(ctx, 'load_start')} at start, {load_text(ctx, 'load_end')} at end, "
+                     f"{ctx.get('num_cpus', '?')} CPUs" + (" (**busy**: timings are noisy)" if ctx.get("busy") else ""))
+    for b, how in r.timed_by().items():
+        lines.append(f"- `{b}` timed by: {how}")
+    if len(r.contexts) > 1:
+        lines.append("- reports: " + ", ".join(f"`{c['_path']}` ({c.get('device', '?')})" for c in r.contexts))
     lines += [f"- {n}" for n in notes]
     lines += ["", "Charts: [GB/s per case](gbps_per_case.svg) ([PNG](gbps_per_case.png)), "
               "[time against size](time_vs_size.svg) ([PNG](time_vs_size.png)). How to read them: "
               "[docs/benchmarks.md](../../../docs/benchmarks.md).", "",
               "## Per case class", "",
-              "| class | cases | GB/s | % of copy | " + " | ".join(f"speed-up vs {p}" for p in peers) + " |",
-              "|---|---|---|---|" + "---|" * len(peers)]
-    for c in by_class(r, ours, peers):
-        sp = " | ".join(f"{c.speedup[p]:.2f}x ({c.compared[p]})" if c.compared[p] else "-" for p in peers)
+              "| class | cases | GB/s | % of copy | " + " | ".join(f"speed-up vs {p}" for p in others) + " |",
+              "|---|---|---|---|" + "---|" * len(others)]
+    for c in by_class(r, ours, others):
+        sp = " | ".join(f"{c.speedup[p]:.2f}x ({c.compared[p]})" if c.compared[p] else "-" for p in others)
         lines.append(f"| {c.group} | {c.cases} | {c.gbps:.2f} | {c.percent_of_copy:.1f}% | {sp} |")
-    lines += ["", "Speed-up: geometric mean of peer time / scatterctl time over the cases both timed (their "
-              "number in parentheses); above 1 scatterctl is faster.", "",
+    lines += ["", f"Speed-up: geometric mean of the other backend's time / {ours} time over the cases both timed "
+              "(their number in parentheses); above 1 scatterctl is faster.", "",
               "## Every case (median us; - = not timed)", "",
-              f"| case | {ours} us | {ours} GB/s | % of copy | " + " | ".join(f"{p} us" for p in peers) + " |",
-              "|---|---|---|---|" + "---|" * len(peers)]
+              f"| case | {ours} us | {ours} GB/s | % of copy | " + " | ".join(f"{p} us" for p in others) + " |",
+              "|---|---|---|---|" + "---|" * len(others)]
     t = r.table()
     for n in r.names():
         e = t.get((n, ours))
         if e is None:
             continue
-        pct = f"{100 * e.gbps / r.copy_gbps:.1f}%" if r.copy_gbps and not e.error else "-"
-        lines.append(f"| {n} | {fmt_us(e)} | {e.gbps:.2f} | {pct} | "
-                     + " | ".join(fmt_us(t.get((n, p))) for p in peers) + " |")
-    skipped = [e for e in r.entries if e.error]
-    lines += ["", "## Rows not timed, and why", ""]
-    lines += [f"- `{e.name}@{e.backend}`: {e.error}" for e in skipped] or ["- none"]
-    notes_rows = [e for e in r.entries if e.note]
-    if notes_rows:
-        lines += ["", "## Notes from the oracle check", ""]
-        lines += [f"- `{e.name}@{e.backend}`: {e.note}" for e in notes_rows]
+        gbps = "-" if e.error else f"{e.gbps:.2f}"
+        pct = "-" if e.error else f"{e.percent_of_copy:.1f}%"
+        lines.append(f"| {n} | {fmt_us(e)} | {gbps} | {pct} | " + " | ".join(fmt_us(t.get((n, p))) for p in others) + " |")
+    failed = [e for e in r.entries if e.failed]
+    untimed = [e for e in r.entries if e.error and not e.failed]
+    lines += ["", "## Rows whose output differed from the reference (FAILED, not timed)", ""]
+    lines += [f"- `{e.name}@{e.backend}`: {e.error}" for e in failed] or ["- none"]
+    lines += ["", "## Other rows not timed, and why", ""]
+    lines += [f"- `{e.name}@{e.backend}`: {e.error}" for e in untimed] or ["- none"]
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("reports", nargs="+")
-    p.add_argument("--ours", default="ref", help="scatterctl's backend in the reports (ref or cuda)")
-    p.add_argument("--out", required=True)
+    p.add_argument("reports", nargs="+", help="scatterctl bench --json reports")
+    p.add_argument("--out", required=True, help="the Markdown file to write")
     p.add_argument("--note", action="append", default=[], help="a line for the header (repeatable)")
     args = p.parse_args(argv)
     r = load(args.reports)
+    if not r.entries:
+        print("summarize: no benchmarks in the reports", file=sys.stderr)
+        return 4
     with open(args.out, "w") as f:
-        f.write(summary(r, args.ours, args.note))
+        f.write(summary(r, args.note))
     print(f"summarize: wrote {args.out}")
     return 0
 

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The CPU benchmark in one command: builds scatterctl (Release, no CUDA) in build-bench/,
-# runs `scatterctl bench` on the ref backend, the same suite on numpy / torch (CPU) /
-# onnxruntime (scripts/peers_cpu.py), the charts (scripts/plot_bench.py) and the summary
-# (bench/summarize.py) into bench/results/cpu-<date>/.
+# runs one `scatterctl bench --backend ref,numpy,onnxruntime,openvino,tvm,jax` (plus torch
+# when it imports) into one JSON report, then the charts (scripts/plot_bench.py) and the
+# summary (bench/summarize.py) into bench/results/cpu-<date>/.
 #
-#   scripts/bench_cpu.sh                  # --size small, all ops: about 5 minutes on 2 cores
+#   scripts/bench_cpu.sh                  # --size small, all ops
 #   SIZE=medium MODE=nd scripts/bench_cpu.sh
 #   FILTER='*slice*' scripts/bench_cpu.sh  # a subset, while developing
+#   BACKENDS=ref,numpy scripts/bench_cpu.sh
 #   OUT=/tmp/try scripts/bench_cpu.sh      # another folder
 #
-# Missing Python packages are installed with pip unless SCATTER_BENCH_NO_INSTALL=1.
+# The frameworks run in scatterctl's worker processes (docs/backends.md) under the
+# project's .venv, which scatterctl finds by itself (made by `scripts/setup.sh --frameworks`;
+# torch with `--with-torch`); PYTHON=... picks another interpreter. A framework that
+# interpreter cannot import is left out with the reason, printed and in the summary.
+# The charts need matplotlib in that interpreter; without it they are skipped.
 # Run it on a quiet machine: the load average before and after goes into the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,35 +22,57 @@ cd "$(dirname "$0")/.."
 size=${SIZE:-small}
 mode=${MODE:-all}
 jobs=${JOBS:-2}
+want=${BACKENDS:-ref,numpy,onnxruntime,openvino,tvm,jax,torch}
 out=${OUT:-bench/results/cpu-$(date -u +%Y-%m-%d)}
 filter=()
 [ -n "${FILTER:-}" ] && filter=(--filter "$FILTER")
-
-if [ "${SCATTER_BENCH_NO_INSTALL:-0}" != 1 ]; then
-  bench/install_deps.sh cpu
-fi
+python=()
+[ -n "${PYTHON:-}" ] && python=(--python "$PYTHON")
+# The interpreter for the charts and the summary: the workers' one when it is known.
+py=${PYTHON:-python3}
+[ -z "${PYTHON:-}" ] && [ -x .venv/bin/python ] && py=.venv/bin/python
+[ -z "${PYTHON:-}" ] && [ ! -x .venv/bin/python ] &&
+  echo "bench_cpu: no .venv (scripts/setup.sh --frameworks makes it): the frameworks run on python3 if it has them"
 
 cmake -S . -B build-bench -DSCATTER_ENABLE_CUDA=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench -j"$jobs" --target scatterctl scatter_bench >/dev/null
 mkdir -p "$out"
+scatterctl=build-bench/app/scatterctl
+
+# One run over the backends that are available; the others are named with the reason.
+"$scatterctl" info "${python[@]}" | tee "$out/info.txt"
+backends=()
+notes=()
+IFS=, read -r -a wanted <<< "$want"
+for b in "${wanted[@]}"; do
+  line=$(awk -v b="$b" '$1 == b { $1 = ""; sub(/^ +/, ""); print; exit }' "$out/info.txt")
+  case "$line" in
+    available*) backends+=("$b"); notes+=("\`$b\`: $line") ;;
+    "") echo "bench_cpu: $b left out: scatterctl info does not list it"; notes+=("\`$b\` left out: not listed by scatterctl info") ;;
+    *) echo "bench_cpu: $b left out: $line"; notes+=("\`$b\` left out: $line") ;;
+  esac
+done
+[ ${#backends[@]} -gt 0 ] || { echo "bench_cpu: none of $want is available" >&2; exit 5; }
+list=$(IFS=,; echo "${backends[*]}")
+
 load_before=$(uptime)
 echo "bench_cpu: $load_before"
-
 set +e
-build-bench/app/scatterctl bench --backend ref --mode "$mode" --size "$size" "${filter[@]}" \
-  --json "$out/scatterctl_ref.json" --markdown "$out/scatterctl_ref.md" | tee "$out/scatterctl_ref.txt"
-ours=${PIPESTATUS[0]}
-python3 scripts/peers_cpu.py --mode "$mode" --size "$size" "${filter[@]}" --ref-json "$out/scatterctl_ref.json" \
-  --json "$out/peers_cpu.json" 2>&1 | tee "$out/peers_cpu.txt"
-peers=${PIPESTATUS[0]}
+"$scatterctl" bench --backend "$list" "${python[@]}" --mode "$mode" --size "$size" "${filter[@]}" \
+  --json "$out/scatterctl.json" --markdown "$out/scatterctl.md" | tee "$out/scatterctl.txt"
+rc=${PIPESTATUS[0]}
 set -e
 load_after=$(uptime)
 echo "bench_cpu: $load_after"
+[ -s "$out/scatterctl.json" ] || { echo "bench_cpu: scatterctl bench wrote no report (exit $rc)" >&2; exit 1; }
 
-python3 scripts/plot_bench.py "$out/scatterctl_ref.json" "$out/peers_cpu.json" --out "$out"
-python3 bench/summarize.py "$out/scatterctl_ref.json" "$out/peers_cpu.json" --ours ref --out "$out/README.md" \
-  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'} scripts/bench_cpu.sh\`" \
+notes_args=()
+for n in "${notes[@]}"; do notes_args+=(--note "$n"); done
+"$py" scripts/plot_bench.py "$out/scatterctl.json" --out "$out"
+"$py" bench/summarize.py "$out/scatterctl.json" --out "$out/README.md" \
+  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS} scripts/bench_cpu.sh\`: \`scatterctl bench --backend $list\`" \
+  "${notes_args[@]}" \
   --note "uptime before: \`${load_before# }\`" --note "uptime after: \`${load_after# }\`" \
-  --note "exit codes: scatterctl bench $ours, peers_cpu.py $peers (1 = a row errored, see the tables)" \
-  --note "GPU numbers: pending (scripts/bench_gpu.sh on a GPU machine)"
+  --note "exit code: scatterctl bench $rc (1 = a row was not timed or FAILED, see the tables)" \
+  --note "GPU numbers: scripts/bench_gpu.sh on a GPU machine"
 echo "bench_cpu: results in $out"

@@ -1,50 +1,71 @@
 #!/usr/bin/env bash
-# The GPU benchmark in one command, on a machine with an NVIDIA GPU, nvcc and PyTorch
-# with CUDA (CuPy and JAX are used when installed): builds scatterctl with CUDA in
-# build-bench-cuda/, runs `scatterctl bench --mode all --size large --backend cuda`, the
-# same suite on torch / torch_deterministic / cupy / jax (scripts/peers_gpu.py), the
-# charts and the summary into bench/results/<device>-<date>/.
+# The GPU benchmark in one command, on a machine with an NVIDIA GPU, nvcc, and PyTorch and
+# JAX (with CUDA) preinstalled for python3: builds scatterctl with CUDA in
+# build-bench-cuda/, runs one `scatterctl bench --backend cuda,torch,jax --python python3
+# --mode all --size large` into one JSON report, then the charts (scripts/plot_bench.py)
+# and the summary (bench/summarize.py) into bench/results/<device>-<date>/.
 #
 #   scripts/bench_gpu.sh
 #   SIZE=medium FILTER='nd/*' scripts/bench_gpu.sh   # a quicker subset
+#   BACKENDS=cuda,torch PYTHON=/opt/conda/bin/python scripts/bench_gpu.sh
 #
-# The 100% line of the summary and charts is the device-to-device copy: scatterctl bench
-# measures it on the cuda backend (copy_bandwidth_gbps in its context) and peers_gpu.py
-# measures it again beside the peers.
+# torch and jax run in scatterctl's worker processes (docs/backends.md) on the GPU when
+# their CUDA build sees it; one that python3 cannot import is left out with the reason.
+# CuPy has no framework backend, so it is not benchmarked any more, and neither is
+# PyTorch with deterministic algorithms. The 100% line of the summary and charts is the
+# device-to-device copy that scatterctl bench measures on the cuda backend
+# (copy_bandwidth_gbps in the report's context).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 size=${SIZE:-large}
 mode=${MODE:-all}
 jobs=${JOBS:-$(nproc)}
+want=${BACKENDS:-cuda,torch,jax}
+py=${PYTHON:-python3}
 filter=()
 [ -n "${FILTER:-}" ] && filter=(--filter "$FILTER")
 command -v nvidia-smi >/dev/null || { echo "bench_gpu: no nvidia-smi: not a GPU machine" >&2; exit 5; }
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr '[:upper:] ' '[:lower:]-' | tr -cd 'a-z0-9-')
 out=${OUT:-bench/results/${device:-gpu}-$(date -u +%Y-%m-%d)}
 
-[ "${SCATTER_BENCH_NO_INSTALL:-0}" = 1 ] || bench/install_deps.sh gpu
-
 cmake -S . -B build-bench-cuda -DSCATTER_ENABLE_CUDA=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench-cuda -j"$jobs" --target scatterctl scatter_bench >/dev/null
-build-bench-cuda/app/scatterctl info
 mkdir -p "$out"
 nvidia-smi > "$out/nvidia-smi.txt" || true
+scatterctl=build-bench-cuda/app/scatterctl
+
+# One run over the backends that are available; the others are named with the reason.
+"$scatterctl" info --python "$py" | tee "$out/info.txt"
+backends=()
+notes=()
+IFS=, read -r -a wanted <<< "$want"
+for b in "${wanted[@]}"; do
+  line=$(awk -v b="$b" '$1 == b { $1 = ""; sub(/^ +/, ""); print; exit }' "$out/info.txt")
+  case "$line" in
+    available*) backends+=("$b"); notes+=("\`$b\`: $line") ;;
+    "") echo "bench_gpu: $b left out: scatterctl info does not list it"; notes+=("\`$b\` left out: not listed by scatterctl info") ;;
+    *) echo "bench_gpu: $b left out: $line"; notes+=("\`$b\` left out: $line") ;;
+  esac
+done
+[ ${#backends[@]} -gt 0 ] || { echo "bench_gpu: none of $want is available" >&2; exit 5; }
+list=$(IFS=,; echo "${backends[*]}")
+case ",$want," in
+  *,cuda,*) case ",$list," in *,cuda,*) ;; *) echo "bench_gpu: the cuda backend is unavailable" >&2; exit 5 ;; esac ;;
+esac
 
 set +e
-build-bench-cuda/app/scatterctl bench --backend cuda --mode "$mode" --size "$size" "${filter[@]}" \
-  --json "$out/scatterctl_cuda.json" --markdown "$out/scatterctl_cuda.md" | tee "$out/scatterctl_cuda.txt"
-ours=${PIPESTATUS[0]}
-python3 scripts/peers_gpu.py --mode "$mode" --size "$size" "${filter[@]}" --ref-json "$out/scatterctl_cuda.json" \
-  --json "$out/peers_gpu.json" 2>&1 | tee "$out/peers_gpu.txt"
-peers=${PIPESTATUS[0]}
+"$scatterctl" bench --backend "$list" --python "$py" --mode "$mode" --size "$size" "${filter[@]}" \
+  --json "$out/scatterctl.json" --markdown "$out/scatterctl.md" | tee "$out/scatterctl.txt"
+rc=${PIPESTATUS[0]}
 set -e
-[ -s "$out/scatterctl_cuda.json" ] || { echo "bench_gpu: scatterctl bench wrote no report (exit $ours)" >&2; exit 1; }
-reports=("$out/scatterctl_cuda.json")
-[ -s "$out/peers_gpu.json" ] && reports+=("$out/peers_gpu.json")
+[ -s "$out/scatterctl.json" ] || { echo "bench_gpu: scatterctl bench wrote no report (exit $rc)" >&2; exit 1; }
 
-python3 scripts/plot_bench.py "${reports[@]}" --out "$out"
-python3 bench/summarize.py "${reports[@]}" --ours cuda --out "$out/README.md" \
-  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'} scripts/bench_gpu.sh\`" \
-  --note "exit codes: scatterctl bench $ours, peers_gpu.py $peers (1 = a row errored, see the tables)"
+notes_args=()
+for n in "${notes[@]}"; do notes_args+=(--note "$n"); done
+"$py" scripts/plot_bench.py "$out/scatterctl.json" --out "$out"
+"$py" bench/summarize.py "$out/scatterctl.json" --out "$out/README.md" \
+  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS} scripts/bench_gpu.sh\`: \`scatterctl bench --backend $list --python $py\`" \
+  "${notes_args[@]}" \
+  --note "exit code: scatterctl bench $rc (1 = a row was not timed or FAILED, see the tables)"
 echo "bench_gpu: results in $out"

@@ -7,7 +7,8 @@
 #   4. scatterctl fuzz --iterations N on cuda, free order and deterministic;
 #   5. compute-sanitizer memcheck and racecheck over a representative subset
 #      (every op x reduction on small cases, plus a short fuzz run);
-#   6. unless STAGES excludes it, the GPU benchmark with its peers (scripts/bench_gpu.sh).
+#   6. unless STAGES excludes it, the GPU benchmark: cuda, torch and jax in one
+#      `scatterctl bench` report (scripts/bench_gpu.sh).
 # Results go to bench/results/<device>-<date>/: conformance.json (the run's report:
 # device, commit, counts), conformance.md, fuzz.txt, sanitizer.txt and README.md.
 #

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Charts of bench reports (`scatterctl bench --json` and scripts/peers_*.py --json, any
-mix): GB/s per case for every backend against the copy-bandwidth line, and time against
-bytes moved (the byte model) with the copy floor. PNG and SVG.
+"""Charts of `scatterctl bench --json` reports (usually one, with every backend of the run:
+`scatterctl bench --backend ref,numpy,onnxruntime,... --json REPORT.json`): GB/s per case
+for every backend against the copy line, and time against bytes moved (the byte model)
+with the copy floor. PNG and SVG.
 
-    scripts/plot_bench.py ref.json peers.json --out DIR [--title TEXT]
+    scripts/plot_bench.py REPORT.json... --out DIR [--title TEXT]
 
 Writes DIR/gbps_per_case.{png,svg} and DIR/time_vs_size.{png,svg}. Untimed rows
-(skipped, errors) are left out of the charts. Needs matplotlib.
+(FAILED, unsupported, errors) are left out of the charts. Needs matplotlib; without it
+the charts are skipped with a message (exit 0).
 """
 
 import argparse
@@ -15,16 +17,16 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
 
-from peers.reports import load  # noqa: E402
+from bench_reports import OURS, load  # noqa: E402
 
 
 def style(backends):
-    """scatterctl's backends first and dark, peers after in the default cycle."""
-    ours = [b for b in backends if b in ("ref", "cuda")]
-    colors = {b: c for b, c in zip(ours, ["#1f3b73", "#0b7a3e"])}
-    cycle = ["#e07b00", "#c0392b", "#8e44ad", "#7f8c8d", "#16a085", "#d35400"]
-    for b, c in zip([b for b in backends if b not in ours], cycle):
-        colors[b] = c
+    """scatterctl's own backends first and dark, the frameworks after in the default cycle."""
+    ours = [b for b in backends if b in OURS]
+    colors = {b: c for b, c in zip(ours, ["#1f3b73", "#0b7a3e", "#4a4a4a"])}
+    cycle = ["#e07b00", "#c0392b", "#8e44ad", "#7f8c8d", "#16a085", "#d35400", "#2980b9", "#b7950b"]
+    for i, b in enumerate([b for b in backends if b not in ours]):
+        colors[b] = cycle[i % len(cycle)]
     return ours + [b for b in backends if b not in ours], colors
 
 
@@ -42,14 +44,21 @@ def gbps_chart(plt, r, order, colors, title):
                 ys.append(j + (i - (len(order) - 1) / 2) * bar)
                 xs.append(e.gbps)
         ax.barh(ys, xs, height=bar, color=colors[b], label=b)
-    if r.copy_gbps:
-        ax.axvline(r.copy_gbps, color="black", linestyle="--", linewidth=1.2,
-                   label=f"copy bandwidth {r.copy_gbps:.1f} GB/s (100%)")
+    ours = r.ours()
+    device = r.device_copy_gbps()
+    if device:
+        ax.axvline(device, color="black", linestyle="--", linewidth=1.2,
+                   label=f"device copy bandwidth {device:.1f} GB/s")
+    marks = [(j, t[(n, ours)].copy_line_gbps) for j, n in enumerate(names)
+             if (n, ours) in t and not t[(n, ours)].error and t[(n, ours)].copy_line_gbps > 0]
+    if marks and any(abs(m[1] - device) > 1e-6 * max(device, 1.0) for m in marks):
+        ax.scatter([m[1] for m in marks], [m[0] for m in marks], marker="|", s=120, color="black", zorder=3,
+                   label=f"the case's own copy line (100% for {ours})")
     ax.set_yticks(range(len(names)))
     ax.set_yticklabels(names, fontsize=7)
     ax.set_ylim(len(names) - 0.5, -0.5)  # first case on top
     ax.set_xscale("log")
-    ax.set_xlabel("GB/s under the byte model (PERF.md), log scale; right of the dashed line is impossible "
+    ax.set_xlabel("GB/s under the byte model (PERF.md), log scale; right of the copy line is impossible "
                   "unless the data stayed in cache")
     ax.set_title(title + ": bandwidth per case")
     ax.grid(axis="x", which="both", alpha=0.3)
@@ -68,10 +77,17 @@ def time_chart(plt, r, order, colors, title):
             continue
         ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=18, color=colors[b], label=b, alpha=0.8)
         lo, hi = min(lo, min(p[0] for p in pts)), max(hi, max(p[0] for p in pts))
-    if r.copy_gbps and hi > 0:
+    device = r.device_copy_gbps()
+    if device and hi > 0:
         xs = [lo, hi]
-        ax.plot(xs, [x / (r.copy_gbps * 1e9) * 1e6 for x in xs], color="black", linestyle="--", linewidth=1.2,
-                label=f"floor: bytes / copy bandwidth ({r.copy_gbps:.1f} GB/s)")
+        ax.plot(xs, [x / (device * 1e9) * 1e6 for x in xs], color="black", linestyle="--", linewidth=1.2,
+                label=f"floor: bytes / device copy bandwidth ({device:.1f} GB/s)")
+    ours = r.ours()
+    floors = [(e.bytes, e.floor_seconds * 1e6) for e in r.entries
+              if e.backend == ours and not e.error and e.bytes > 0 and e.floor_seconds > 0]
+    if floors and device and any(abs(f[1] - f[0] / (device * 1e9) * 1e6) > 1e-3 * f[1] for f in floors):
+        ax.scatter([f[0] for f in floors], [f[1] for f in floors], marker="_", s=60, color="black",
+                   label=f"floor of each {ours} row: bytes / its own copy line")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("bytes moved under the byte model")
@@ -89,18 +105,19 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="folder for the charts")
     p.add_argument("--title", default=None, help="chart title (default: the device)")
     args = p.parse_args(argv)
+    r = load(args.reports)
+    if not r.entries:
+        print("plot_bench: no benchmarks in the reports", file=sys.stderr)
+        return 4
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("plot_bench: needs matplotlib (pip install matplotlib)", file=sys.stderr)
-        return 5
-    r = load(args.reports)
-    if not r.entries:
-        print("plot_bench: no benchmarks in the reports", file=sys.stderr)
-        return 4
+        print(f"plot_bench: skipped, no charts written: matplotlib is not installed for {sys.executable} "
+              "(pip install matplotlib)")
+        return 0
     title = args.title or next((c.get("device") for c in r.contexts if c.get("device")), "bench")
     order, colors = style(r.backends())
     os.makedirs(args.out, exist_ok=True)

@@ -467,7 +467,7 @@ TEST(ExpectationsBundled, LoadAndEachEntryHasReasonAndCitation) {
     EXPECT_EQ(fs::path(x.file).filename().string(), x.backend + ".json");
   }
   EXPECT_EQ(backends, (std::set<std::string>{"onnx", "onnxruntime", "torch"}));
-  // The entries carried over from scripts/crosscheck_expectations.json.
+  // The entries carried over from the Python differential checker's expectations (before `fuzz --backend`).
   for (const auto* id : {"onnx-ref-scatterelements-minmax-python-minmax", "onnx-ref-scatternd-minmax-signed-zero",
                          "onnx-ref-scatternd-minmax-missing-tuple", "ort-minmax-greater-select",
                          "ort-scatternd-reduction-race", "torch-minmax-signed-zero", "torch-index-reduce-prod-half-assert"}) {

@@ -1,0 +1,145 @@
+"""Reading `scatterctl bench --json` reports for scripts/plot_bench.py and bench/summarize.py.
+
+One report holds every backend of the run (`scatterctl bench --backend ref,numpy,...`):
+each benchmark row names its backend and carries its own 100% line (`copy_line_gbps`,
+`percent_of_copy`), how it was timed (`timed_by`) and, when it was not timed, why
+(`error_message`; `failed` when its output differed from the reference). Several reports
+may be given (e.g. a CPU and a GPU run); their rows are pooled. The row fields are those of
+bench_json() in lib/src/bench/report.cpp.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections import defaultdict
+
+UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+# scatterctl's own backends, in the order one of them is taken as "ours".
+OURS = ("cuda", "ref", "cpu")
+
+
+@dataclasses.dataclass
+class Entry:
+    name: str  # without "@backend"
+    group: str
+    backend: str
+    seconds: float  # median; 0 when not timed
+    bytes: int
+    gbps: float
+    percent_of_copy: float
+    copy_line_gbps: float  # this row's 100% line; 0 when unknown
+    floor_seconds: float
+    spread: float
+    samples: int
+    timed_by: str
+    error: str  # why the row was not timed; empty when timed
+    failed: bool  # the output differed from the reference
+
+
+@dataclasses.dataclass
+class Reports:
+    contexts: list
+    entries: list  # Entry, in file order
+
+    def backends(self) -> list:
+        seen = []
+        for e in self.entries:
+            if e.backend not in seen:
+                seen.append(e.backend)
+        return seen
+
+    def names(self) -> list:
+        seen = []
+        for e in self.entries:
+            if e.name not in seen:
+                seen.append(e.name)
+        return seen
+
+    def table(self) -> dict:
+        """{(name, backend): Entry}"""
+        return {(e.name, e.backend): e for e in self.entries}
+
+    def ours(self) -> str:
+        """scatterctl's own backend in the reports (cuda, else ref, else cpu); else the first one."""
+        backends = self.backends()
+        return next((b for b in OURS if b in backends), backends[0] if backends else "")
+
+    def device_copy_gbps(self) -> float:
+        """The device copy bandwidth of the first report (its first backend's device)."""
+        return next((float(c["copy_bandwidth_gbps"]) for c in self.contexts if c.get("copy_bandwidth_gbps")), 0.0)
+
+    def timed_by(self) -> dict:
+        """{backend: how its rows were timed}, from the first row that says."""
+        out = {}
+        for e in self.entries:
+            if e.timed_by and e.backend not in out:
+                out[e.backend] = e.timed_by
+        return out
+
+
+def load(paths: list) -> Reports:
+    contexts, entries = [], []
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        ctx = dict(doc.get("context", {}))
+        ctx["_path"] = path
+        contexts.append(ctx)
+        ctx_copy = float(ctx.get("copy_bandwidth_gbps") or 0.0)
+        for b in doc.get("benchmarks", []):
+            if b.get("run_type", "iteration") != "iteration":
+                continue
+            name, _, backend = b["name"].rpartition("@")
+            backend = b.get("backend", backend)
+            timed = not b.get("error_occurred", False)
+            unit = UNIT.get(b.get("time_unit", "ns"), 1e-9)
+            gbps = float(b.get("gb_per_s", 0.0)) if timed else 0.0
+            pct = float(b.get("percent_of_copy", 0.0)) if timed else 0.0
+            line = float(b.get("copy_line_gbps") or 0.0)
+            if not line:
+                line = gbps * 100.0 / pct if gbps > 0 and pct > 0 else ctx_copy
+            entries.append(Entry(
+                name=name or b["name"], group=b.get("group", ""), backend=backend,
+                seconds=float(b.get("real_time", 0.0)) * unit if timed else 0.0,
+                bytes=int(b.get("bytes", 0)), gbps=gbps, percent_of_copy=pct, copy_line_gbps=line,
+                floor_seconds=float(b.get("floor_us", 0.0)) * 1e-6, spread=float(b.get("spread", 0.0)),
+                samples=int(b.get("iterations", 0)), timed_by=b.get("timed_by", ""),
+                error="" if timed else b.get("error_message", "error"), failed=bool(b.get("failed", False))))
+    return Reports(contexts, entries)
+
+
+def geomean(values: list) -> float:
+    values = [v for v in values if v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
+
+
+@dataclasses.dataclass
+class ClassRow:
+    group: str
+    cases: int
+    gbps: float  # geometric mean over the class's timed cases
+    percent_of_copy: float  # geometric mean of the rows' own % of copy
+    speedup: dict  # other backend -> geometric mean of its time / our time over cases both timed
+    compared: dict  # other backend -> number of cases in that mean
+
+
+def by_class(r: Reports, ours: str, others: list) -> list:
+    t = r.table()
+    groups = defaultdict(list)
+    for name in r.names():
+        e = t.get((name, ours))
+        if e and not e.error:
+            groups[e.group].append(name)
+    rows = []
+    for group, names in groups.items():
+        speed, count = {}, {}
+        for p in others:
+            ratios = [t[(n, p)].seconds / t[(n, ours)].seconds for n in names
+                      if (n, p) in t and not t[(n, p)].error and t[(n, p)].seconds > 0 and t[(n, ours)].seconds > 0]
+            speed[p], count[p] = geomean(ratios), len(ratios)
+        rows.append(ClassRow(group, len(names), geomean([t[(n, ours)].gbps for n in names]),
+                             geomean([t[(n, ours)].percent_of_copy for n in names]), speed, count))
+    return rows
