@@ -276,6 +276,46 @@ BenchComparison compare_bench(const std::string& base_json, const std::string& n
     c.rows.push_back(d);
   }
   c.geomean_change = c.common > 0 ? std::exp(log_sum / c.common) - 1.0 : 0.0;
+  // Two reports are two runs: a neighbour's load moves all benchmarks of one run
+  // together and scatters them by far more than the samples inside a run show. With 5 or
+  // more benchmarks, their log ratios measure that: a benchmark is slower only when it
+  // stands out of the others by 3 robust spreads too.
+  std::vector<double> logs;
+  for (const auto& d : c.rows) {
+    if (d.ratio > 0 && std::isfinite(d.ratio_high)) logs.push_back(std::log(d.ratio));
+  }
+  if (logs.size() >= 5) {
+    c.drift = median_of(logs);
+    std::vector<double> dev;
+    for (double l : logs) dev.push_back(std::fabs(l - c.drift));
+    c.noise = 1.4826 * median_of(dev);
+    for (auto& d : c.rows) {
+      if ((d.verdict != "slower" && d.verdict != "faster") || d.ratio <= 0) continue;
+      const double excess = std::log(d.ratio) - c.drift;
+      if (std::fabs(excess) <= 3.0 * c.noise || (d.verdict == "slower") != (excess > 0)) {
+        if (d.verdict == "slower") --c.regressions;
+        d.verdict = "unsure";
+      }
+    }
+    const bool busy = base.busy || next.busy;
+    // The drift itself: a whole-suite change. Significant when most benchmarks moved the
+    // same way past the threshold (their intervals exclude 1).
+    int up_rows = 0;
+    for (const auto& d : c.rows) up_rows += d.ratio > 0 && d.ratio_low > 1.0 ? 1 : 0;
+    if (c.drift > std::log(up) && up_rows * 2 > static_cast<int>(logs.size())) {
+      if (busy) {
+        c.warnings.push_back(fmt::format(
+            "the whole suite moved by {:+.1f}% (median), on a busy machine: a neighbour's load cannot be told from a "
+            "suite-wide regression; run both on a quiet machine",
+            (std::exp(c.drift) - 1) * 100));
+      } else {
+        c.suite_regression = true;
+        c.warnings.push_back(fmt::format("the whole suite is slower: median change {:+.1f}%, {} of {} benchmarks "
+                                         "significantly slower, on quiet machines",
+                                         (std::exp(c.drift) - 1) * 100, up_rows, logs.size()));
+      }
+    }
+  }
   if (untested > 0) {
     c.warnings.push_back(fmt::format(
         "{} of {} benchmarks have too few samples for a {:.0f}% interval (4 or more on each side): they can be "
@@ -291,7 +331,7 @@ BenchComparison compare_bench(const std::string& base_json, const std::string& n
                                      c.missing == 1 ? "" : "s", c.missing == 1 ? "has" : "have",
                                      options.allow_missing ? "; allowed by --allow-missing" : ""));
   }
-  c.failed = c.regressions > 0 || (!options.allow_missing && (c.missing > 0 || c.common == 0));
+  c.failed = c.regressions > 0 || c.suite_regression || (!options.allow_missing && (c.missing > 0 || c.common == 0));
   return c;
 }
 
@@ -316,8 +356,13 @@ std::string change_cell(const BenchDelta& d) {
 }
 
 std::string summary(const BenchComparison& c) {
-  return fmt::format("geometric mean of the changes: {:+.2f}%; {} slower, {} missing of {} compared; gate {}",
-                     c.geomean_change * 100, c.regressions, c.missing, c.common, c.failed ? "FAILED" : "passed");
+  return fmt::format("geometric mean of the changes: {:+.2f}%{}; {} slower{}, {} missing of {} compared; gate {}",
+                     c.geomean_change * 100,
+                     c.noise > 0 ? fmt::format(" (run drift {:+.1f}%, spread between benchmarks {:.1f}%)",
+                                               (std::exp(c.drift) - 1) * 100, c.noise * 100)
+                                 : "",
+                     c.regressions, c.suite_regression ? " and the whole suite" : "", c.missing, c.common,
+                     c.failed ? "FAILED" : "passed");
 }
 
 }  // namespace
