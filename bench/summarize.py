@@ -29,7 +29,7 @@ def short_commit(commit):
 
 
 def fmt_us(e) -> str:
-    return "" if e is None else ("-" if e.error else f"{e.seconds * 1e6:.1f}")
+    return "" if e is None else ("FAILED" if e.failed else "-" if e.error else f"{e.seconds * 1e6:.1f}")
 
 
 def load_text(ctx, key) -> str:
@@ -37,7 +37,7 @@ def load_text(ctx, key) -> str:
     return " ".join(f"{x:.2f}" for x in avg) if avg and avg[0] >= 0 else "unknown"
 
 
-def summary(r, notes: list) -> str:
+def summary(r, notes: list, charts: bool = True) -> str:
     ours = r.ours()
     others = [b for b in r.backends() if b != ours]
     ctx = r.contexts[0] if r.contexts else {}
@@ -59,10 +59,14 @@ def summary(r, notes: list) -> str:
     if len(r.contexts) > 1:
         lines.append("- reports: " + ", ".join(f"`{c['_path']}` ({c.get('device', '?')})" for c in r.contexts))
     lines += [f"- {n}" for n in notes]
-    lines += ["", "Charts: [GB/s per case](gbps_per_case.svg) ([PNG](gbps_per_case.png)), "
-              "[time against size](time_vs_size.svg) ([PNG](time_vs_size.png)). How to read them: "
-              "[docs/benchmarks.md](../../../docs/benchmarks.md).", "",
-              "## Per case class", "",
+    if charts:
+        lines += ["", "Charts: [GB/s per case](gbps_per_case.svg) ([PNG](gbps_per_case.png)), "
+                  "[time against size](time_vs_size.svg) ([PNG](time_vs_size.png)). How to read them: "
+                  "[docs/benchmarks.md](../../../docs/benchmarks.md)."]
+    else:
+        lines += ["", "Charts: none in this folder (`scripts/plot_bench.py REPORT.json --out DIR` makes them; "
+                  "it needs matplotlib)."]
+    lines += ["", "## Per case class", "",
               "| class | cases | GB/s | % of copy | " + " | ".join(f"speed-up vs {p}" for p in others) + " |",
               "|---|---|---|---|" + "---|" * len(others)]
     for c in by_class(r, ours, others):
@@ -70,7 +74,7 @@ def summary(r, notes: list) -> str:
         lines.append(f"| {c.group} | {c.cases} | {c.gbps:.2f} | {c.percent_of_copy:.1f}% | {sp} |")
     lines += ["", f"Speed-up: geometric mean of the other backend's time / {ours} time over the cases both timed "
               "(their number in parentheses); above 1 scatterctl is faster.", "",
-              "## Every case (median us; - = not timed)", "",
+              "## Every case (median us; - = not timed, FAILED = output differed from the reference)", "",
               f"| case | {ours} us | {ours} GB/s | % of copy | " + " | ".join(f"{p} us" for p in others) + " |",
               "|---|---|---|---|" + "---|" * len(others)]
     t = r.table()
@@ -101,7 +105,7 @@ def main(argv=None) -> int:
         print("summarize: no benchmarks in the reports", file=sys.stderr)
         return 4
     with open(args.out, "w") as f:
-        f.write(summary(r, args.note))
+        f.write(summary(r, args.note, os.path.exists(os.path.join(os.path.dirname(args.out) or ".", "gbps_per_case.svg"))))
     print(f"summarize: wrote {args.out}")
     return 0
 

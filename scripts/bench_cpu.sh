@@ -47,7 +47,7 @@ IFS=, read -r -a wanted <<< "$want"
 for b in "${wanted[@]}"; do
   line=$(awk -v b="$b" '$1 == b { $1 = ""; sub(/^ +/, ""); print; exit }' "$out/info.txt")
   case "$line" in
-    available*) backends+=("$b"); notes+=("\`$b\`: $line") ;;
+    available*) backends+=("$b"); line=${line#available}; notes+=("\`$b\`:${line}") ;;
     "") echo "bench_cpu: $b left out: scatterctl info does not list it"; notes+=("\`$b\` left out: not listed by scatterctl info") ;;
     *) echo "bench_cpu: $b left out: $line"; notes+=("\`$b\` left out: $line") ;;
   esac
