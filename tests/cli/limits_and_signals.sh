@@ -27,13 +27,16 @@ ctl() {
 }
 last_line() { tail -n 1 "$TMP/out"; }
 
-# case NAME DATA_TENSOR: a scatter_elements case with one update at index 0.
+# case NAME DATA_TENSOR DTYPE [UPDATE [MORE]]: a scatter_elements case with one update (default 1)
+# at index 0; MORE adds members (reduction, expected).
 case_json() {
   printf '{"name": "%s", "op": "scatter_elements", "inputs": {"data": %s,
   "indices": {"dtype": "int64", "shape": [1], "values": [0]},
-  "updates": {"dtype": "%s", "shape": [1], "values": [1]}}}\n' "$1" "$2" "$3"
+  "updates": {"dtype": "%s", "shape": [1], "values": [%s]}}%s}\n' "$1" "$2" "$3" "${4:-1}" "${5:-}"
 }
-GOOD=$(case_json good_neighbour '{"dtype": "int32", "shape": [3], "values": [1, 2, 3]}' int32)
+# With an expected output: ref alone has something to compare with, so the case passes.
+GOOD=$(case_json good_neighbour '{"dtype": "int32", "shape": [3], "values": [1, 2, 3]}' int32 1 \
+  ', "expected": {"dtype": "int32", "shape": [3], "values": [1, 2, 3]}')
 
 # 1. --max-bytes. 1024 int32 (4 KiB each for data and two outputs): over 1K, under 1M.
 dir="$TMP/bytes"
@@ -85,14 +88,16 @@ ctl run --backend ref --timeout 0 "$dir"
 [ "$rc" -eq 2 ] || fail "--timeout 0: exit $rc, want 2 (usage)"
 
 # 3. SIGTERM and SIGINT: 200 cases of 2 Mi uniform draws each (seconds in all); the
-# signal comes once the first case has passed.
+# signal comes once the first case has passed. Each is max(data, 0) on draws from [0, 1):
+# the output is data, so `expected` is the same draw.
 dir="$TMP/signals"
 mkdir "$dir"
 {
   printf '{"cases": [\n'
   for i in $(seq -w 0 199); do
     [ "$i" = 000 ] || printf ',\n'
-    case_json "slow_$i" "{\"dtype\": \"float32\", \"shape\": [2097152], \"generate\": {\"kind\": \"uniform\", \"low\": 0, \"high\": 1, \"seed\": $((10#$i))}}" float32
+    draw="{\"dtype\": \"float32\", \"shape\": [2097152], \"generate\": {\"kind\": \"uniform\", \"low\": 0, \"high\": 1, \"seed\": $((10#$i))}}"
+    case_json "slow_$i" "$draw" float32 0 ", \"reduction\": \"max\", \"expected\": $draw"
   done
   printf ']}\n'
 } >"$dir/many.json"

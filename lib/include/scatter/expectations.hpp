@@ -1,8 +1,8 @@
 #pragma once
 /// Known divergences of a backend from the spec (docs/backends.md, "Expectations"): one
 /// JSON file per backend, each entry with the features of the cases it covers, a reason
-/// and a citation. A failure that an entry covers is xfail; a case an entry names that
-/// now passes is XPASS.
+/// and a citation. A failure that an entry covers is xfail; a case that an entry names
+/// (or a strict entry covers) and that now passes is XPASS.
 
 #include <cstdint>
 #include <optional>
@@ -57,8 +57,8 @@ struct Expectations {
   const Expectation* covering(std::string_view backend, std::string_view version, const Case& c,
                               const CaseFeatures& features, Outcome outcome, const Comparison* comparison,
                               std::string_view message) const;
-  /// An entry that names this case (by `cases`) or has no element or message condition,
-  /// is not flaky, and matches backend, version and case: a pass of such a case is XPASS.
+  /// An entry that names this case (by `cases`), or is marked strict, is not flaky, and
+  /// matches backend, version and case: a pass of such a case is XPASS.
   const Expectation* expecting_failure(std::string_view backend, std::string_view version, const Case& c,
                                        const CaseFeatures& features) const;
 };
