@@ -110,7 +110,9 @@ void apply_expectations(CaseResult& r, CaseContext& ctx, const Backend& backend,
   if (!e) return;
   r.status = Status::xfail;
   r.expectation = e->id;
-  r.detail = fmt::format("xfail [{}] {} ({}); was: {}", e->id, e->reason, citation_of(*e), r.detail);
+  // A failed comparison has no detail of its own (the report shows the comparison).
+  r.detail = fmt::format("xfail [{}] {} ({}){}", e->id, e->reason, citation_of(*e),
+                         r.detail.empty() ? "" : "; was: " + r.detail);
 }
 
 // A pass of a case that an entry says fails: XPASS (fixed upstream, or a wrong entry).
@@ -216,6 +218,11 @@ CaseResult run_invalid_one(CaseContext& ctx, Backend& backend, const RunOptions&
     r.detail = fmt::format("[crashed] memory-safety finding: crashed on an invalid case (expected error [{}]): {}", want,
                            crash.what());
     apply_expectations(r, ctx, backend, options, Outcome::error, crash.what());
+  } catch (const BackendFault& fault) {
+    // Writing outside out, breaking the protocol, giving up: never a refusal.
+    r.status = Status::error;
+    r.detail = fmt::format("[backend] on an invalid case (expected error [{}]): {}", want, fault.message());
+    apply_expectations(r, ctx, backend, options, Outcome::error, fault.message());
   } catch (const Error& e) {
     if (e.code() == ErrorCode::interrupted) throw;
     if (e.code() == ErrorCode::timeout) {
@@ -459,7 +466,13 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
     reporter.on_case_start(entry.name, ++index, s.selected);
     if (entry.expect_error) {
       emit(judge_expected_error(entry));
-      run_invalid_on_external(entry, options, backends, emit);
+      try {
+        run_invalid_on_external(entry, options, backends, emit);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::interrupted) throw;
+        s.interrupted = true;
+        break;
+      }
       continue;
     }
     if (entry.error) {

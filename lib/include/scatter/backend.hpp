@@ -67,6 +67,15 @@ class Crashed : public std::runtime_error {
   explicit Crashed(std::string what) : std::runtime_error(std::move(what)) {}
 };
 
+/// A backend broke the contract rather than refused the case: it wrote outside `out` or
+/// into an input, broke the protocol, wrote an invalid output, went back on what it
+/// declared, or gave up. An Error (code backend) everywhere, except on a case with
+/// expect_error, where a plain Error counts as a refusal and a fault is an ERROR.
+class BackendFault : public Error {
+ public:
+  explicit BackendFault(std::string detail) : Error(ErrorCode::backend, "", std::move(detail)) {}
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;

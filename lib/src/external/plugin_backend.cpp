@@ -280,7 +280,7 @@ Rejected PluginBackend::rejection() const {
 
 BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   using Clock = std::chrono::steady_clock;
-  if (api_ == nullptr) throw Error(ErrorCode::backend, "", "unavailable: " + reason_);
+  if (api_ == nullptr) throw BackendFault("unavailable: " + reason_);
 
   // Case is const, so in place is emulated: the plugin gets the output buffer (a copy of
   // data) as both data and out, and SP_FLAG_IN_PLACE.
@@ -323,8 +323,8 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
       case SP_ERROR:
         throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
       default:
-        throw Error(ErrorCode::backend, "",
-                    fmt::format("plugin {} returned an unknown status {} from supports()", who, static_cast<int>(status)));
+        throw BackendFault(
+            fmt::format("plugin {} returned an unknown status {} from supports()", who, static_cast<int>(status)));
     }
   }
 
@@ -340,7 +340,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
     try {
       status = api_->run(&sc);
     } catch (...) {
-      throw Error(ErrorCode::backend, "", fmt::format("plugin {} threw a C++ exception out of run()", who));
+      throw BackendFault(fmt::format("plugin {} threw a C++ exception out of run()", who));
     }
     const std::chrono::duration<double> took = Clock::now() - start;
     if (status != SP_OK) break;
@@ -348,7 +348,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   }
 
   // Memory the plugin must not touch, checked whatever it returned.
-  if (!out.canary_intact()) throw Error(ErrorCode::backend, "", fmt::format("plugin {} wrote past the end of out", who));
+  if (!out.canary_intact()) throw BackendFault(fmt::format("plugin {} wrote past the end of out", who));
   const auto changed = [](const std::optional<std::uint64_t>& before, const Tensor& t) {
     return before && *before != fingerprint(t);
   };
@@ -356,7 +356,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
                                               std::tuple{indices_before, &c.indices, "indices"},
                                               std::tuple{updates_before, &c.updates, "updates"}}) {
     if (changed(before, *tensor)) {
-      throw Error(ErrorCode::backend, "", fmt::format("plugin {} modified its input {}", who, field));
+      throw BackendFault(fmt::format("plugin {} modified its input {}", who, field));
     }
   }
 
@@ -373,16 +373,14 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
     }
     case SP_UNSUPPORTED:
       if (api_->supports == nullptr) throw Unsupported(last_error(fmt::format("plugin {} does not support the case", who)));
-      throw Error(ErrorCode::backend, "",
-                  fmt::format("plugin {} accepted the case in supports() but run() returned SP_UNSUPPORTED: {}", who,
-                              last_error()));
+      throw BackendFault(fmt::format("plugin {} accepted the case in supports() but run() returned SP_UNSUPPORTED: {}",
+                                     who, last_error()));
     case SP_REJECTED:
       throw rejection();
     case SP_ERROR:
       throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
   }
-  throw Error(ErrorCode::backend, "",
-              fmt::format("plugin {} returned an unknown status {} from run()", who, static_cast<int>(status)));
+  throw BackendFault(fmt::format("plugin {} returned an unknown status {} from run()", who, static_cast<int>(status)));
 }
 
 }  // namespace detail

@@ -143,6 +143,11 @@ json run(detail::PluginBackend& backend, const json& request) {
     answer["status"] = "rejected";
     answer["code"] = e.code();
     answer["message"] = e.what();
+  } catch (const BackendFault& e) {
+    // Not a refusal: the host side tells a case with expect_error apart by "fault".
+    answer["status"] = "error";
+    answer["message"] = e.message();
+    answer["fault"] = true;
   } catch (const Error& e) {
     answer["status"] = "error";
     answer["message"] = e.message();

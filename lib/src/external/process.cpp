@@ -160,7 +160,7 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
       throw Error(ErrorCode::interrupted, "", "the run was interrupted");
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) fail(ProcessFailure::Kind::timed_out, fmt::format("did not answer within {:g} s", timeout_seconds));
+    if (left <= 0) fail(ProcessFailure::Kind::timed_out, fmt::format("did not answer within {:.3g} s", timeout_seconds));
     pollfd p{from_child_, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
     if (ready < 0 && errno != EINTR) fail(ProcessFailure::Kind::protocol, std::strerror(errno));

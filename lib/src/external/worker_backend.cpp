@@ -72,10 +72,10 @@ class WorkerBackend final : public Backend {
 
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     ensure_hello();
-    if (!availability_.available) throw Error(ErrorCode::backend, "", fmt::format("{} is unavailable: {}", name_, availability_.reason));
+    if (!availability_.available) throw BackendFault(fmt::format("{} is unavailable: {}", name_, availability_.reason));
     if (crashes_in_a_row_ >= kCrashesBeforeGivingUp) {
-      throw Error(ErrorCode::backend, "",
-                  fmt::format("{} gave up after {} crashes in a row; last: {}", name_, crashes_in_a_row_, last_crash_));
+      throw BackendFault(
+          fmt::format("{} gave up after {} crashes in a row; last: {}", name_, crashes_in_a_row_, last_crash_));
     }
     const auto id = ++next_id_;
     const auto stem = fmt::format("{}/{}-", dir_->path(), id);
@@ -115,16 +115,23 @@ class WorkerBackend final : public Backend {
     const auto status = text_of(answer, "status");
     if (status == "unsupported") throw Unsupported(text_of(answer, "reason"));
     if (status == "rejected") throw Rejected(text_of(answer, "code"), text_of(answer, "message"));
+    if (status == "error" && answer.value("fault", false)) {
+      throw BackendFault(fmt::format("{}: {}", name_, text_of(answer, "message")));  // an isolated plugin's breach
+    }
+    if (status == "unavailable") throw BackendFault(fmt::format("{} is unavailable: {}", name_, text_of(answer, "reason")));
+    if (status != "error" && status != "ok") {
+      throw BackendFault(fmt::format("the {} worker broke protocol {}: answered status '{}'", name_, kProtocol, status));
+    }
     if (status != "ok") {
       auto message = text_of(answer, "message");
-      if (message.empty()) message = fmt::format("answered status '{}'", status);
+      if (message.empty()) message = "answered status 'error' without a message";
       throw Error(ErrorCode::backend, "", fmt::format("{}: {}", name_, message));
     }
     BackendOutput result;
     try {
       result.output = detail::read_npy(out, c.data.dtype(), c.data.shape());
     } catch (const Error& e) {
-      throw Error(ErrorCode::backend, "", fmt::format("{} wrote an invalid output: {}", name_, e.message()));
+      throw BackendFault(fmt::format("{} wrote an invalid output: {}", name_, e.message()));
     }
     if (const auto it = answer.find("seconds"); it != answer.end() && it->is_number()) result.seconds = it->get<double>();
     if (const auto it = answer.find("samples"); it != answer.end() && it->is_array()) {
@@ -202,7 +209,9 @@ class WorkerBackend final : public Backend {
     if (failure.kind == ProcessFailure::Kind::timed_out) {
       throw Error(ErrorCode::timeout, "", fmt::format("{}; it was stopped and will be restarted", what));
     }
-    if (failure.kind == ProcessFailure::Kind::protocol) throw Error(ErrorCode::backend, "", what);
+    if (failure.kind == ProcessFailure::Kind::protocol) {
+      throw BackendFault(fmt::format("the {} worker broke protocol {}: {}{}", name_, kProtocol, failure.what, log_excerpt()));
+    }
     ++crashes_in_a_row_;
     last_crash_ = failure.what;
     throw Crashed(what);

@@ -1,0 +1,65 @@
+# Shared by tests/cli/plugins.sh and tests/cli/workers.sh (sourced; not a test itself:
+# tests/CMakeLists.txt globs *.sh). Runs scatterctl with a known pid, so that each run's
+# private tensor directory (/dev/shm/scatterctl-PID-*, or $TMPDIR/...) can be checked.
+# Usage: source it from a script whose $1 is scatterctl and $2 the source tree.
+set -u
+BIN=$1
+SRC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# Where the private directory goes when /dev/shm cannot be written.
+export TMPDIR="$TMP/tmpdir"
+mkdir "$TMPDIR"
+export NO_COLOR=1
+
+fail() {
+  echo "FAIL: $* (exit code ${rc:-?})"
+  echo "--- stdout (tail)"; tail -c 3000 "$TMP/out" 2>/dev/null; echo
+  echo "--- stderr (tail)"; tail -c 3000 "$TMP/err" 2>/dev/null; echo
+  exit 1
+}
+# check WHAT COMMAND...: runs COMMAND; fails the script with WHAT when it fails.
+check() {
+  local what=$1
+  shift
+  "$@" || fail "$what"
+  echo "ok: $what"
+}
+
+# start ARGS...: scatterctl ARGS in the background (at most $LIMIT seconds, default 120),
+# stdout and stderr in $TMP/out and $TMP/err; its pid in $pid once it runs.
+start() {
+  rm -f "$TMP/pid"
+  timeout -k 5 "${LIMIT:-120}" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/pid" "$BIN" "$@" >"$TMP/out" 2>"$TMP/err" &
+  job=$!
+  for _ in $(seq 100); do
+    [ -s "$TMP/pid" ] && break
+    sleep 0.05
+  done
+  pid=$(cat "$TMP/pid")
+}
+# finish: waits for the run that start began; $rc is its exit code, $seconds its duration.
+finish() {
+  wait "$job"
+  rc=$?
+  seconds=$(($(date +%s) - t0))
+}
+# ctl ARGS...: runs scatterctl to the end; then its private directory must be gone.
+ctl() {
+  t0=$(date +%s)
+  start "$@"
+  finish
+  no_private_dir_left || fail "the private directory of 'scatterctl $*' (pid $pid) is left: $(private_dirs)"
+}
+private_dirs() { ls -d /dev/shm/scatterctl-"$pid"-* "$TMPDIR"/scatterctl-"$pid"-* 2>/dev/null; }
+no_private_dir_left() { [ -z "$(private_dirs)" ]; }
+has_private_dir() { [ -n "$(private_dirs)" ]; }
+
+out_has() { grep -Eq -- "$1" "$TMP/out"; }
+err_has() { grep -Eq -- "$1" "$TMP/err"; }
+rc_is() { [ "$rc" -eq "$1" ]; }
+last_line_matches() { tail -n 1 "$TMP/out" | grep -Eq -- "$1"; }
+# rows BACKEND STATUS: how many table rows have that backend and status.
+rows() { grep -Ec -- "^[^ ]+ +[^ ]+ +$(re "$1") +$2 " "$TMP/out"; }
+# re TEXT: TEXT as an extended regular expression matching itself.
+re() { printf '%s' "$1" | sed 's#[][\.*^$+?(){}|]#\\&#g'; }

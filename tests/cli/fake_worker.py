@@ -1,0 +1,57 @@
+"""A framework worker that breaks protocol 1 in one way, for tests/cli/workers.sh.
+
+Run as `python fake_worker.py ARGS...` (the ARGS, `-u -m scatterctl_worker NAME`, are
+ignored); $FAKE_WORKER_MODE says how it misbehaves:
+  exit       prints a line to its log and exits before reading anything
+  segv       answers hello, then dies of SIGSEGV on every run
+  garbage    answers hello, then answers run with a line that is not JSON
+  badshape   answers hello, then writes `updates` (the wrong shape) as the output
+  silent     answers hello, then never answers run
+  mute       never answers, not even hello
+  identity   answers hello, then returns `data` unchanged (right only where the
+             updates equal what they overwrite)
+"""
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+
+mode = os.environ.get("FAKE_WORKER_MODE", "")
+if mode == "exit":
+    print("fake worker: leaving at once, as asked", file=sys.stderr)
+    sys.exit(3)
+
+requests = os.fdopen(3, "rb")
+answers = os.fdopen(4, "wb", buffering=0)
+
+
+def answer(obj):
+    answers.write((json.dumps(obj) + "\n").encode())
+
+
+if mode == "mute":
+    time.sleep(3600)
+
+for line in requests:
+    req = json.loads(line)
+    op = req.get("op")
+    if op == "shutdown":
+        break
+    if op == "hello":
+        answer({"id": req["id"], "status": "ok", "protocol": 1, "name": "fake", "version": "0.0.1", "device": "none"})
+    elif mode == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif mode == "garbage":
+        answers.write(b"this is not json\n")
+    elif mode == "badshape":
+        shutil.copyfile(req["updates"], req["out"])
+        answer({"id": req["id"], "status": "ok"})
+    elif mode == "silent":
+        time.sleep(3600)
+    elif mode == "identity":
+        shutil.copyfile(req["data"], req["out"])
+        answer({"id": req["id"], "status": "ok"})
+    else:
+        answer({"id": req["id"], "status": "error", "message": f"unknown FAKE_WORKER_MODE '{mode}'"})

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Plugins end to end through the CLI (docs/backends.md, examples/plugin/README.md):
+# - the example plugin on the bundled cases, in process and with --isolate (the hidden
+#   `scatterctl plugin-host` over protocol 1): every declared case passes, the others are
+#   skipped with the rule they break, expect_error index cases are rejected as expected;
+# - each broken test plugin (tests/plugins/) reported as the contract says: a wrong
+#   answer FAILED with the element named; a crash (isolated only: in process it ends the
+#   run, as documented) and a hang cost one case each and the run goes on; unsupported
+#   skipped with its reason; a liar, an input writer and an overrun are ERRORs naming the
+#   problem, on invalid cases too; an unloadable plugin named with --backend exits 5;
+# - the private tensor directory is gone after every run, after SIGINT in a hang too.
+# Usage: bash plugins.sh /path/to/scatterctl /path/to/repo
+# The plugins: $SCATTERCTL_TEST_PLUGINS (the directory of tests/plugins/*.so) and
+# $SCATTERCTL_EXAMPLE_PLUGIN, both set by tests/CMakeLists.txt.
+source "$(dirname "$0")/external_common.bash"
+
+PLUGINS=${SCATTERCTL_TEST_PLUGINS:-}
+EXAMPLE=${SCATTERCTL_EXAMPLE_PLUGIN:-}
+[ -n "$PLUGINS" ] && [ -f "$PLUGINS/crash.so" ] || { echo "FAIL: no test plugins in '\$SCATTERCTL_TEST_PLUGINS' ($PLUGINS)"; exit 1; }
+[ -n "$EXAMPLE" ] && [ -f "$EXAMPLE" ] || { echo "FAIL: no example plugin at '\$SCATTERCTL_EXAMPLE_PLUGIN' ($EXAMPLE)"; exit 1; }
+plugin() { echo "plugin:$PLUGINS/$1.so"; }
+
+# 1. The example on the bundled cases, in process, then isolated.
+ex="plugin:$EXAMPLE"
+for mode in "" --isolate; do
+  what="example plugin${mode:+ $mode}"
+  ctl run "$SRC/cases" --backend "$ex" $mode
+  check "$what: exit 0" rc_is 0
+  check "$what: the closing line is last, 0 failed, some skipped" last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [1-9][0-9]* skipped$'
+  check "$what: no FAILED, ERROR or XPASS row" test "$(grep -Ec ' (FAILED|ERROR|XPASS) ' "$TMP/out")" -eq 0
+  passed=$(rows "$ex" passed)
+  check "$what: more than 100 cases pass on the plugin ($passed)" test "$passed" -gt 100
+  # Skips: each under "skipped, by reason:" with the rule, summing to the closing line's count.
+  skipped=$(tail -n 1 "$TMP/out" | sed -E 's/.* ([0-9]+) skipped$/\1/')
+  sed -n '/^skipped, by reason:$/,/^scatterctl: /p' "$TMP/out" | grep -E '^ +[0-9]+  ' >"$TMP/reasons"
+  check "$what: every skip reason is the plugin's 'unsupported: <rule> is not declared'" \
+    test "$(grep -Evc "^ +[0-9]+  $(re "$ex"): unsupported: .* is not declared$" "$TMP/reasons")" -eq 0
+  check "$what: the reasons count every skipped case ($skipped)" \
+    test "$(awk '{n += $1} END {print n + 0}' "$TMP/reasons")" -eq "$skipped"
+  for rule in 'use_init_val = false' 'scatter_nd sub' 'scatter_elements mean' 'scatter_elements none on float16'; do
+    check "$what: '$rule' is skipped as not declared" grep -q ": unsupported: $rule is not declared$" "$TMP/reasons"
+  done
+  # expect_error index cases: the loader's row and the plugin's row, both rejected as expected.
+  grep -E "^[^ ]+ +[^ ]+ +- +passed +rejected as expected \[index\]" "$TMP/out" | awk '{print $1}' | sort >"$TMP/loader"
+  grep -E "^[^ ]+ +[^ ]+ +$(re "$ex") +passed +rejected as expected \[index\]" "$TMP/out" | awk '{print $1}' | sort >"$TMP/plugin"
+  check "$what: there are expect_error index cases" test -s "$TMP/loader"
+  check "$what: the plugin rejects each expect_error index case as expected" cmp -s "$TMP/loader" "$TMP/plugin"
+  tail -n 1 "$TMP/out" >"$TMP/closing${mode}"
+done
+check "--isolate gives the in-process closing line" cmp -s "$TMP/closing" "$TMP/closing--isolate"
+
+# Cases for the test plugins, which declare scatter_elements none on float32 and compute
+# it for rank 1: five they accept, an int32 case they do not, and an invalid case.
+mkdir "$TMP/cases"
+for n in 1 2 3 4 5; do
+  cat >"$TMP/cases/f$n.json" <<JSON
+{"name": "f${n}_case", "op": "scatter_elements",
+ "inputs": {"data": {"dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]},
+            "indices": {"dtype": "int64", "shape": [2], "values": [3, 1]},
+            "updates": {"dtype": "float32", "shape": [2], "values": [10, $n]}}}
+JSON
+done
+cat >"$TMP/cases/i1.json" <<'JSON'
+{"name": "i1_int32", "op": "scatter_elements",
+ "inputs": {"data": {"dtype": "int32", "shape": [3], "values": [1, 2, 3]},
+            "indices": {"dtype": "int32", "shape": [1], "values": [0]},
+            "updates": {"dtype": "int32", "shape": [1], "values": [5]}}}
+JSON
+cat >"$TMP/invalid.json" <<'JSON'
+{"name": "x1_index_out_of_range", "op": "scatter_elements", "expect_error": "index",
+ "inputs": {"data": {"dtype": "float32", "shape": [3], "values": [1, 2, 3]},
+            "indices": {"dtype": "int64", "shape": [1], "values": [5]},
+            "updates": {"dtype": "float32", "shape": [1], "values": [9]}}}
+JSON
+valid=$TMP/cases
+
+# 2. wrong_answer: output[0] is one too large.
+for mode in "" --isolate; do
+  what="wrong_answer${mode:+ $mode}"
+  p=$(plugin wrong_answer)
+  ctl run "$valid" --backend "$p" $mode
+  check "$what: exit 1" rc_is 1
+  check "$what: 5 FAILED rows" test "$(rows "$p" FAILED)" -eq 5
+  check "$what: the report names the differing element" out_has '^ +output\[0\]: expected 1, got 2 '
+  check "$what: the int32 case is skipped with the rule" out_has "^i1_int32 .* skipped +unsupported: scatter_elements none on int32 is not declared"
+  check "$what: closing line" last_line_matches '^scatterctl: 0 passed, 5 failed, 1 skipped$'
+done
+
+# 3. crash, isolated: each case an ERROR with the signal, then the backend gives up; the run
+# goes on to the end.
+p=$(plugin crash)
+ctl run "$valid" --backend "$p" --isolate
+check "crash --isolate: exit 1" rc_is 1
+check "crash --isolate: 3 ERROR rows '[crashed] ... signal 11'" \
+  test "$(grep -Ec "^f[1-3]_case .* ERROR +\[crashed\] .*signal 11" "$TMP/out")" -eq 3
+check "crash --isolate: later cases are still reported (gave up after 3 crashes)" \
+  test "$(grep -Ec "^f[45]_case .* ERROR +\[backend\] .*gave up after 3 crashes in a row" "$TMP/out")" -eq 2
+check "crash --isolate: the closing line is printed last" last_line_matches '^scatterctl: 0 passed, 5 failed, 1 skipped$'
+ctl run "$TMP/invalid.json" --backend "$p" --isolate
+check "crash --isolate on an expect_error case: exit 1" rc_is 1
+check "crash --isolate on an expect_error case: a memory-safety finding" \
+  out_has "^x1_index_out_of_range .* ERROR +\[crashed\] memory-safety finding: crashed on an invalid case"
+
+# 4. hang, isolated, --timeout 2: each case ERROR naming the time-out, and the run ends.
+p=$(plugin hang)
+ctl run "$TMP/cases/f1.json" "$TMP/cases/f2.json" --backend "$p" --isolate --timeout 2
+check "hang --isolate --timeout 2: exit 1" rc_is 1
+check "hang --isolate --timeout 2: 2 ERROR rows naming the time-out" \
+  test "$(grep -Ec "^f[12]_case .* ERROR +\[timeout\] .*did not answer within 2 s" "$TMP/out")" -eq 2
+check "hang --isolate --timeout 2: the closing line is printed last" last_line_matches '^scatterctl: 0 passed, 2 failed, 0 skipped$'
+check "hang --isolate --timeout 2: done in bounded time (${seconds} s)" test "$seconds" -lt 30
+check "hang --isolate: no plugin-host process is left" test -z "$(pgrep -f -- "$(re "plugin-host $PLUGINS/hang.so")")"
+
+# 5. unsupported: skipped with the plugin's own reason.
+for mode in "" --isolate; do
+  what="unsupported${mode:+ $mode}"
+  p=$(plugin unsupported)
+  ctl run "$valid" --backend "$p" $mode
+  check "$what: exit 0" rc_is 0
+  check "$what: 5 skips with the plugin's reason" out_has "^ +5  $(re "$p"): unsupported: the unsupported test plugin supports nothing$"
+  check "$what: closing line" last_line_matches '^scatterctl: 0 passed, 0 failed, 6 skipped$'
+done
+
+# 6. liar, input_writer, overrun: ERROR naming the problem, on valid and invalid cases.
+for mode in "" --isolate; do
+  for pair in "liar|accepted the case in supports\(\) but run\(\) returned SP_UNSUPPORTED" \
+    "input_writer|modified its input data" "overrun|wrote past the end of out"; do
+    name=${pair%%|*}
+    problem=${pair#*|}
+    what="$name${mode:+ $mode}"
+    p=$(plugin "$name")
+    ctl run "$valid" --backend "$p" $mode
+    check "$what: exit 1" rc_is 1
+    check "$what: 5 ERROR rows naming the problem" test "$(grep -Ec "^f[1-5]_case .* ERROR +\[backend\] .*$problem" "$TMP/out")" -eq 5
+    check "$what: closing line" last_line_matches '^scatterctl: 0 passed, 5 failed, 1 skipped$'
+  done
+  # Out-of-range indices make the overrun worse: never a refusal, always an ERROR.
+  p=$(plugin overrun)
+  ctl run "$TMP/invalid.json" --backend "$p" $mode
+  check "overrun${mode:+ $mode} on an expect_error case: exit 1" rc_is 1
+  check "overrun${mode:+ $mode} on an expect_error case: ERROR, not passed" \
+    out_has "^x1_index_out_of_range .* $(re "$p") +ERROR +\[backend\] on an invalid case .*wrote past the end of out"
+done
+
+# 7. Plugins that cannot be loaded, named with --backend: exit 5 and the reason on stderr.
+for mode in "" --isolate; do
+  for pair in "abi_mismatch|is built for ABI 2\.0, scatterctl speaks 1\." \
+    "no_entry|exports no scatter_plugin_get_api" "bad_capabilities|declares invalid capabilities: .*not valid JSON" \
+    "null_api|returned NULL"; do
+    name=${pair%%|*}
+    reason=${pair#*|}
+    what="$name${mode:+ $mode}"
+    ctl run "$valid" --backend "$(plugin "$name")" $mode
+    check "$what: exit 5" rc_is 5
+    check "$what: stderr names the backend and the reason" err_has "backend '$(re "$(plugin "$name")")' is unavailable: .*$reason"
+    check "$what: nothing ran" test ! -s "$TMP/out"
+  done
+done
+
+# 8. SIGINT while an isolated plugin hangs: exit 130, the finished cases reported, and
+# neither the private directory nor the plugin-host process left behind.
+p=$(plugin hang)
+for input in "$valid" "$TMP/invalid.json"; do
+  what="SIGINT in a hang ($(basename "$input"))"
+  t0=$(date +%s)
+  start run "$input" --backend "$p" --isolate
+  for _ in $(seq 100); do
+    has_private_dir && pgrep -f -- "$(re "plugin-host $PLUGINS/hang.so")" >/dev/null && break
+    sleep 0.05
+  done
+  check "$what: the private directory exists during the run" has_private_dir
+  sleep 0.5
+  kill -INT "$pid"
+  finish
+  check "$what: exit 130" rc_is 130
+  check "$what: said so, then the closing line" out_has '^interrupted: the results above are the cases that finished$'
+  check "$what: the closing line is last" last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped$'
+  check "$what: the private directory is gone" no_private_dir_left
+  check "$what: no plugin-host process is left" test -z "$(pgrep -f -- "$(re "plugin-host $PLUGINS/hang.so")")"
+done
+
+echo "plugins: all checks passed"
