@@ -176,7 +176,12 @@ std::optional<Expectations> expectations_for(const Options& o) {
   if (o.no_expectations) return std::nullopt;
   const std::string path = o.expectations.empty() ? SCATTER_BUNDLED_EXPECTATIONS : o.expectations;
   if (o.expectations.empty() && !std::filesystem::exists(path)) return std::nullopt;
-  return load_expectations(path);
+  try {
+    return load_expectations(path);
+  } catch (const Error& e) {
+    // main prints the message alone: name the file here (the message names the entry and field).
+    throw Error(e.code(), "", fmt::format("expectations: {}{}", e.file().empty() ? "" : e.file() + ": ", e.message()));
+  }
 }
 
 // Frameworks that "frameworks" left out, once each.
@@ -202,11 +207,11 @@ void say_skipped(const BackendChoice& choice) {
 }
 
 int cmd_run(const Options& o) {
+  const auto expectations = expectations_for(o);  // a bad file is refused before any worker starts
   const auto all = backends_for(o);
   const auto choice = choose_backends(o.backend, all);
   if (refuse_unavailable(choice)) return kExitEnv;
   say_not_running(choice);
-  const auto expectations = expectations_for(o);
   RunOptions options;
   options.expectations = expectations ? &*expectations : nullptr;
   options.strict = o.strict;
@@ -222,7 +227,15 @@ int cmd_run(const Options& o) {
   reporters.push_back(make_table_reporter(
       std::cout, {use_color(o.color), o.quiet, o.verbose, isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr}));
   if (!o.junit.empty() || !o.json.empty() || !o.markdown.empty()) {
-    const auto context = make_run_context(all, o.command_line);
+    // The built-ins and the backends this run uses: no framework worker is started only to be listed.
+    auto context = make_run_context({}, o.command_line);
+    const auto& frameworks = framework_backend_names();
+    for (const auto& b : all) {
+      const bool used = std::find(choice.run.begin(), choice.run.end(), b.get()) != choice.run.end();
+      if (!used && std::find(frameworks.begin(), frameworks.end(), b->name()) != frameworks.end()) continue;
+      const auto a = b->availability();
+      context.backends.push_back({std::string(b->name()), a.available, a.reason, a.available ? b->device() : ""});
+    }
     if (!o.json.empty()) reporters.push_back(make_json_reporter(o.json, context));
     if (!o.junit.empty()) reporters.push_back(make_junit_reporter(o.junit, context));
     if (!o.markdown.empty()) reporters.push_back(make_markdown_reporter(o.markdown, context));
@@ -421,8 +434,10 @@ int cmd_bench(const Options& o) {
   if (tty) std::cerr << "\r\033[K" << std::flush;
   report.context.mode = o.paths.empty() ? o.mode : "cases";
   report.context.size = o.size;
-  report.context.date = make_run_context(all, "").date;
-  report.context.host = make_run_context(all, "").hostname;
+  // Date and host only: an empty backend list starts no framework worker.
+  const auto when = make_run_context({}, "");
+  report.context.date = when.date;
+  report.context.host = when.hostname;
   std::cout << bench_table(report);
   if (!o.json.empty()) write_text(o.json, bench_json(report));
   if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report));
@@ -473,12 +488,12 @@ int cmd_compare(const Options& o) {
 
 // Random valid cases on the backends against the reference; failures become case files.
 int cmd_fuzz(const Options& o) {
+  const auto expectations = expectations_for(o);  // a bad file is refused before any worker starts
   const auto all = backends_for(o);
   const auto choice = choose_backends(o.backend, all);
   if (refuse_unavailable(choice)) return kExitEnv;
   say_skipped(choice);
   say_not_running(choice);
-  const auto expectations = expectations_for(o);
   FuzzOptions options;
   options.seed = o.seed;
   options.iterations = o.iterations;
@@ -655,8 +670,9 @@ int main(int argc, char** argv) {
     return scatter::interrupted() ? static_cast<int>(scatter::kExitInterrupted) : rc;
   } catch (const scatter::Error& e) {
     // Errors that reach here are in flags (--shard, --backend, --max-bytes, a report
-    // path that cannot be written): usage errors.
+    // path that cannot be written): usage errors. Or Ctrl-C while a worker was starting.
     std::cerr << "scatterctl: " << e.message() << "\n";
+    if (e.code() == scatter::ErrorCode::interrupted || scatter::interrupted()) return scatter::kExitInterrupted;
     return scatter::kExitUsage;
   }
   return scatter::kExitUsage;

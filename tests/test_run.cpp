@@ -331,7 +331,8 @@ class RunCases : public ::testing::Test {
 TEST_F(RunCases, PassingCasesExitZero) {
   const auto s = run({kGood, kNoExpected, kErrorAsExpected});
   EXPECT_EQ(s.exit_code, scatter::kExitOk);
-  EXPECT_EQ(s.passed, 3);
+  EXPECT_EQ(s.passed, 2);
+  EXPECT_EQ(s.skipped, 1);  // no_expected on ref alone checks nothing
   EXPECT_EQ(s.failed, 0);
   EXPECT_EQ(s.selected, 3);
   const auto* good = capture_.find("good");
@@ -362,6 +363,53 @@ TEST_F(RunCases, ExpectErrorPassesOnlyWithExactlyItsCode) {
   EXPECT_EQ(s.failed, 2);
   // A case that is rejected as it should be, with the wrong code, is a failure (1), not an invalid file (3).
   EXPECT_EQ(s.exit_code, scatter::kExitFailed);
+}
+
+// Without `expected`, ref alone has nothing to compare with: skipped with that reason,
+// never "passed".
+TEST_F(RunCases, NoExpectedOnRefAloneIsSkippedNotPassed) {
+  const auto s = run({kNoExpected});
+  EXPECT_EQ(s.exit_code, scatter::kExitOk);
+  EXPECT_EQ(s.passed, 0);
+  EXPECT_EQ(s.skipped, 1);
+  const auto* r = capture_.find("no_expected");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->status, Status::skipped);
+  EXPECT_NE(r->detail.find("nothing to compare"), std::string::npos) << r->detail;
+}
+
+// A case without a name gets one from its file and position, and filters apply to it:
+// a filter matching nothing selects nothing (exit 4), not "1 passed".
+TEST_F(RunCases, UnnamedCasesGetAStableNameAndObeyFilters) {
+  const std::string unnamed = R"({"expect_error": "index", "op": "scatter_elements"})";
+  const auto loaded = load({kGood, unnamed});
+  ASSERT_EQ(loaded.cases.size(), 2u);
+  EXPECT_EQ(loaded.cases[1].name, "mem.cases[1]");
+  Selection typo;
+  typo.filters = {"typo"};
+  const auto s = scatter::run_cases(loaded, typo, ref_only_, capture_);
+  EXPECT_EQ(s.selected, 0);
+  EXPECT_EQ(s.exit_code, scatter::kExitNothing);
+  Selection by_name;
+  by_name.filters = {"mem.cases*"};
+  EXPECT_TRUE(scatter::is_selected(loaded.cases[1], by_name));
+  EXPECT_FALSE(scatter::is_selected(loaded.cases[0], by_name));
+}
+
+// A large case the filter names is not dropped silently: the summary says how to run it.
+TEST_F(RunCases, LargeCaseLeftOutIsCounted) {
+  const auto big = one_case("big", "1", R"(, "tags": ["large"], "expected": {"dtype": "int32", "shape": [3], "values": [1, 9, 3]})");
+  Selection named;
+  named.filters = {"big"};
+  const auto s = run({big}, named);
+  EXPECT_EQ(s.selected, 0);
+  EXPECT_EQ(s.large_left_out, 1);
+  EXPECT_EQ(s.exit_code, scatter::kExitNothing);
+  named.include_large = true;
+  capture_ = Capture{};
+  const auto with = run({big}, named);
+  EXPECT_EQ(with.passed, 1);
+  EXPECT_EQ(with.large_left_out, 0);
 }
 
 TEST_F(RunCases, WrongExpectedOutputExitsOne) {

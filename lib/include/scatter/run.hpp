@@ -74,6 +74,7 @@ struct RunSummary {
   int selected = 0;
   bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
   bool stopped_early = false;  ///< --fail-fast stopped it
+  int large_left_out = 0;  ///< cases tagged large that the selection matched but --include-large was not given
   int xfailed = 0;  ///< part of passed
   int xpassed = 0;  ///< part of passed, or of failed under --strict
   std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count

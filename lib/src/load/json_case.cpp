@@ -324,6 +324,12 @@ CaseEntry parse_entry(const json& c, const std::string& file, std::size_t index,
   } catch (const json::exception& e) {  // a type this loader failed to check first
     entry.error = Error(ErrorCode::schema, "", e.what()).at(file, entry.name.empty() ? label : entry.name);
   }
+  // A case without a usable name gets a stable one from its file and position, so that
+  // --filter, --tag and --shard treat it like any other case.
+  if (entry.name.empty()) {
+    const auto stem = fs::path(file).stem().string();
+    entry.name = in_list ? fmt::format("{}.cases[{}]", stem, index) : stem;
+  }
   return entry;
 }
 

@@ -142,6 +142,11 @@ class TableReporter final : public Reporter {
       for (const auto& [id, n] : summary.xfail_ids) out_ << fmt::format("  {:>5}  {}\n", n, id);
     }
     if (summary.xpassed > 0) out_ << fmt::format("XPASS (recorded divergences that passed): {}\n", summary.xpassed);
+    if (summary.large_left_out > 0) {
+      out_ << fmt::format("{} case{} tagged 'large' matched but did not run: add --include-large to run {}\n",
+                          summary.large_left_out, summary.large_left_out == 1 ? "" : "s",
+                          summary.large_left_out == 1 ? "it" : "them");
+    }
     if (summary.interrupted) out_ << "interrupted: the results above are the cases that finished\n";
     if (summary.stopped_early) out_ << "stopped at the first failure (--fail-fast)\n";
     out_ << closing_line(summary) << std::endl;
