@@ -138,6 +138,7 @@ json run(detail::PluginBackend& backend, const json& request) {
     answer["timing"] = result.timing;
   } catch (const Unsupported& e) {
     answer["status"] = "unsupported";
+    answer["declared"] = true;  // the plugin's supports() declined it: part of its declaration
     answer["reason"] = e.what();
   } catch (const Rejected& e) {
     answer["status"] = "rejected";

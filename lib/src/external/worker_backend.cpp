@@ -113,7 +113,14 @@ class WorkerBackend final : public Backend {
     }
     crashes_in_a_row_ = 0;
     const auto status = text_of(answer, "status");
-    if (status == "unsupported") throw Unsupported(text_of(answer, "reason"));
+    if (status == "unsupported") {
+      // A refusal that the capabilities did not announce is the declaration's fault: an
+      // error (a claimed but unimplemented case), unless the worker says that its own
+      // declared check (a plugin's supports()) declined it.
+      if (answer.value("declared", false)) throw Unsupported(text_of(answer, "reason"));
+      throw BackendFault(fmt::format("{} declared support for the case but refused it at run time: {}", name_,
+                                     text_of(answer, "reason")));
+    }
     if (status == "rejected") throw Rejected(text_of(answer, "code"), text_of(answer, "message"));
     if (status == "error" && answer.value("fault", false)) {
       throw BackendFault(fmt::format("{}: {}", name_, text_of(answer, "message")));  // an isolated plugin's breach
