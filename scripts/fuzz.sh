@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the case loader for SECONDS (default 60): tests/fuzz/fuzz_load.cpp under
-# libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer, seeded with every
-# case file of cases/ and tests/bad_inputs/, built with clang in build-fuzz/. Any crash,
+# Fuzzes the case loader, run on the ref backend and the JSON, JUnit and Markdown report
+# writers for SECONDS (default 60): tests/fuzz/fuzz_load.cpp under libFuzzer with
+# AddressSanitizer and UndefinedBehaviorSanitizer, seeded with every case file of cases/
+# and tests/bad_inputs/ and with bytes no report may carry as they are (Latin-1, binary,
+# control characters), built with clang in build-fuzz/. A report that is not printable
+# UTF-8 or JSON that does not parse is a crash too. Any crash,
 # leak, timeout or out-of-memory input is copied to tests/bad_inputs/fuzz-regressions/ (where
 # tests/cli/bad_inputs.sh replays it from then on) and fails the script.
 # Exit 77: no clang with libFuzzer could be found or installed (the caller may skip).
@@ -54,6 +57,13 @@ done < <(find cases -name '*.json' | sort)
 for f in tests/bad_inputs/*.json tests/bad_inputs/fuzz-regressions/*; do
   if [ -f "$f" ]; then cp "$f" "$work/seeds/bad__${f##*/}"; fi
 done
+# Bytes no report may carry as they are: Latin-1 in a string, a binary file, control
+# characters raw and escaped.
+seed_case='"op":"scatter_nd","inputs":{"data":{"dtype":"float32","shape":[1],"values":[1]},"indices":{"dtype":"int64","shape":[1,1],"values":[[0]]},"updates":{"dtype":"float32","shape":[1],"values":[5]}}'
+printf '{"name":"latin","description":"caf\xe9",%s}' "$seed_case" >"$work/seeds/bytes__latin1.json"
+printf '\xff\xfe{}' >"$work/seeds/bytes__binary.json"
+printf '{"name":"a\x01\x1b[31mb",%s}' "$seed_case" >"$work/seeds/bytes__raw_control.json"
+printf '{"name":"a\\u0001b","description":"\\u001b[2J\\u0085",%s}' "$seed_case" >"$work/seeds/bytes__escaped_control.json"
 find cases tests/bad_inputs/npy -name '*.npy' -exec cp {} "$work/npy/" \;
 echo "fuzz: $(ls "$work/seeds" | wc -l) seeds, $seconds s"
 

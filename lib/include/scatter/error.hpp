@@ -20,7 +20,16 @@ std::string_view to_string(ErrorCode code);
 /// Parses a spec spelling; returns false for an unknown one.
 bool parse_error_code(std::string_view text, ErrorCode& code);
 
-/// A user's mistake or an environment failure, never a broken invariant.
+/// `text` made fit for every report and terminal: valid UTF-8 without control
+/// characters. A byte that is not part of a well-formed UTF-8 sequence becomes \xNN,
+/// as do the C0 controls (but tab and newline) and DEL; the C1 controls and the
+/// non-characters U+FFFE and U+FFFF become \uNNNN. Text that needs none of this comes
+/// back unchanged, so applying it twice changes nothing.
+std::string printable_text(std::string_view text);
+
+/// A user's mistake or an environment failure, never a broken invariant. Its file,
+/// case, field and detail quote case files and backends, so they are kept as
+/// printable_text.
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, std::string field, std::string detail);

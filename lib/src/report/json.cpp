@@ -49,6 +49,26 @@ ordered_json comparison_json(const Comparison& c) {
           {"worst", worst}};
 }
 
+// An invalid case is an error whatever its status: it never ran to a verdict.
+std::string status_text(const CaseResult& r) {
+  if (r.invalid && r.status == Status::failed) return "error";
+  switch (r.status) {
+    case Status::passed:
+      return "passed";
+    case Status::failed:
+      return "failed";
+    case Status::error:
+      return "error";
+    case Status::xfail:
+      return "xfail";
+    case Status::xpass:
+      return "xpass";
+    case Status::skipped:
+      return "skipped";
+  }
+  return "error";
+}
+
 class JsonReporter final : public detail::CollectingReporter {
  public:
   using CollectingReporter::CollectingReporter;
@@ -70,31 +90,43 @@ class JsonReporter final : public detail::CollectingReporter {
                       {"hostname", context_.hostname},
                       {"command", context_.command},
                       {"backends", backends}};
+    // failed is the closing line's (failures and errors together); failures and errors
+    // split it as JUnit does: a failure ran and gave a wrong verdict, an error did not
+    // run to a verdict (an unreadable file, an invalid case, a backend error or timeout).
+    int failures = 0;
+    int errors = static_cast<int>(file_errors_.size());
+    for (const auto& r : results_) {
+      const auto status = status_text(r);
+      failures += status == "failed";
+      errors += status == "error";
+    }
     doc["summary"] = {{"passed", s.passed},       {"failed", s.failed},   {"skipped", s.skipped},
+                      {"failures", failures},     {"errors", errors},
                       {"invalid", s.invalid},     {"selected", s.selected}, {"interrupted", s.interrupted},
                       {"xfail", s.xfailed},       {"xpass", s.xpassed},
                       {"skip_reasons", s.skip_reasons}, {"xfail_ids", s.xfail_ids},
                       {"exit_code", s.exit_code}, {"closing_line", closing_line(s)}};
     ordered_json file_errors = ordered_json::array();
-    for (const auto& e : file_errors_) file_errors.push_back(error_json(e));
+    for (const auto& e : file_errors_) {
+      auto j = error_json(e);
+      j["status"] = "error";
+      file_errors.push_back(std::move(j));
+    }
     doc["file_errors"] = file_errors;
     ordered_json results = ordered_json::array();
     for (const auto& r : results_) {
       ordered_json j{{"file", r.file},       {"case", r.name},     {"op", r.op},
                      {"reduction", r.reduction}, {"dtype", r.dtype}, {"backend", r.backend},
-                     {"status", std::string(r.status == Status::passed    ? "passed"
-                                            : r.status == Status::failed  ? "failed"
-                                            : r.status == Status::error   ? "error"
-                                            : r.status == Status::xfail   ? "xfail"
-                                            : r.status == Status::xpass   ? "xpass"
-                                                                          : "skipped")},
+                     {"status", status_text(r)},
                      {"invalid", r.invalid}, {"detail", r.detail}, {"expectation", r.expectation}, {"lowering", r.lowering}, {"version", r.version}, {"seconds", r.seconds}};
       if (r.error) j["error"] = error_json(*r.error);
       if (r.comparison) j["comparison"] = comparison_json(*r.comparison);
       results.push_back(std::move(j));
     }
     doc["results"] = results;
-    return doc.dump(2) + "\n";
+    // Every string is printable_text already (collect.hpp); replacing what is not valid
+    // UTF-8 is a second guard, so that dump can never throw and lose the report.
+    return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
   }
 };
 

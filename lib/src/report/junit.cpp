@@ -22,8 +22,8 @@ class JunitReporter final : public detail::CollectingReporter {
     int skipped = 0;
     double total = 0.0;
     for (const auto& r : results_) {
-      failures += r.status == Status::failed;
-      errors += r.status == Status::error;
+      failures += r.status == Status::failed && !r.invalid;
+      errors += r.status == Status::error || (r.status == Status::failed && r.invalid);
       skipped += r.status == Status::skipped;
       total += r.seconds;
     }
@@ -47,20 +47,22 @@ class JunitReporter final : public detail::CollectingReporter {
     property("closing_line", closing_line(s));
     out += "    </properties>\n";
     for (const auto& e : file_errors_) {
-      out += fmt::format("    <testcase classname=\"load\" name=\"{}\" time=\"0\">\n", xml_escape(e.file()));
+      out += fmt::format("    <testcase classname=\"load\" name=\"{}\" file=\"{}\" time=\"0\">\n", xml_escape(e.file()),
+                         xml_escape(e.file()));
       out += fmt::format("      <error message=\"{}\" type=\"{}\"/>\n", xml_escape(describe(e)), to_string(e.code()));
       out += "    </testcase>\n";
     }
     for (const auto& r : results_) {
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}@{}\" file=\"{}\" time=\"{:.6f}\">\n", xml_escape(r.op),
                          xml_escape(r.name), xml_escape(r.backend), xml_escape(r.file), r.seconds);
-      if (r.status == Status::failed) {
+      // An invalid case never ran to a verdict: an error, not a failure.
+      if (r.status == Status::error || (r.status == Status::failed && r.invalid)) {
+        const auto code = r.error ? std::string(to_string(r.error->code())) : r.invalid ? "invalid" : "error";
+        out += fmt::format("      <error message=\"{}\" type=\"{}\"/>\n", xml_escape(r.detail), xml_escape(code));
+      } else if (r.status == Status::failed) {
         const auto text = r.comparison ? detail::comparison_text(*r.comparison, "") : r.detail;
         out += fmt::format("      <failure message=\"{}\" type=\"mismatch\">{}</failure>\n",
                            xml_escape(detail::worst_text(r)), xml_escape(text));
-      } else if (r.status == Status::error) {
-        const auto code = r.error ? std::string(to_string(r.error->code())) : "error";
-        out += fmt::format("      <error message=\"{}\" type=\"{}\"/>\n", xml_escape(r.detail), xml_escape(code));
       } else if (r.status == Status::skipped) {
         out += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(r.detail));
       } else if (r.status == Status::xfail || r.status == Status::xpass) {

@@ -89,7 +89,7 @@ class TableReporter final : public Reporter {
   }
 
   void on_case_start(const std::string& name, int index, int total) override {
-    if (progress_) progress_->set(name, index, total);
+    if (progress_) progress_->set(printable_text(name), index, total);
   }
 
   void on_file_error(const Error& error) override {
@@ -98,7 +98,8 @@ class TableReporter final : public Reporter {
     out_ << paint(kRed, "ERROR") << "  " << describe(error) << std::endl;
   }
 
-  void on_result(const CaseResult& r) override {
+  void on_result(const CaseResult& raw) override {
+    const auto r = detail::printable(raw);  // no byte of a file name or a backend reaches the terminal as it is
     const bool bad = r.status == Status::failed || r.status == Status::error;
     if (options_.quiet && !bad) return;
     std::lock_guard lock(io_);
@@ -128,7 +129,8 @@ class TableReporter final : public Reporter {
     out_.flush();
   }
 
-  void on_end(const RunSummary& summary) override {
+  void on_end(const RunSummary& raw) override {
+    const auto summary = detail::printable(raw);
     progress_.reset();
     for (const auto& [backend, n] : skipped_) {
       if (n > 1 && !options_.verbose) out_ << fmt::format("({} skipped on {} cases)\n", backend, n);

@@ -1,6 +1,7 @@
 #include "text.hpp"
 
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -27,15 +28,40 @@ std::string worst_text(const CaseResult& r) {
   return fmt::format("max |err| {:.3g} at {} vs {}", c.max_error, format_coord(c.max_error_coord), against);
 }
 
+namespace {
+
+// What a case's `tolerance` could do for a failed float comparison. It replaces the
+// defaults of the allclose elements only; the values printed read back as the doubles
+// that pass (compare.cpp rounds them up), so pasting the line into the case passes.
+std::string tolerance_hint(const Comparison& c, const std::string& indent) {
+  if (!c.tolerance_applies) {
+    return fmt::format("{}no tolerance applies: every element of this case is compared exactly\n", indent);
+  }
+  const auto allclose_failed = c.mismatches - c.exact_mismatches;
+  if (c.exact_mismatches == 0) {
+    return std::isfinite(c.needed_atol)
+               ? fmt::format("{}the smallest tolerance that would have passed: \"tolerance\": {{\"atol\": {}, \"rtol\": {}}}\n",
+                             indent, c.needed_atol, c.needed_rtol)
+               : fmt::format("{}no tolerance would pass: a NaN or infinity disagrees\n", indent);
+  }
+  auto elements = [](std::int64_t n) { return fmt::format("{} differing element{}", n, n == 1 ? " is" : "s are"); };
+  std::string out = fmt::format(
+      "{}no tolerance would pass: {} compared exactly (a tolerance changes only elements of float add, sub, mul "
+      "or mean that two or more updates hit)\n",
+      indent, elements(c.exact_mismatches));
+  if (allclose_failed > 0 && std::isfinite(c.allclose_atol)) {
+    out += fmt::format("{}the {} differing allclose element{} would pass with \"tolerance\": {{\"atol\": {}, \"rtol\": {}}}\n",
+                       indent, allclose_failed, allclose_failed == 1 ? "" : "s", c.allclose_atol, c.needed_rtol);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string comparison_text(const Comparison& c, const std::string& indent) {
   std::string out = fmt::format("{}{} of {} elements differ; rule: {}; compared with {}\n", indent, c.mismatches,
                                 c.elements, c.rule, c.against_expected ? "expected" : "the ref output");
-  if (!c.passed && c.float_output) {
-    out += std::isfinite(c.needed_atol)
-               ? fmt::format("{}the smallest tolerance that would have passed: atol = {:.3g} (with each element's rtol)\n",
-                             indent, c.needed_atol)
-               : fmt::format("{}no tolerance would pass: a NaN or infinity disagrees\n", indent);
-  }
+  if (!c.passed && c.float_output) out += tolerance_hint(c, indent);
   if (c.duplicate_elements > 0) {
     out += fmt::format("{}{} elements are targeted by several updates; {} hold another duplicate's value\n", indent,
                        c.duplicate_elements, c.accepted_duplicates);
@@ -54,7 +80,51 @@ std::string comparison_text(const Comparison& c, const std::string& indent) {
   return out;
 }
 
-std::string xml_escape(const std::string& text) {
+namespace {
+
+template <typename Value>
+std::map<std::string, Value> printable_keys(const std::map<std::string, Value>& in) {
+  std::map<std::string, Value> out;
+  for (const auto& [key, value] : in) out[printable_text(key)] += value;  // two keys may become one
+  return out;
+}
+
+void make_printable(std::string& text) { text = printable_text(text); }
+
+}  // namespace
+
+CaseResult printable(CaseResult r) {
+  for (auto* text : {&r.file, &r.name, &r.op, &r.reduction, &r.dtype, &r.backend, &r.detail, &r.expectation, &r.lowering,
+                     &r.version}) {
+    make_printable(*text);
+  }
+  for (auto& f : r.features) make_printable(f);
+  if (r.comparison) {
+    make_printable(r.comparison->rule);
+    for (auto& m : r.comparison->worst) {
+      make_printable(m.expected);
+      make_printable(m.actual);
+    }
+  }
+  return r;
+}
+
+RunSummary printable(RunSummary s) {
+  s.skip_reasons = printable_keys(s.skip_reasons);
+  s.xfail_ids = printable_keys(s.xfail_ids);
+  return s;
+}
+
+RunContext printable(RunContext c) {
+  for (auto* text : {&c.version, &c.build_type, &c.git_commit, &c.date, &c.hostname, &c.command}) make_printable(*text);
+  for (auto& b : c.backends) {
+    for (auto* text : {&b.name, &b.reason, &b.device}) make_printable(*text);
+  }
+  return c;
+}
+
+std::string xml_escape(const std::string& raw) {
+  const auto text = printable_text(raw);
   std::string out;
   out.reserve(text.size());
   for (char ch : text) {

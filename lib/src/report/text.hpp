@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "scatter/report.hpp"
 #include "scatter/run.hpp"
 
 namespace scatter::detail {
@@ -19,7 +20,15 @@ std::string comparison_text(const Comparison& c, const std::string& indent);
 /// "1.23 ms".
 std::string time_text(double seconds);
 
-/// XML text and attribute escaping.
+/// The one place where what a reporter is told becomes report text: every string of
+/// a result, a summary or a context through printable_text (valid UTF-8, no control
+/// characters but tab and newline). Errors are printable when made (error.hpp).
+CaseResult printable(CaseResult r);
+RunSummary printable(RunSummary s);
+RunContext printable(RunContext c);
+
+/// XML text and attribute escaping (of printable_text, so the result is always
+/// well-formed XML 1.0 character data).
 std::string xml_escape(const std::string& text);
 
 }  // namespace scatter::detail
