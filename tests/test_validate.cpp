@@ -371,6 +371,153 @@ TEST(ValidateIndex, NdNegativeComponentTooNegative) {
   EXPECT_REJECTED(json, ErrorCode::index, "inputs.indices[0,1] = -4 is out of range [-3, 2] for data.shape[1] = 3");
 }
 
+// ---- expected under `none` with duplicate targets: one of the element's updates
+
+const std::string kToleranceRule =
+    "; a tolerance applies only to float add, sub, mul and mean, on elements that two or more updates hit";
+
+TEST(ValidateNoneExpected, ValueOfNoDuplicateIsRejected) {
+  // Three updates write out[1]; 5 is none of 7, 8, 9, so no update order gives it.
+  const auto json = make_case(R"("op": "scatter_elements")", tensor("int32", "[3]", "[0, 0, 0]"),
+                              tensor("int64", "[3]", "[1, 1, 1]"), tensor("int32", "[3]", "[7, 8, 9]"),
+                              R"(, "expected": )" + tensor("int32", "[3]", "[0, 5, 0]"));
+  EXPECT_REJECTED(json, ErrorCode::values,
+                  "expected[1] = 5 is none of the values of the 3 updates that target it (7, 8, 9); with reduction "
+                  "'none' a duplicate target holds one of them");
+}
+
+TEST(ValidateNoneExpected, AnyDuplicateIsAccepted) {
+  for (const auto* value : {"7", "8", "9"}) {
+    SCOPED_TRACE(value);
+    const auto json = make_case(R"("op": "scatter_elements")", tensor("int32", "[3]", "[0, 0, 0]"),
+                                tensor("int64", "[3]", "[1, 1, 1]"), tensor("int32", "[3]", "[7, 8, 9]"),
+                                R"(, "expected": )" + tensor("int32", "[3]", std::string("[0, ") + value + ", 0]"));
+    EXPECT_FALSE(rejection(json).has_value());
+  }
+}
+
+TEST(ValidateNoneExpected, SingleTargetIsLeftToTheExactComparison) {
+  // out[0] has one update (4); its expected 6 is wrong, but the comparison is exact there
+  // and fails any backend, so validation does not judge it.
+  const auto json = make_case(R"("op": "scatter_elements")", tensor("int32", "[3]", "[0, 0, 0]"),
+                              tensor("int64", "[3]", "[0, 1, 1]"), tensor("int32", "[3]", "[4, 8, 9]"),
+                              R"(, "expected": )" + tensor("int32", "[3]", "[6, 8, 0]"));
+  EXPECT_FALSE(rejection(json).has_value());
+}
+
+TEST(ValidateNoneExpected, OtherReductionsAreNotChecked) {
+  // max of 7, 8, 9 onto 0 is 9; a wrong 5 is the comparison's business (exact there).
+  const auto json = make_case(R"("op": "scatter_elements", "reduction": "max")", tensor("int32", "[3]", "[0, 0, 0]"),
+                              tensor("int64", "[3]", "[1, 1, 1]"), tensor("int32", "[3]", "[7, 8, 9]"),
+                              R"(, "expected": )" + tensor("int32", "[3]", "[0, 5, 0]"));
+  EXPECT_FALSE(rejection(json).has_value());
+}
+
+TEST(ValidateNoneExpected, ScatterNdSlicesPerElement) {
+  // Both tuples write row 1: out[1,0] is 1 or 3, out[1,1] is 2 or 4, each on its own.
+  const auto data = tensor("float32", "[2, 2]", "[[0, 0], [0, 0]]");
+  const auto indices = tensor("int64", "[2, 1]", "[[1], [-1]]");
+  const auto updates = tensor("float32", "[2, 2]", "[[1, 2], [3, 4]]");
+  EXPECT_FALSE(rejection(make_case(R"("op": "scatter_nd")", data, indices, updates,
+                                   R"(, "expected": )" + tensor("float32", "[2, 2]", "[[0, 0], [1, 4]]")))
+                   .has_value());
+  EXPECT_REJECTED(make_case(R"("op": "scatter_nd")", data, indices, updates,
+                            R"(, "expected": )" + tensor("float32", "[2, 2]", "[[0, 0], [3, 5]]")),
+                  ErrorCode::values,
+                  "expected[1,1] = 5 is none of the values of the 2 updates that target it (2, 4); with reduction "
+                  "'none' a duplicate target holds one of them");
+}
+
+TEST(ValidateNoneExpected, ScatterUpdateRows) {
+  const auto json = make_case(R"("op": "scatter_update")", tensor("int64", "[3, 2]", "[1, 2, 3, 4, 5, 6]"),
+                              tensor("int64", "[2]", "[2, 2]"), tensor("int64", "[2, 2]", "[[7, 8], [9, 10]]"),
+                              R"(, "expected": )" + tensor("int64", "[3, 2]", "[[1, 2], [3, 4], [9, 6]]"));
+  EXPECT_REJECTED(json, ErrorCode::values,
+                  "expected[2,1] = 6 is none of the values of the 2 updates that target it (8, 10); with reduction "
+                  "'none' a duplicate target holds one of them");
+}
+
+TEST(ValidateNoneExpected, ExactRuleNanAnyNanSignedZeroDiffers) {
+  const auto data = tensor("float32", "[1]", "[1]");
+  const auto indices = tensor("int64", "[2]", "[0, 0]");
+  const auto updates = tensor("float32", "[2]", R"(["nan", -0.0])");
+  for (const auto* ok : {R"(["nan"])", "[-0.0]"}) {
+    SCOPED_TRACE(ok);
+    EXPECT_FALSE(rejection(make_case(R"("op": "scatter_elements")", data, indices, updates,
+                                     R"(, "expected": )" + tensor("float32", "[1]", ok)))
+                     .has_value());
+  }
+  EXPECT_REJECTED(make_case(R"("op": "scatter_elements")", data, indices, updates,
+                            R"(, "expected": )" + tensor("float32", "[1]", "[0.0]")),
+                  ErrorCode::values,
+                  "expected[0] = 0 is none of the values of the 2 updates that target it (nan, -0); with reduction "
+                  "'none' a duplicate target holds one of them");
+}
+
+TEST(ValidateNoneExpected, LongListOfDuplicatesIsCut) {
+  const auto json = make_case(R"("op": "scatter_elements")", tensor("int32", "[2]", "[0, 0]"),
+                              tensor("int64", "[10]", "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"),
+                              tensor("int32", "[10]", "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"),
+                              R"(, "expected": )" + tensor("int32", "[2]", "[0, 11]"));
+  EXPECT_REJECTED(json, ErrorCode::values,
+                  "expected[1] = 11 is none of the values of the 10 updates that target it (1, 2, 3, 4, 5, 6, 7, 8, "
+                  "and 2 more); with reduction 'none' a duplicate target holds one of them");
+}
+
+// ---- tolerance: only where an element can be compared with allclose
+
+TEST(ValidateTolerance, OnIntegerOrBoolData) {
+  const auto ints = make_case(R"("op": "scatter_elements", "reduction": "add")", tensor("int32", "[2]", "[0, 0]"),
+                              tensor("int64", "[2]", "[0, 0]"), tensor("int32", "[2]", "[1, 2]"),
+                              R"(, "tolerance": {"atol": 1})");
+  EXPECT_REJECTED(ints, ErrorCode::schema,
+                  "tolerance: int32 outputs are compared exactly, bit for bit" + kToleranceRule);
+  const auto bools = make_case(R"("op": "scatter_elements", "reduction": "add")", tensor("bool", "[2]", "[0, 0]"),
+                               tensor("int64", "[2]", "[0, 0]"), tensor("bool", "[2]", "[1, 0]"),
+                               R"(, "tolerance": {"rtol": 0.5})");
+  EXPECT_REJECTED(bools, ErrorCode::schema,
+                  "tolerance: bool outputs are compared exactly, bit for bit" + kToleranceRule);
+}
+
+TEST(ValidateTolerance, OnFloatNoneMinMax) {
+  for (const std::string red : {"none", "min", "max"}) {
+    SCOPED_TRACE(red);
+    const auto json = make_case(R"("op": "scatter_elements", "reduction": ")" + red + "\"",
+                                tensor("float32", "[2]", "[0, 0]"), tensor("int64", "[2]", "[0, 0]"),
+                                tensor("float32", "[2]", "[1, 2]"), R"(, "tolerance": {"atol": 1})");
+    EXPECT_REJECTED(json, ErrorCode::schema,
+                    "tolerance: float outputs of reduction '" + red +
+                        "' are compared exactly, bit for bit" + kToleranceRule);
+  }
+}
+
+TEST(ValidateTolerance, OnFloatAddWithoutDuplicateTargets) {
+  // kIdx22 on axis 0 hits four distinct elements once each.
+  const auto json = make_case(R"("op": "scatter_elements", "reduction": "add")", kData42, kIdx22, kUpd22,
+                              R"(, "tolerance": {"atol": 0.5, "rtol": 0})");
+  EXPECT_REJECTED(json, ErrorCode::schema,
+                  "tolerance: no output element is hit by two or more updates, so every element is "
+                  "compared exactly" + kToleranceRule);
+  const auto empty = make_case(R"("op": "scatter_nd", "reduction": "mul")", tensor("float64", "[2]", "[1, 2]"),
+                               tensor("int64", "[0, 1]", "[]"), tensor("float64", "[0]", "[]"),
+                               R"(, "tolerance": {"atol": 0.5})");
+  EXPECT_REJECTED(empty, ErrorCode::schema, "tolerance: no update targets any element" + kToleranceRule);
+}
+
+TEST(ValidateTolerance, AcceptedWhereAnElementIsHitTwice) {
+  for (const std::string red : {"add", "mul", "mean"}) {
+    SCOPED_TRACE(red);
+    const auto json = make_case(R"("op": "scatter_elements", "reduction": ")" + red + "\"",
+                                tensor("float16", "[3]", "[1, 2, 3]"), tensor("int64", "[3]", "[2, 0, 2]"),
+                                tensor("float16", "[3]", "[1, 2, 4]"), R"(, "tolerance": {"atol": 0.5, "rtol": 0})");
+    EXPECT_FALSE(rejection(json).has_value());
+  }
+  const auto sub = make_case(R"("op": "scatter_nd", "reduction": "sub")", tensor("float64", "[2]", "[1, 2]"),
+                             tensor("int64", "[2, 1]", "[[1], [-1]]"), tensor("float64", "[2]", "[1, 2]"),
+                             R"(, "tolerance": {"rtol": 0.5})");
+  EXPECT_FALSE(rejection(sub).has_value());
+}
+
 // ---- too_large
 
 TEST(ValidateTooLarge, MoreThanMaxBytes) {

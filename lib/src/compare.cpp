@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -182,6 +183,20 @@ std::string_view to_string(Rule rule) {
   return "?";
 }
 
+double round_up_3_digits(double x) {
+  if (!(x > 0)) return 0.0;
+  if (!std::isfinite(x)) return x;
+  // The nearest three-digit decimal, "d.dde+X"; one unit in the last digit more if it is below x.
+  const auto text = fmt::format("{:.2e}", x);
+  double v = std::strtod(text.c_str(), nullptr);
+  if (v >= x) return v;
+  const auto e = text.find('e');
+  const long digits = std::strtol((text.substr(0, 1) + text.substr(2, e - 2)).c_str(), nullptr, 10);
+  const long exponent = std::strtol(text.c_str() + e + 1, nullptr, 10);
+  v = std::strtod(fmt::format("{}e{}", digits + 1, exponent - 2).c_str(), nullptr);
+  return v;
+}
+
 double epsilon_of(DType dtype) {
   switch (dtype) {
     case DType::float64:
@@ -223,14 +238,14 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
   std::int64_t pending_count = 0;
   Worst worst(options.max_reported);
   std::vector<std::uint32_t> failed;  // kFailed per differing element; allocated on a failure
-  auto fail = [&](std::int64_t i, Rule rule, double allowed, double rtol) {
+  auto fail = [&](std::int64_t i, Rule rule, double allowed) {
     ++r.mismatches;
+    if (rule != Rule::allclose) ++r.exact_mismatches;
     if (failed.empty()) failed.assign(static_cast<std::size_t>(n), 0);
     failed[i] = kFailed;
     Mismatch m;
     m.offset = i;
     m.error = abs_error(got, want, i);
-    r.needed_atol = std::max(r.needed_atol, m.error - rtol * std::fabs(element_as_double(want, i)));
     m.rule = rule;
     m.allowed = allowed;
     m.hits = hits[i];
@@ -254,7 +269,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
       continue;
     }
     note_error(i);
-    fail(i, Rule::exact, 0.0, 0.0);
+    fail(i, Rule::exact, 0.0);
   }
 
   std::string tolerance_text;
@@ -267,7 +282,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     });
     for (std::int64_t i = 0; i < n; ++i) {
       if (pending[i] == 2) ++r.accepted_duplicates;
-      if (pending[i] == 1) fail(i, Rule::any_of_duplicates, 0.0, 0.0);
+      if (pending[i] == 1) fail(i, Rule::any_of_duplicates, 0.0);
       if (pending[i] != 0) note_error(i);
     }
   } else if (pending_count > 0) {
@@ -281,6 +296,11 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
       }
     });
     const double eps = epsilon_of(want.dtype());
+    // The hint: a `tolerance` replaces the defaults of every allclose element, so it must
+    // cover the ones that pass by their default too. With the hint's rtol (the case's, or
+    // 0), each element needs atol >= |got - want| - rtol * |want|.
+    const double hint_rtol = c.tolerance ? c.tolerance->rtol : 0.0;
+    double hint_atol = 0.0;
     for (std::int64_t i = 0; i < n; ++i) {
       if (!pending[i]) continue;
       note_error(i);
@@ -292,13 +312,30 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
       const double w = element_as_double(want, i);
       const double e = abs_error(got, want, i);
       const double allowed = atol + rtol * std::fabs(w);
-      if (!(e <= allowed)) fail(i, Rule::allclose, allowed, rtol);
+      if (!(e <= allowed)) fail(i, Rule::allclose, allowed);
+      hint_atol = std::max(hint_atol, std::isinf(e) ? e : e - hint_rtol * std::fabs(w));
     }
+    // Rounded up for printing, then checked the way the comparison checks (atol + rtol *
+    // |want| in double): one more step up wherever that rounding would fail an element.
+    hint_atol = round_up_3_digits(hint_atol);
+    for (std::int64_t i = 0; i < n && std::isfinite(hint_atol); ++i) {
+      if (!pending[i]) continue;
+      const double w = std::fabs(element_as_double(want, i));
+      while (!(abs_error(got, want, i) <= hint_atol + hint_rtol * w) && std::isfinite(hint_atol)) {
+        hint_atol = round_up_3_digits(std::nextafter(hint_atol, std::numeric_limits<double>::infinity()));
+      }
+    }
+    r.allclose_atol = hint_atol;
+    r.needed_rtol = hint_rtol;
     tolerance_text = c.tolerance ? fmt::format("allclose(atol={}, rtol={})", c.tolerance->atol, c.tolerance->rtol)
                                  : "allclose(rtol=h*eps, atol=h*eps*sum|x|)";
   }
 
   r.passed = r.mismatches == 0;
+  r.tolerance_applies = tolerant && r.duplicate_elements > 0;
+  if (!r.passed) {
+    r.needed_atol = r.exact_mismatches > 0 ? std::numeric_limits<double>::infinity() : r.allclose_atol;
+  }
   if (!r.passed) r.mismatch_features = mismatch_features(c, got, want, idx, hits, failed);
   r.float_output = is_float(want.dtype());
   std::vector<std::string> rules{"exact"};

@@ -54,10 +54,22 @@ struct Comparison {
   double max_error = 0.0;                ///< largest |actual - expected| seen
   std::vector<std::int64_t> max_error_coord;
   std::string rule;  ///< the rule(s) applied, e.g. "exact", "allclose(atol=..., rtol=...)"
-  /// The smallest atol (with the rtol each element had) under which every element
-  /// would pass; infinity when a NaN or infinity disagrees.
+  /// The tolerance hint. A case's `tolerance` replaces the defaults of every element
+  /// compared with allclose and changes nothing else. `needed_atol` is the smallest atol,
+  /// rounded up to three significant digits (so that printing it with "{}" and reading
+  /// it back gives the same double), that passes every allclose element together with
+  /// `needed_rtol` (the case's own rtol when it has a tolerance, else 0): re-running with
+  /// `"tolerance": {"atol": needed_atol, "rtol": needed_rtol}` passes. Infinity when no
+  /// tolerance passes the case: a NaN or infinity disagrees on an allclose element, or an
+  /// element compared exactly differs (`exact_mismatches` > 0). 0 when it passed.
   double needed_atol = 0.0;
-  bool float_output = false;  ///< tolerances mean something only for float outputs
+  double needed_rtol = 0.0;
+  /// Like needed_atol, over the allclose elements only (those a tolerance can change):
+  /// finite unless a NaN or infinity disagrees on one of them.
+  double allclose_atol = 0.0;
+  std::int64_t exact_mismatches = 0;  ///< differing elements compared exactly or any-of-duplicates
+  bool tolerance_applies = false;     ///< some element is compared with allclose
+  bool float_output = false;          ///< tolerances mean something only for float outputs
   std::vector<Mismatch> worst;  ///< the largest mismatches, worst first
   /// The distinct ElementFeature sets of every differing element (not only the worst).
   std::vector<std::uint32_t> mismatch_features;
@@ -73,5 +85,9 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
 
 /// Machine epsilon of a float dtype (2^-52, 2^-23, 2^-10, 2^-7).
 double epsilon_of(DType dtype);
+
+/// The smallest number of at most three significant decimal digits that is >= x (as a
+/// double read back from its decimal text); 0 for x <= 0, x itself when not finite.
+double round_up_3_digits(double x);
 
 }  // namespace scatter

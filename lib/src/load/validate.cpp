@@ -1,8 +1,14 @@
-// The spec's rules on a declared case (reductions, dtypes, axis, shapes), and on a
-// materialized one (every index in range). Checking lives here; computing elsewhere.
+// The spec's rules on a declared case (reductions, dtypes, axis, shapes, where a
+// tolerance can apply), and on a materialized one (every index in range; then, where
+// updates land: `expected` at `none` duplicates, a tolerance with no element hit twice).
+// Checking lives here; computing elsewhere.
+
+#include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
+#include "../targets.hpp"
 #include "detail.hpp"
 
 namespace scatter {
@@ -105,6 +111,95 @@ void check_update_shapes(const CaseDecl& d) {
   }
 }
 
+// Why a `tolerance` can never apply to the case, from its declaration alone; empty if it
+// may (float add, sub, mul, mean; whether an element is hit twice is checked later).
+std::string tolerance_never_applies(const CaseDecl& d) {
+  const auto red = d.attrs.reduction;
+  if (!is_float(d.data.dtype)) {
+    return fmt::format("{} outputs are compared exactly, bit for bit", to_string(d.data.dtype));
+  }
+  if (red != Reduction::add && red != Reduction::sub && red != Reduction::mul && red != Reduction::mean) {
+    return fmt::format("float outputs of reduction '{}' are compared exactly, bit for bit",
+                       to_string(red));
+  }
+  return {};
+}
+
+constexpr const char* kToleranceRule =
+    "; a tolerance applies only to float add, sub, mul and mean, on elements that two or more updates hit";
+
+// Equal under the comparison's exact rule: same bits, or both NaN.
+bool exact_equal(const Tensor& a, std::int64_t i, const Tensor& b, std::int64_t j) {
+  const auto size = size_of(a.dtype());
+  if (std::memcmp(a.bytes() + i * size, b.bytes() + j * size, size) == 0) return true;
+  return is_float(a.dtype()) && std::isnan(element_as_double(a, i)) && std::isnan(element_as_double(b, j));
+}
+
+// Per output element: how many updates hit it (saturating at 2), and, with kMatched,
+// whether one of them equals `expected` there (only when `expected` is given).
+constexpr std::uint8_t kHitCount = 3;
+constexpr std::uint8_t kMatched = 4;
+
+std::vector<std::uint8_t> hit_marks(const Case& c, const std::vector<std::int64_t>& idx, const Tensor* expected) {
+  std::vector<std::uint8_t> marks(static_cast<std::size_t>(c.data.numel()), 0);
+  visit_targets(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
+    for (std::int64_t j = 0; j < len; ++j) {
+      auto& m = marks[static_cast<std::size_t>(o + j)];
+      if ((m & kHitCount) < 2) ++m;
+      if (expected && !(m & kMatched) && exact_equal(c.updates, u + j, *expected, o + j)) m |= kMatched;
+    }
+  });
+  return marks;
+}
+
+// `none` with duplicate targets: the comparison accepts any one of an element's updates,
+// so an expected value that is none of them cannot be right under any update order.
+// Elements hit once are left to the comparison (exact there).
+void check_none_expected(const Case& c, const std::vector<std::uint8_t>& marks, const std::vector<std::int64_t>& idx) {
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    if ((marks[i] & kHitCount) < 2 || (marks[i] & kMatched)) continue;
+    const auto offset = static_cast<std::int64_t>(i);
+    constexpr std::size_t kMaxListed = 8;
+    std::vector<std::string> candidates;
+    std::int64_t count = 0;
+    visit_targets(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
+      if (offset < o || offset >= o + len) return;
+      ++count;
+      if (candidates.size() < kMaxListed) candidates.push_back(format_element(c.updates, u + (offset - o)));
+    });
+    if (count > static_cast<std::int64_t>(candidates.size())) {
+      candidates.push_back(fmt::format("and {} more", count - static_cast<std::int64_t>(candidates.size())));
+    }
+    throw Error(ErrorCode::values, "expected" + format_coord(unravel(offset, c.data.shape())),
+                fmt::format("= {} is none of the values of the {} updates that target it ({}); with reduction "
+                            "'none' a duplicate target holds one of them",
+                            format_element(*c.expected, offset), count, fmt::join(candidates, ", ")));
+  }
+}
+
+// Checks that need the indices in range: expected values under `none` with duplicate
+// targets, and a `tolerance` on a case where no element is hit twice.
+void check_targets(const Case& c) {
+  const bool none_expected = c.attrs.reduction == Reduction::none && c.expected.has_value();
+  const bool tolerance = c.tolerance.has_value();
+  if ((!none_expected && !tolerance) || c.updates.numel() == 0) {
+    if (tolerance) throw Error(ErrorCode::schema, "tolerance", std::string("no update targets any element") + kToleranceRule);
+    return;
+  }
+  const auto idx = normalized_indices(c);
+  const auto marks = hit_marks(c, idx, none_expected ? &*c.expected : nullptr);
+  if (none_expected) check_none_expected(c, marks, idx);
+  if (tolerance) {
+    for (const auto m : marks) {
+      if ((m & kHitCount) >= 2) return;
+    }
+    throw Error(ErrorCode::schema, "tolerance",
+                std::string("no output element is hit by two or more updates, so every element is "
+                            "compared exactly") +
+                    kToleranceRule);
+  }
+}
+
 }  // namespace
 
 void validate_decl(CaseDecl& d, bool axis_given) {
@@ -138,6 +233,11 @@ void validate_decl(CaseDecl& d, bool axis_given) {
     throw Error(ErrorCode::shape, "expected.shape",
                 fmt::format("= {} differs from inputs.data.shape = {}", format_shape(d.expected->shape),
                             format_shape(d.data.shape)));
+  }
+  if (d.tolerance) {
+    if (const auto why = tolerance_never_applies(d); !why.empty()) {
+      throw Error(ErrorCode::schema, "tolerance", why + kToleranceRule);
+    }
   }
 }
 
@@ -214,7 +314,10 @@ Case build_case(const CaseDecl& decl, bool check_index_values) {
     c.indices = materialize_tensor(decl.indices, "inputs.indices", decl);
     c.updates = materialize_tensor(decl.updates, "inputs.updates", decl);
     if (decl.expected) c.expected = materialize_tensor(*decl.expected, "expected", decl);
-    if (check_index_values) detail::check_indices(c);
+    if (check_index_values) {
+      detail::check_indices(c);
+      detail::check_targets(c);
+    }
     return c;
   } catch (Error& e) {
     e.at(decl.file, decl.name);

@@ -28,15 +28,40 @@ std::string worst_text(const CaseResult& r) {
   return fmt::format("max |err| {:.3g} at {} vs {}", c.max_error, format_coord(c.max_error_coord), against);
 }
 
+namespace {
+
+// What a case's `tolerance` could do for a failed float comparison. It replaces the
+// defaults of the allclose elements only; the values printed read back as the doubles
+// that pass (compare.cpp rounds them up), so pasting the line into the case passes.
+std::string tolerance_hint(const Comparison& c, const std::string& indent) {
+  if (!c.tolerance_applies) {
+    return fmt::format("{}no tolerance applies: every element of this case is compared exactly\n", indent);
+  }
+  const auto allclose_failed = c.mismatches - c.exact_mismatches;
+  if (c.exact_mismatches == 0) {
+    return std::isfinite(c.needed_atol)
+               ? fmt::format("{}the smallest tolerance that would have passed: \"tolerance\": {{\"atol\": {}, \"rtol\": {}}}\n",
+                             indent, c.needed_atol, c.needed_rtol)
+               : fmt::format("{}no tolerance would pass: a NaN or infinity disagrees\n", indent);
+  }
+  auto elements = [](std::int64_t n) { return fmt::format("{} differing element{}", n, n == 1 ? " is" : "s are"); };
+  std::string out = fmt::format(
+      "{}no tolerance would pass: {} compared exactly (a tolerance changes only elements of float add, sub, mul "
+      "or mean that two or more updates hit)\n",
+      indent, elements(c.exact_mismatches));
+  if (allclose_failed > 0 && std::isfinite(c.allclose_atol)) {
+    out += fmt::format("{}the {} differing allclose element{} would pass with \"tolerance\": {{\"atol\": {}, \"rtol\": {}}}\n",
+                       indent, allclose_failed, allclose_failed == 1 ? "" : "s", c.allclose_atol, c.needed_rtol);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string comparison_text(const Comparison& c, const std::string& indent) {
   std::string out = fmt::format("{}{} of {} elements differ; rule: {}; compared with {}\n", indent, c.mismatches,
                                 c.elements, c.rule, c.against_expected ? "expected" : "the ref output");
-  if (!c.passed && c.float_output) {
-    out += std::isfinite(c.needed_atol)
-               ? fmt::format("{}the smallest tolerance that would have passed: atol = {:.3g} (with each element's rtol)\n",
-                             indent, c.needed_atol)
-               : fmt::format("{}no tolerance would pass: a NaN or infinity disagrees\n", indent);
-  }
+  if (!c.passed && c.float_output) out += tolerance_hint(c, indent);
   if (c.duplicate_elements > 0) {
     out += fmt::format("{}{} elements are targeted by several updates; {} hold another duplicate's value\n", indent,
                        c.duplicate_elements, c.accepted_duplicates);
