@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scatter/backend.hpp"
+#include "scatter/expectations.hpp"
 #include "scatter/case.hpp"
 
 namespace scatter {
@@ -62,6 +63,8 @@ struct BenchOptions {
   /// Test-only: {name, factor} runs that benchmark's op `factor` times per sample (a
   /// real slowdown, for measuring the gate). From SCATTERCTL_BENCH_SLOWDOWN=name:factor.
   std::vector<std::pair<std::string, int>> slowdown;
+  /// Known divergences: a failed check they cover is xfail, not a failure.
+  const Expectations* expectations = nullptr;
 };
 
 /// SCATTERCTL_BENCH_SLOWDOWN="name:factor[,name:factor]" (name without "@backend");
@@ -113,6 +116,8 @@ struct BenchRow {
   bool verified = false;        ///< the output was checked against the reference
   std::string shape;            ///< "f32 data [N] indices [M,1] updates [M]"
   std::string timed_by;         ///< how an external backend timed the op ("perf_counter around ..."); "" for built-ins
+  bool skipped = false;         ///< outside the backend's declared capabilities: `error` holds the rule
+  std::string expectation;      ///< a failed check that this known divergence covers (xfail: no timing, no failure)
   /// Bytes/s of a copy of this row's own working set, cold as the row (host backends):
   /// the 100% line, so caching cannot lift a row over it. 0: copy_bandwidth is used.
   double working_set_copy_bandwidth = 0.0;

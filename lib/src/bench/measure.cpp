@@ -17,6 +17,8 @@
 
 #include "../targets.hpp"
 #include "scatter/bench.hpp"
+
+#include "scatter/capabilities.hpp"
 #include "scatter/cancel.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
@@ -234,6 +236,14 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
           }
         }
         if (!c || !row.error.empty() || row.failed) continue;
+        // Outside what the backend declares: skipped with the rule, as `run` does.
+        if (const auto* caps = backend->capabilities()) {
+          if (auto why = unsupported_reason(*caps, *c, features_of(*c))) {
+            row.skipped = true;
+            row.error = "unsupported: " + *why;
+            continue;
+          }
+        }
         // Cold: the backend evicts its caches after its setup, just before the timed region.
         const RunFlags flags{item.in_place, item.deterministic, options.cold};
         int factor = 1;
@@ -256,6 +266,13 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
               }
               row.error = fmt::format("output differs from the reference in {} of {} elements ({}){}", cmp.mismatches,
                                       cmp.elements, cmp.rule, first);
+              if (options.expectations) {
+                if (const auto* e = options.expectations->covering(backend->name(), backend->version(), *c,
+                                                                   features_of(*c), Outcome::failed, &cmp, "")) {
+                  row.expectation = e->id;
+                  row.error = fmt::format("xfail [{}] {}; {}", e->id, e->reason, row.error);
+                }
+              }
               continue;
             }
           }

@@ -115,6 +115,8 @@ std::string bench_json(const BenchReport& report) {
       b["error_occurred"] = true;
       b["error_message"] = r.error;
       if (r.failed) b["failed"] = true;
+      if (r.skipped) b["skipped"] = true;
+      if (!r.expectation.empty()) b["xfail"] = r.expectation;
     }
     benchmarks.push_back(std::move(b));
   }
@@ -142,6 +144,10 @@ std::string bench_table(const BenchReport& report) {
   out += fmt::format("{:<44} {:<11} {:>10} {:>7} {:>9} {:>7} {:>9} {:>9} {:>10} {:>4}  {}\n", "benchmark", "backend",
                      "median", "spread", "moved", "GB/s", "% of copy", "% sector", "floor", "n", "shape");
   for (const auto& r : report.rows) {
+    if (r.skipped || !r.expectation.empty()) {
+      out += fmt::format("{:<44} {:<11} {}: {}\n", r.name, r.backend, r.skipped ? "skipped" : "xfail", r.error);
+      continue;
+    }
     if (r.failed) {
       out += fmt::format("{:<44} {:<11} FAILED: {}\n", r.name, r.backend, r.error);
       continue;
@@ -180,7 +186,8 @@ std::string bench_markdown(const BenchReport& report) {
   for (const auto& r : report.rows) {
     if (!r.error.empty()) {
       out += fmt::format("| {} | {} | {} | {}: {} | | | | | |\n", r.name, r.backend, r.shape,
-                         r.failed ? "**FAILED**" : "error", r.error);
+                         r.skipped ? "skipped" : !r.expectation.empty() ? "xfail" : r.failed ? "**FAILED**" : "error",
+                         r.error);
       continue;
     }
     out += fmt::format("| {} | {} | {} | {} | {:.2f}% | {:.2f} | {:.1f}% | {} | {} |\n", r.name, r.backend, r.shape,

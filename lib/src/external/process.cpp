@@ -79,9 +79,10 @@ void WorkerProcess::start() {
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
-  for (const auto& [key, value] : env_) {
-    std::erase_if(env_strings, [&](const std::string& s) { return s.rfind(key + "=", 0) == 0; });
-    env_strings.push_back(key + "=" + value);
+  for (const auto& entry : env_) {
+    const std::string prefix = entry.first + "=";
+    std::erase_if(env_strings, [&prefix](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+    env_strings.push_back(prefix + entry.second);
   }
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
