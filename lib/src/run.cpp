@@ -458,6 +458,9 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
     }
   }
   s.selected = static_cast<int>(selected.size());
+  // Say so when the large cases were asked for (by a filter, or as all that was loaded),
+  // not on every run of a folder that holds some.
+  if (s.selected > 0 && options.selection.filters.empty()) s.large_left_out = 0;
   auto emit = [&](const CaseResult& r) {
     count(s, r, options.strict);
     reporter.on_result(r);
