@@ -8,11 +8,13 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "scatter/error.hpp"
 #include "scatter/report.hpp"
+#include "scatter/run.hpp"
 
 namespace scatter {
 namespace {
@@ -250,3 +252,30 @@ TEST_F(ReportFiles, InvalidFilesAndCasesAreErrorsNotFailures) {
 
 }  // namespace
 }  // namespace scatter
+
+// The run table names its columns once, above the first row, and ends with the closing line.
+TEST(TableReport, HeaderOnceAboveTheRows) {
+  std::ostringstream out;
+  auto table = scatter::make_table_reporter(out, {});
+  scatter::CaseResult r;
+  r.name = "first";
+  r.op = "scatter_nd";
+  r.backend = "ref";
+  r.detail = "fine";
+  table->on_result(r);
+  r.name = "second";
+  table->on_result(r);
+  scatter::RunSummary s;
+  s.passed = 2;
+  table->on_end(s);
+  std::istringstream lines(out.str());
+  std::string line;
+  std::vector<std::string> all;
+  while (std::getline(lines, line)) all.push_back(line);
+  ASSERT_EQ(all.size(), 4u) << out.str();
+  EXPECT_EQ(all[0].rfind("case ", 0), 0u) << all[0];
+  EXPECT_NE(all[0].find("status"), std::string::npos);
+  EXPECT_EQ(all[1].rfind("first ", 0), 0u);
+  EXPECT_EQ(all[2].rfind("second ", 0), 0u);
+  EXPECT_EQ(all[3], "scatterctl: 2 passed, 0 failed, 0 skipped");
+}

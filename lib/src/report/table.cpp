@@ -104,6 +104,12 @@ class TableReporter final : public Reporter {
     if (options_.quiet && !bad) return;
     std::lock_guard lock(io_);
     clear_progress();
+    if (!header_printed_) {
+      // The columns, once, above the first row.
+      header_printed_ = true;
+      out_ << fmt::format("{:<40} {:<17} {:<8} {:<8} {:<60} {}\n", "case", "op", "backend", "status",
+                          "worst error and where", "time");
+    }
     if (r.status == Status::skipped && !options_.verbose) {
       if (skipped_[r.backend]++ > 0) return;
       out_ << fmt::format("{:<40} {:<17} {:<8} ", r.name, r.op, r.backend)
@@ -165,6 +171,7 @@ class TableReporter final : public Reporter {
   std::ostream& out_;
   TableOptions options_;
   std::map<std::string, int> skipped_;
+  bool header_printed_ = false;
   std::mutex io_;
   std::unique_ptr<Progress> progress_;
 };
