@@ -9,6 +9,8 @@
 The graph's inputs have no fixed shape, so one model serves every shape of a signature."""
 import numpy as np
 
+from .protocol import contiguous, update_as_nd
+
 OPSET = 18
 ONNX_REDUCTION = {"none": "none", "add": "add", "mul": "mul", "min": "min", "max": "max"}
 
@@ -60,24 +62,8 @@ def signature(case):
             case.index_dtype)
 
 
-def contiguous(a):
-    """a in C order with its shape kept: np.ascontiguousarray returns at least 1-d, which turns a 0-d
-    `updates` (scatter_nd with k = rank, scatter_update with scalar indices) into shape [1]."""
-    a = np.asarray(a)
-    return a if a.flags.c_contiguous else np.array(a, order="C")
-
-
-def arrays(case):
-    """(data, indices, updates, undo) as held arrays (bfloat16: uint16 bits) in the model's layout."""
-    d, i, u = case.data.array, case.indices.array, case.updates.array
-    if case.op != "scatter_update":
-        return d, i, u, (lambda y: y)
-    ax = case.axis
-    ir = i.ndim
-    d_t = contiguous(np.moveaxis(d, ax, 0))
-    u_t = contiguous(np.moveaxis(u, list(range(ax, ax + ir)), list(range(ir))))
-    i_t = contiguous(i.reshape(i.shape + (1,)))
-    return d_t, i_t, u_t, (lambda y: contiguous(np.moveaxis(y, 0, ax)))
+# Shared with the other adapters that lower scatter_update to scatter_nd (tvm).
+arrays = update_as_nd
 
 
 def capabilities(elements, nd):

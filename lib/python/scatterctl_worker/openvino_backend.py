@@ -10,7 +10,7 @@ and cached by (op, reduction, axis, use_init_val, dtypes, shapes)."""
 import numpy as np
 
 from .adapter import Adapter, Prepared
-from .protocol import DTYPES, Rejected, Tensor, Unsupported
+from .protocol import DTYPES, Rejected, Tensor, Unsupported, contiguous
 
 OV_REDUCTION = {"none": "none", "add": "sum", "sub": "sub", "mul": "prod", "min": "min", "max": "max",
                 "mean": "mean"}
@@ -112,9 +112,9 @@ class OpenVinoAdapter(Adapter):
             x = ov.Tensor(ov.Type.bf16, ov.Shape(list(t.shape)))
             x.data.view(np.uint16)[...] = t.array
             return x
-        # np.require, not np.ascontiguousarray: the latter turns a 0-d array into shape [1], which the
+        # contiguous, not np.ascontiguousarray: the latter turns a 0-d array into shape [1], which the
         # request refuses for a 0-d Parameter
-        return ov.Tensor(np.require(t.array, requirements="C"))
+        return ov.Tensor(contiguous(t.array))
 
     def prepare(self, case, flags):
         key = (case.op, case.reduction, case.axis, case.use_init_val, case.dtype, case.index_dtype,

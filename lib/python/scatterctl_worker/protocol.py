@@ -288,3 +288,25 @@ def first_out_of_range(case, allow_negative=True):
     pos = tuple(int(x) for x in np.argwhere(bad)[0])
     return (f"indices[{','.join(map(str, pos))}] = {int(idx[pos])} is out of range [{lo}, {s - 1}] "
             f"for data.shape[{case.axis}] = {s}")
+
+
+def contiguous(a):
+    """a in C order with its shape kept: np.ascontiguousarray returns at least 1-d, which turns a 0-d
+    `updates` (scatter_nd with k = rank, scatter_update with scalar indices) into shape [1]."""
+    a = np.asarray(a)
+    return a if a.flags.c_contiguous else np.array(a, order="C")
+
+
+def update_as_nd(case):
+    """(data, indices, updates, undo) as held arrays (bfloat16: uint16 bits) in the layout of a
+    scatter_nd lowering: for scatter_update the axis moved to the front and indices given a last
+    dimension of 1; undo moves the output back. Other ops pass through."""
+    d, i, u = case.data.array, case.indices.array, case.updates.array
+    if case.op != "scatter_update":
+        return d, i, u, (lambda y: y)
+    ax = case.axis
+    ir = i.ndim
+    d_t = contiguous(np.moveaxis(d, ax, 0))
+    u_t = contiguous(np.moveaxis(u, list(range(ax, ax + ir)), list(range(ir))))
+    i_t = contiguous(i.reshape(i.shape + (1,)))
+    return d_t, i_t, u_t, (lambda y: contiguous(np.moveaxis(y, 0, ax)))

@@ -18,7 +18,7 @@ whole), where the op is right, and puts the block back into data with concat (al
 import numpy as np
 
 from .adapter import Adapter, Prepared
-from .protocol import Rejected, Tensor, Unsupported, first_out_of_range
+from .protocol import Rejected, Tensor, Unsupported, contiguous, first_out_of_range, update_as_nd
 
 TVM_REDUCTION = {"none": "update", "add": "add", "mul": "mul", "min": "min", "max": "max", "mean": "mean"}
 MAX_CACHE = 64
@@ -38,7 +38,7 @@ class _Prepared(Prepared):
         arr = self.y.numpy()
         if self.case.dtype == "bfloat16":
             arr = np.ascontiguousarray(arr).view(np.uint16)
-        return Tensor(self.case.dtype, self.undo(_c_order(arr)))
+        return Tensor(self.case.dtype, self.undo(contiguous(arr)))
 
 
 class TvmAdapter(Adapter):
@@ -123,7 +123,7 @@ class TvmAdapter(Adapter):
         if case.op == "scatter_nd" and case.indices.array.size and (case.indices.array < 0).any():
             raise Unsupported("negative scatter_nd indices are excluded (TOPI does not normalize them, and "
                               "would write outside the output)")
-        d, i, u, undo = _arrays(case)
+        d, i, u, undo = update_as_nd(case)
         key = (case.op, case.reduction, case.axis, case.dtype, case.index_dtype, d.shape, i.shape, u.shape)
         ent = self.cache.get(key)
         if ent is None:
@@ -134,26 +134,8 @@ class TvmAdapter(Adapter):
         if case.dtype == "bfloat16":
             import ml_dtypes
             d, u = d.view(ml_dtypes.bfloat16), u.view(ml_dtypes.bfloat16)
-        args = [self.make(_c_order(x), self.dev) for x in (d, i, u)]
+        args = [self.make(contiguous(x), self.dev) for x in (d, i, u)]
         return _Prepared(vm["main"], args, undo, case, low)
-
-
-def _c_order(x):
-    """A C-ordered array of x's own shape (np.ascontiguousarray turns a 0-d array into shape [1])."""
-    return np.require(x, requirements="C")
-
-
-def _arrays(case):
-    """(data, indices, updates, undo) in the graph's layout; 0-d tensors stay 0-d (onnx_common.arrays
-    passes them through np.ascontiguousarray, which gives them shape [1])."""
-    d, i, u = case.data.array, case.indices.array, case.updates.array
-    if case.op != "scatter_update":
-        return d, i, u, (lambda y: y)
-    ax, ir = case.axis, i.ndim
-    d_t = _c_order(np.moveaxis(d, ax, 0))
-    u_t = _c_order(np.moveaxis(u, list(range(ax, ax + ir)), list(range(ir))))
-    i_t = _c_order(i.reshape(i.shape + (1,)))
-    return d_t, i_t, u_t, (lambda y: _c_order(np.moveaxis(y, 0, ax)))
 
 
 def _block_shape(dshape, ishape, axis):
