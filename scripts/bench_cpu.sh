@@ -18,6 +18,8 @@
 # Run it on a quiet machine: the load average before and after goes into the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench_common.bash
+source scripts/bench_common.bash
 
 size=${SIZE:-small}
 mode=${MODE:-all}
@@ -41,19 +43,7 @@ scatterctl=build-bench/app/scatterctl
 
 # One run over the backends that are available; the others are named with the reason.
 "$scatterctl" info "${python[@]}" | tee "$out/info.txt"
-backends=()
-notes=()
-IFS=, read -r -a wanted <<< "$want"
-for b in "${wanted[@]}"; do
-  line=$(awk -v b="$b" '$1 == b { $1 = ""; sub(/^ +/, ""); print; exit }' "$out/info.txt")
-  case "$line" in
-    available*) backends+=("$b"); line=${line#available}; notes+=("\`$b\`:${line}") ;;
-    "") echo "bench_cpu: $b left out: scatterctl info does not list it"; notes+=("\`$b\` left out: not listed by scatterctl info") ;;
-    *) echo "bench_cpu: $b left out: $line"; notes+=("\`$b\` left out: $line") ;;
-  esac
-done
-[ ${#backends[@]} -gt 0 ] || { echo "bench_cpu: none of $want is available" >&2; exit 5; }
-list=$(IFS=,; echo "${backends[*]}")
+choose_backends bench_cpu "$out/info.txt" "$want"
 
 load_before=$(uptime)
 echo "bench_cpu: $load_before"

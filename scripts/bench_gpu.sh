@@ -17,6 +17,8 @@
 # (copy_bandwidth_gbps in the report's context).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench_common.bash
+source scripts/bench_common.bash
 
 size=${SIZE:-large}
 mode=${MODE:-all}
@@ -37,19 +39,7 @@ scatterctl=build-bench-cuda/app/scatterctl
 
 # One run over the backends that are available; the others are named with the reason.
 "$scatterctl" info --python "$py" | tee "$out/info.txt"
-backends=()
-notes=()
-IFS=, read -r -a wanted <<< "$want"
-for b in "${wanted[@]}"; do
-  line=$(awk -v b="$b" '$1 == b { $1 = ""; sub(/^ +/, ""); print; exit }' "$out/info.txt")
-  case "$line" in
-    available*) backends+=("$b"); line=${line#available}; notes+=("\`$b\`:${line}") ;;
-    "") echo "bench_gpu: $b left out: scatterctl info does not list it"; notes+=("\`$b\` left out: not listed by scatterctl info") ;;
-    *) echo "bench_gpu: $b left out: $line"; notes+=("\`$b\` left out: $line") ;;
-  esac
-done
-[ ${#backends[@]} -gt 0 ] || { echo "bench_gpu: none of $want is available" >&2; exit 5; }
-list=$(IFS=,; echo "${backends[*]}")
+choose_backends bench_gpu "$out/info.txt" "$want"
 case ",$want," in
   *,cuda,*) case ",$list," in *,cuda,*) ;; *) echo "bench_gpu: the cuda backend is unavailable" >&2; exit 5 ;; esac ;;
 esac
