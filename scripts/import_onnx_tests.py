@@ -34,6 +34,9 @@ import warnings
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "lib", "python"))
+from scatterctl_spec import DTYPES  # noqa: E402
+
 DEFAULT_OUT = os.path.join(ROOT, "cases", "onnx")
 OPS = {"Scatter", "ScatterElements", "ScatterND"}
 REDUCTIONS = {"none": "none", "add": "add", "mul": "mul", "max": "max", "min": "min"}
@@ -65,8 +68,8 @@ ELEM_DTYPES = {
     onnx.TensorProto.UINT8: "uint8",
     onnx.TensorProto.BOOL: "bool",
 }
-NP_DTYPES = {"float64": "float64", "float32": "float32", "float16": "float16", "int64": "int64",
-             "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool"}
+# the case dtypes that numpy names alike (numpy has no bfloat16 of its own)
+NP_DTYPES = tuple(d for d in DTYPES if d != "bfloat16")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,8 +102,8 @@ def ndarray_to_case(a, elem_type=None):
     if elem_type is not None and elem_type in ELEM_DTYPES:
         dtype = ELEM_DTYPES[elem_type]
     else:
-        dtype = {v: k for k, v in NP_DTYPES.items()}.get(str(a.dtype))
-        if dtype is None:
+        dtype = str(a.dtype)
+        if dtype not in NP_DTYPES:
             raise ValueError(f"unsupported numpy dtype {a.dtype}")
     if dtype == "bfloat16":
         a = a.astype(np.float32)

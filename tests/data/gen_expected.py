@@ -4,38 +4,23 @@
 Implements the generators of shared/spec/case-format.md ("Generators") from the
 spec's text alone, in Python integers and doubles (numpy only for float16/float32
 rounding), and prints the expected tensors as C++ literals to paste into the tests.
+SplitMix64 and partial Fisher-Yates come from the case generator (scripts/casegen, pure
+Python too); the generators themselves are written here from the spec, apart from casegen's.
 Run: python3 tests/data/gen_expected.py
 """
 
+import itertools
 import math
+import os
+import sys
 from fractions import Fraction
 
 import numpy as np
 
-MASK = (1 << 64) - 1
-
-
-class SplitMix64:
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-
-def unit(draw):
-    return (draw >> 11) * 2.0**-53
-
-
-def numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from casegen.generators import M64 as MASK, SplitMix64, partial_fisher_yates  # noqa: E402
+from casegen.shapes import prod as numel  # noqa: E402
 
 
 # ---- exact rounding of a rational to a binary format (for hard dtype cases) ----
@@ -114,7 +99,7 @@ def uniform(dtype, shape, low, high, seed=0):
     rng = SplitMix64(seed)
     out = []
     for _ in range(numel(shape)):
-        v = float(low) + (float(high) - float(low)) * unit(rng.next())
+        v = float(low) + (float(high) - float(low)) * rng.unit()
         out.append(cast(dtype, v) if dtype.startswith("float") else math.floor(v))
     return out
 
@@ -122,14 +107,6 @@ def uniform(dtype, shape, low, high, seed=0):
 def randint(shape, low, high, seed=0):
     rng = SplitMix64(seed)
     return [low + rng.next() % (high - low) for _ in range(numel(shape))]
-
-
-def pfy(n, m, rng):
-    a = list(range(n))
-    for j in range(m):
-        r = j + rng.next() % (n - j)
-        a[j], a[r] = a[r], a[j]
-    return a[:m]
 
 
 def unravel(off, shape):
@@ -156,9 +133,8 @@ def indices(op, data_shape, ind_shape, axis=0, unique=False, negative=0.0, seed=
         ext = data_shape[axis]
         arr = np.zeros(ind_shape, dtype=np.int64)
         others = [range(d) for i, d in enumerate(ind_shape) if i != axis]
-        import itertools
         for other in itertools.product(*others):
-            drawn = pfy(ext, m, rng)
+            drawn = partial_fisher_yates(rng, ext, m)
             for j in range(m):
                 coord = list(other)
                 coord.insert(axis, j)
@@ -168,13 +144,13 @@ def indices(op, data_shape, ind_shape, axis=0, unique=False, negative=0.0, seed=
         k = ind_shape[-1]
         prefix = data_shape[:k]
         tuples = numel(ind_shape[:-1])
-        drawn = pfy(numel(prefix), tuples, rng)
+        drawn = partial_fisher_yates(rng, numel(prefix), tuples)
         v = [c for t in drawn for c in unravel(t, prefix)]
     else:
-        v = pfy(data_shape[axis], n, rng)
+        v = partial_fisher_yates(rng, data_shape[axis], n)
     if negative > 0:
         for i in range(n):
-            if unit(rng.next()) < negative:
+            if rng.unit() < negative:
                 v[i] -= s[i]
     return v
 

@@ -11,7 +11,6 @@ missing (skipped).
 """
 import fcntl
 import json
-import math
 import os
 import subprocess
 import sys
@@ -28,6 +27,7 @@ except ImportError:
     sys.exit(77)
 
 sys.path.insert(0, LIB)
+from scatterctl_spec import INDEX_DTYPES  # noqa: E402
 from scatterctl_worker.protocol import Tensor, bf16_to_f32, f32_to_bf16, read_npy, write_npy  # noqa: E402
 
 FRAMEWORKS = ["numpy", "onnx", "onnxruntime", "openvino", "tvm", "torch", "jax"]
@@ -254,7 +254,7 @@ def declared(caps, c):
     dts = caps.get("ops", {}).get(c["op"], {}).get(red)
     if dts is None or not _has(dts, dt):
         return f"{c['op']} {red} {dt} not declared"
-    if idt not in caps.get("index_dtypes", ["int32", "int64"]):
+    if idt not in caps.get("index_dtypes", list(INDEX_DTYPES)):
         return f"{idt} indices not declared"
     neg = bool((c["indices"].array < 0).any())
     if neg and not caps.get("negative_indices", True) and not c["error"]:

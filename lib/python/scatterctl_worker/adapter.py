@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .protocol import DTYPES, Unsupported  # noqa: F401  (re-exported for adapters)
+from scatterctl_spec import INDEX_DTYPES, OPS
 
 
 class Prepared:
@@ -78,5 +78,16 @@ class Adapter:
                      "timing": prep.timing, "lowering": prep.lowering}
 
 
-def dtype_list(names, without=()):
-    return [d for d in names if d not in without]
+def full_capabilities(max_rank, checks_indices, exclude):
+    """The capabilities of a framework that runs every op, reduction, dtype and index form the spec
+    allows (negative indices, k = 0, use_init_val false), up to max_rank, but for exclude."""
+    return {
+        "ops": {op: {r: "*" for r in spec.reductions} for op, spec in OPS.items()},
+        "index_dtypes": list(INDEX_DTYPES),
+        "negative_indices": True,
+        "empty_index_tuple": True,
+        "max_rank": max_rank,
+        "use_init_val_false": True,
+        "checks_indices": checks_indices,
+        "exclude": exclude,
+    }

@@ -10,6 +10,8 @@ rejects an index, so checks_indices is false and scatter_update (where negative 
 negative indices."""
 import numpy as np
 
+from scatterctl_spec import INDEX_DTYPES
+
 from .adapter import Adapter, Prepared
 from .protocol import Tensor
 
@@ -60,7 +62,7 @@ class JaxAdapter(Adapter):
             "ops": {"scatter_elements": {r: "*" for r in ("none", "add", "mul", "min", "max")},
                     "scatter_nd": nd,
                     "scatter_update": {"none": "*"}},
-            "index_dtypes": ["int32", "int64"],
+            "index_dtypes": list(INDEX_DTYPES),
             "negative_indices": True,
             "empty_index_tuple": False,
             "max_rank": 64,

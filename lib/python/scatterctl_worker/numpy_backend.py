@@ -14,8 +14,10 @@ most once and the rounds apply one after another; per element this is exactly th
 """
 import numpy as np
 
-from .adapter import Adapter, Prepared
-from .protocol import FLOATS, Rejected, Tensor, bf16_to_f32, f32_to_bf16, f64_to_bf16, first_out_of_range
+from scatterctl_spec import FLOAT_DTYPES, REDUCTIONS, identity
+
+from .adapter import Adapter, Prepared, full_capabilities
+from .protocol import Rejected, Tensor, bf16_to_f32, f32_to_bf16, f64_to_bf16, first_out_of_range
 
 
 def _max_rank():
@@ -113,33 +115,19 @@ def ieee_max(a, b):
 
 def step_fn(reduction, dtype):
     """f(out, u) for one step, in the held type (bfloat16 rounding is applied by the caller)."""
-    if dtype == "bool":
-        return {"none": lambda o, u: u, "add": np.logical_or, "max": np.logical_or,
-                "mul": np.logical_and, "min": np.logical_and, "sub": np.logical_xor}[reduction]
     if reduction == "none":
         return lambda o, u: u
+    if dtype == "bool":
+        return {"or": np.logical_or, "and": np.logical_and, "xor": np.logical_xor}[REDUCTIONS[reduction].bool_op]
     if reduction in ("add", "mean"):
         return np.add
     if reduction == "sub":
         return np.subtract
     if reduction == "mul":
         return np.multiply
-    if dtype in FLOATS:
+    if dtype in FLOAT_DTYPES:
         return ieee_min if reduction == "min" else ieee_max
     return np.minimum if reduction == "min" else np.maximum
-
-
-def identity(reduction, dtype, hold):
-    if dtype == "bool":
-        return reduction in ("mul", "min")
-    if reduction in ("add", "sub", "mean"):
-        return hold(0)
-    if reduction == "mul":
-        return hold(1)
-    if dtype in FLOATS:
-        return hold(np.inf) if reduction == "min" else hold(-np.inf)
-    info = np.iinfo(hold)
-    return hold(info.max) if reduction == "min" else hold(info.min)
 
 
 def scatter(case):
@@ -156,7 +144,7 @@ def scatter(case):
     touched = np.unique(t)
     init = case.use_init_val or case.op != "scatter_elements" or red == "none"
     if not init:
-        vals[touched] = identity(red, dtype, hold)
+        vals[touched] = identity(red, dtype)
     f = step_fn(red, dtype)
     for r in rounds(t):
         tr = t[r]
@@ -164,7 +152,7 @@ def scatter(case):
     if red == "mean" and touched.size:
         count = np.bincount(t, minlength=vals.size)[touched] + (1 if init else 0)
         s = vals[touched]
-        if dtype in FLOATS:
+        if dtype in FLOAT_DTYPES:
             q = s.astype(np.float64) / count.astype(np.float64)
             vals[touched] = bf16_to_f32(f64_to_bf16(q)) if bf16 else q.astype(hold)
         else:
@@ -200,18 +188,7 @@ class NumpyAdapter(Adapter):
         self.settings = {"bfloat16": "held as float32, rounded to nearest even after every step"}
 
     def capabilities(self):
-        return {
-            "ops": {"scatter_elements": {r: "*" for r in ("none", "add", "mul", "min", "max", "mean")},
-                    "scatter_nd": {r: "*" for r in ("none", "add", "sub", "mul", "min", "max")},
-                    "scatter_update": {"none": "*"}},
-            "index_dtypes": ["int32", "int64"],
-            "negative_indices": True,
-            "empty_index_tuple": True,
-            "max_rank": _max_rank(),
-            "use_init_val_false": True,
-            "checks_indices": True,
-            "exclude": [],
-        }
+        return full_capabilities(max_rank=_max_rank(), checks_indices=True, exclude=[])
 
     def prepare(self, case, flags):
         return _Prepared(case)

@@ -7,9 +7,9 @@
                     defines as errors, so such cases are excluded rather than passed through
 
 The graph's inputs have no fixed shape, so one model serves every shape of a signature."""
-import numpy as np
+from scatterctl_spec import INDEX_DTYPES
 
-from .protocol import contiguous, update_as_nd
+from .protocol import contiguous, update_as_nd  # noqa: F401  (contiguous: used as oc.contiguous)
 
 OPSET = 18
 ONNX_REDUCTION = {"none": "none", "add": "add", "mul": "mul", "min": "min", "max": "max"}
@@ -70,7 +70,7 @@ def capabilities(elements, nd):
     """elements / nd: reduction -> dtype list or "*" (ScatterElements / ScatterND as the framework runs them)."""
     return {
         "ops": {"scatter_elements": elements, "scatter_nd": nd, "scatter_update": {"none": nd["none"]}},
-        "index_dtypes": ["int32", "int64"],
+        "index_dtypes": list(INDEX_DTYPES),
         "negative_indices": True,
         "empty_index_tuple": True,
         "max_rank": 64,

@@ -5,8 +5,10 @@ import ctypes
 import numpy as np
 
 from . import onnx_common as oc
+from scatterctl_spec import DTYPES
+
 from .adapter import Adapter, Prepared
-from .protocol import DTYPES, Rejected, Tensor, Unsupported
+from .protocol import Rejected, Tensor, Unsupported
 
 NO_HALF = ["float16", "bfloat16"]
 

@@ -9,8 +9,8 @@ Compiled with INFERENCE_PRECISION_HINT=f32 and EXECUTION_MODE_HINT=ACCURACY, per
 and cached by (op, reduction, axis, use_init_val, dtypes, shapes)."""
 import numpy as np
 
-from .adapter import Adapter, Prepared
-from .protocol import DTYPES, Rejected, Tensor, Unsupported, contiguous
+from .adapter import Adapter, Prepared, full_capabilities
+from .protocol import Rejected, Tensor, Unsupported, contiguous
 
 OV_REDUCTION = {"none": "none", "add": "sum", "sub": "sub", "mul": "prod", "min": "min", "max": "max",
                 "mean": "mean"}
@@ -60,26 +60,13 @@ class OpenVinoAdapter(Adapter):
         # every op, reduction and dtype the spec allows (the op specs cover them all); where the CPU plugin
         # computes differently (float64 in float32, int64 in int32, integer mean toward zero, k = 0 a no-op)
         # the comparison reports it: see docs/backends.md, "Framework settings"
-        return {
-            "ops": {
-                "scatter_elements": {r: "*" for r in ("none", "add", "mul", "min", "max", "mean")},
-                "scatter_nd": {r: "*" for r in ("none", "add", "sub", "mul", "min", "max")},
-                "scatter_update": {"none": "*"},
-            },
-            "index_dtypes": ["int32", "int64"],
-            "negative_indices": True,
-            "empty_index_tuple": True,
-            "max_rank": MAX_RANK,
-            "use_init_val_false": True,
-            # ScatterElementsUpdate-12 on the CPU plugin accepts indices below -s (its check is
-            # 'idx < s && (idx >= 0 || ScatterElementsUpdate)') and writes outside the output
-            "checks_indices": False,
-            "exclude": [
-                {"op": "scatter_nd", "feature": "empty_index_tuple",
-                 "reason": "ScatterNDUpdate-15 with k = 0 (indices.shape[-1] = 0) returns data unchanged on "
-                           "the CPU plugin, where the whole tensor is the one slice to update"},
-            ],
-        }
+        # checks_indices: ScatterElementsUpdate-12 on the CPU plugin accepts indices below -s (its check
+        # is 'idx < s && (idx >= 0 || ScatterElementsUpdate)') and writes outside the output
+        return full_capabilities(max_rank=MAX_RANK, checks_indices=False, exclude=[
+            {"op": "scatter_nd", "feature": "empty_index_tuple",
+             "reason": "ScatterNDUpdate-15 with k = 0 (indices.shape[-1] = 0) returns data unchanged on "
+                       "the CPU plugin, where the whole tensor is the one slice to update"},
+        ])
 
     def model(self, case):
         ov = self.ov

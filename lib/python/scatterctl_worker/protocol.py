@@ -9,24 +9,11 @@ import struct
 
 import numpy as np
 
-DTYPES = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
-FLOATS = ("float64", "float32", "float16", "bfloat16")
-INTS = ("int64", "int32", "int16", "int8", "uint8")
-INDEX_DTYPES = ("int32", "int64")
+from scatterctl_spec import INDEX_DTYPES, NPY_DESCR, OPS, REDUCTIONS
 
-OPS = ("scatter_elements", "scatter_nd", "scatter_update")
-REDUCTIONS = {
-    "scatter_elements": ("none", "add", "mul", "min", "max", "mean"),
-    "scatter_nd": ("none", "add", "sub", "mul", "min", "max"),
-    "scatter_update": ("none",),
-}
-
-# descr -> dtype name; '<' and '|' are both accepted for one-byte types
-_DESCR = {"<f8": "float64", "<f4": "float32", "<f2": "float16", "<V2": "bfloat16", "|V2": "bfloat16",
-          "<i8": "int64", "<i4": "int32", "<i2": "int16", "|i1": "int8", "<i1": "int8",
-          "|u1": "uint8", "<u1": "uint8", "|b1": "bool", "<b1": "bool"}
-_WRITE_DESCR = {"float64": "<f8", "float32": "<f4", "float16": "<f2", "bfloat16": "<V2", "int64": "<i8",
-                "int32": "<i4", "int16": "<i2", "int8": "|i1", "uint8": "|u1", "bool": "|b1"}
+# descr -> dtype name: as written, and the other spelling ('<' or '|') of the 1-byte and record types
+_DESCR = {descr: dtype for dtype, descr in NPY_DESCR.items()}
+_DESCR.update({"|V2": "bfloat16", "<i1": "int8", "<u1": "uint8", "<b1": "bool"})
 # how a dtype is held in memory here (bfloat16: its bit patterns)
 HOLD = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": np.uint16,
         "int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8,
@@ -113,7 +100,7 @@ def write_npy(path, tensor):
     arr = np.ascontiguousarray(tensor.array, dtype=HOLD[tensor.dtype])
     shape = tuple(arr.shape)
     shape_txt = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (_WRITE_DESCR[tensor.dtype], shape_txt)
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (NPY_DESCR[tensor.dtype], shape_txt)
     total = 10 + len(header) + 1
     header += " " * ((64 - total % 64) % 64) + "\n"
     if len(header) > 0xFFFF:
@@ -194,7 +181,7 @@ def parse_run(req):
     if op not in OPS:
         raise ProtocolError(f"case: unknown op {op!r}")
     red = _field(c, "reduction", str, "case", "none", required=False)
-    if red not in REDUCTIONS[op]:
+    if red not in OPS[op].reductions:
         raise ProtocolError(f"case: reduction {red!r} is not defined for {op}")
     axis = _field(c, "axis", int, "case", 0, required=False)
     init = _field(c, "use_init_val", bool, "case", True, required=False)
@@ -211,8 +198,8 @@ def parse_run(req):
         raise ProtocolError(f"run: indices must be int32 or int64 (got {indices.dtype})")
     if updates.dtype != data.dtype:
         raise ProtocolError(f"run: updates are {updates.dtype} but data is {data.dtype}")
-    if red == "mean" and data.dtype == "bool":
-        raise ProtocolError("run: mean is not defined for bool")
+    if data.dtype not in REDUCTIONS[red].dtypes:
+        raise ProtocolError(f"run: {red} is not defined for {data.dtype}")
     r = len(data.shape)
     if r == 0:
         raise ProtocolError("run: data must have rank >= 1")

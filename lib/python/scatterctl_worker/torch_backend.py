@@ -12,7 +12,7 @@ Indices are passed as torch gives them to the op: scatter_/scatter_reduce_/index
 ones (so they are declared unsupported there), index_put_ accepts them."""
 import numpy as np
 
-from .adapter import Adapter, Prepared
+from .adapter import Adapter, Prepared, full_capabilities
 from .protocol import Rejected, Tensor, Unsupported
 
 TORCH_REDUCE = {"add": "sum", "mul": "prod", "min": "amin", "max": "amax", "mean": "mean"}
@@ -81,20 +81,8 @@ class TorchAdapter(Adapter):
             excl.append({"op": "scatter_nd", "reduction": "mul", "dtype": ["float16", "bfloat16"],
                          "reason": "index_reduce_(prod) on float16/bfloat16 CPU fails an internal assert "
                                    "(Loops.h) when 2+ indices hit one-element slices"})
-        return {
-            "ops": {
-                "scatter_elements": {r: "*" for r in ("none", "add", "mul", "min", "max", "mean")},
-                "scatter_nd": {r: "*" for r in ("none", "add", "sub", "mul", "min", "max")},
-                "scatter_update": {"none": "*"},
-            },
-            "index_dtypes": ["int32", "int64"],
-            "negative_indices": True,
-            "empty_index_tuple": True,
-            "max_rank": 25 if self.dev.type == "cuda" else 64,
-            "use_init_val_false": True,
-            "checks_indices": self.dev.type == "cpu",
-            "exclude": excl,
-        }
+        return full_capabilities(max_rank=25 if self.dev.type == "cuda" else 64,
+                                 checks_indices=self.dev.type == "cpu", exclude=excl)
 
     def tensor(self, t):
         torch = self.torch

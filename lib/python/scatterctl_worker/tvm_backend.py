@@ -17,6 +17,8 @@ smaller elsewhere, the worker scatters into data[:n0, ..., :, ..., :nr] (indices
 whole), where the op is right, and puts the block back into data with concat (all in the graph)."""
 import numpy as np
 
+from scatterctl_spec import DTYPES, FLOAT_DTYPES, INDEX_DTYPES
+
 from .adapter import Adapter, Prepared
 from .protocol import Rejected, Tensor, Unsupported, contiguous, first_out_of_range, update_as_nd
 
@@ -148,8 +150,8 @@ def _block_shape(dshape, ishape, axis):
     return [dshape[j] if j == axis else ishape[j] for j in range(len(dshape))]
 
 
-NO_BOOL = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8"]
-FLOATS = ["float64", "float32", "float16", "bfloat16"]
+NO_BOOL = [d for d in DTYPES if d != "bool"]
+FLOATS = list(FLOAT_DTYPES)
 # bool reductions do not build (TOPI's reducers check for a float type); integer mean does not build
 # (ambiguous integer division); float mean builds (and is a running pairwise average, see the docs)
 CAPS = {
@@ -159,7 +161,7 @@ CAPS = {
         "scatter_nd": {"none": "*", "add": NO_BOOL, "mul": NO_BOOL, "min": NO_BOOL, "max": NO_BOOL},
         "scatter_update": {"none": "*"},
     },
-    "index_dtypes": ["int32", "int64"],
+    "index_dtypes": list(INDEX_DTYPES),
     "negative_indices": True,
     "empty_index_tuple": True,
     "max_rank": 64,

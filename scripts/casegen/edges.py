@@ -1,0 +1,238 @@
+"""The catalogue's edge cases, one list per op: empty tensors, wrapping, rounding after every
+step, NaN and signed zeros, int64 beyond 2^53, aliases, k = 0."""
+from .build import V, make_case
+from .numeric import INF, NAN, to_float
+
+
+def edges_elements():
+    se, f32, i64 = "scatter_elements", "float32", "int64"
+    cases = [
+        make_case("se_edge_empty_data", se, V(f32, [0, 3], []), V(i64, [0, 2], []),
+                  V(f32, [0, 2], []), red="add", axis=1,
+                  description="a 0 dim in data: nothing to do, empty output"),
+        make_case("se_edge_zero_updates", se, V("int32", [3, 4], range(12)),
+                  V(i64, [3, 0], []), V("int32", [3, 0], []), red="mul", axis=1,
+                  description="indices with a 0 dim: zero updates, output = data"),
+        make_case("se_edge_zero_updates_axis0", se, V("float16", [2, 3], [1.5, -2, 3, 0.25, 5, 6]),
+                  V("int32", [0, 3], []), V("float16", [0, 3], []),
+                  description="zero updates along the axis (indices [0, 3])"),
+        make_case("se_edge_none_noinit", se, V(f32, [4], [1, 2, 3, 4]), V(i64, [2], [3, 1]),
+                  V(f32, [2], [-1, -2]), use_init=False,
+                  description="use_init_val false has no effect with reduction none"),
+        make_case("se_edge_none_last_writer", se, V("int32", [2, 3], [0] * 6),
+                  V(i64, [2, 4], [[0, 0, 1, 0], [2, 2, 2, 1]]),
+                  V("int32", [2, 4], [[1, 2, 3, 4], [5, 6, 7, 8]]), axis=1,
+                  description="duplicates with none: any writer is accepted by the comparison; "
+                              "expected holds the last in row-major update order"),
+        make_case("se_edge_axis_neg_rank3", se, V(f32, [2, 2, 3], range(12)),
+                  V("int32", [2, 2, 3], [[[1, 0, 1], [0, 1, 0]], [[-1, -2, -1], [0, 0, 1]]]),
+                  V(f32, [2, 2, 3], [-x for x in range(1, 13)]), axis=-2, red="min",
+                  description="axis -2 of a rank-3 tensor, negative indices"),
+        make_case("se_edge_nan_data", se,
+                  V(f32, [6], [NAN, 1, NAN, INF, 2, NAN]), V(i64, [4], [1, 2, 3, 3]),
+                  V(f32, [4], [5, 6, -INF, 1]), red="add", op_name="Scatter", tags=["alias"],
+                  description="NaN in data untouched (elements 0, 5) or propagated by add "
+                              "(element 2); inf + -inf = NaN (element 3)"),
+        make_case("se_edge_signed_zero_add", se, V(f32, [4], [-0.0, -0.0, 0.0, 1]),
+                  V(i64, [4], [0, 1, 2, 3]), V(f32, [4], [-0.0, 0.0, -0.0, -1]), red="add",
+                  description="IEEE add of zeros: -0 + -0 = -0, -0 + +0 = +0, 1 + -1 = +0"),
+        make_case("se_edge_signed_zero_mul", se, V(f32, [4], [-0.0, 2, -3, 0.0]),
+                  V(i64, [4], [0, 1, 2, 3]), V(f32, [4], [5, -0.0, 0.0, -7]), red="mul",
+                  description="IEEE signs of zero products"),
+        make_case("se_edge_float16_add_per_step", se, V("float16", [2], [2048, 1]),
+                  V(i64, [2], [0, 0]), V("float16", [2], [1, 1]), red="add",
+                  tolerance={"atol": 0.0, "rtol": 0.0},
+                  description="float16 rounds after each step: 2048 + 1 = 2048 (tie to even), "
+                              "again + 1 = 2048 (accumulating in float32 would give 2050)"),
+        make_case("se_edge_float16_mean_per_step", se, V("float16", [2], [2048, 1]),
+                  V(i64, [2], [0, 0]), V("float16", [2], [1, 1]), red="mean",
+                  tolerance={"atol": 0.0, "rtol": 0.0},
+                  description="mean = (sum rounded step by step = 2048) / 3 = 682.67 -> 682.5"),
+        make_case("se_edge_bfloat16_add_per_step", se, V("bfloat16", [2], [256, 3]),
+                  V(i64, [2], [0, 0]), V("bfloat16", [2], [1, 1]), red="add",
+                  tolerance={"atol": 0.0, "rtol": 0.0},
+                  description="bfloat16 (8-bit significand): 256 + 1 + 1 = 256 step by step"),
+        make_case("se_edge_float32_add_per_step", se, V(f32, [1], [16777216]),
+                  V(i64, [2], [0, 0]), V(f32, [2], [1, 1]), red="add",
+                  tolerance={"atol": 0.0, "rtol": 0.0},
+                  description="float32: 2^24 + 1 + 1 = 2^24 step by step"),
+        make_case("se_edge_bfloat16_add_rne", se, V("bfloat16", [3], [1, 1.0078125, 3]),
+                  V(i64, [3], [0, 1, 2]), V("bfloat16", [3], [0.00390625, 0.00390625, 0.5]),
+                  red="add", description="single-target bfloat16 adds, ties to even: "
+                  "1 + 2^-8 = 1, (1 + 2^-7) + 2^-8 = 1 + 2^-6"),
+        make_case("se_edge_float16_add_rne", se, V("float16", [3], [1, 1.0009765625, 65504]),
+                  V(i64, [3], [0, 1, 2]), V("float16", [3], [0.00048828125, 0.00048828125, 16]),
+                  red="add", description="single-target float16 adds: 1 + 2^-11 = 1, "
+                  "(1 + 2^-10) + 2^-11 = 1 + 2^-9, 65504 + 16 = inf (overflow)"),
+        make_case("se_edge_wrap_int8_add", se, V("int8", [3], [100, -100, 127]),
+                  V(i64, [3], [0, 1, 2]), V("int8", [3], [100, -100, 1]), red="add",
+                  description="int8 wraps: 100 + 100 = -56, -100 + -100 = 56, 127 + 1 = -128"),
+        make_case("se_edge_wrap_uint8_mul", se, V("uint8", [4], [16, 20, 255, 7]),
+                  V("int32", [4], [0, 1, 2, 3]), V("uint8", [4], [16, 13, 2, 3]), red="mul",
+                  red_name="multiply", tags=["alias"],
+                  description="uint8 wraps: 16 * 16 = 0, 20 * 13 = 4, 255 * 2 = 254"),
+        make_case("se_edge_wrap_uint8_add", se, V("uint8", [2], [200, 255]),
+                  V("int32", [2], [0, 1]), V("uint8", [2], [100, 1]), red="add",
+                  description="uint8 wraps: 200 + 100 = 44, 255 + 1 = 0"),
+        make_case("se_edge_wrap_int16_add", se, V("int16", [2], [30000, -32768]),
+                  V(i64, [3], [0, 1, 1]), V("int16", [3], [30000, -1, 1]), red="add",
+                  description="int16 wraps: 30000 + 30000 = -5536; -32768 - 1 + 1 = -32768"),
+        make_case("se_edge_wrap_int32_mul", se, V("int32", [2], [65536, -2147483648]),
+                  V(i64, [2], [0, 1]), V("int32", [2], [65536, -1]), red="mul",
+                  description="int32 wraps: 65536 * 65536 = 0, INT32_MIN * -1 = INT32_MIN"),
+        make_case("se_edge_wrap_int64_add", se,
+                  V(i64, [2], [9223372036854775807, -9223372036854775808]),
+                  V(i64, [2], [0, 1]), V(i64, [2], [1, -1]), red="add",
+                  description="int64 wraps: INT64_MAX + 1 = INT64_MIN and back"),
+        make_case("se_edge_int64_big_none", se, V(i64, [3], [0, 1, 2]), V(i64, [2], [0, 2]),
+                  V(i64, [2], [9007199254740993, -9223372036854775807]),
+                  description="int64 values beyond 2^53 must stay exact (never through double)"),
+        make_case("se_edge_int64_big_max", se,
+                  V(i64, [3], [9007199254740992, -9007199254740992, 2 ** 62]),
+                  V(i64, [3], [0, 1, 2]),
+                  V(i64, [3], [9007199254740993, -9007199254740993, 2 ** 62 + 1]), red="max",
+                  description="max of int64 neighbours that are equal as doubles"),
+        make_case("se_edge_int64_big_min", se,
+                  V(i64, [3], [9007199254740992, -9007199254740992, 2 ** 62]),
+                  V(i64, [3], [0, 1, 2]),
+                  V(i64, [3], [9007199254740993, -9007199254740993, 2 ** 62 + 1]), red="min",
+                  description="min of int64 neighbours that are equal as doubles"),
+        make_case("se_edge_int64_big_add", se, V(i64, [2], [9007199254740993, -3]),
+                  V(i64, [2], [0, 1]), V(i64, [2], [2, -9007199254740993]), red="add",
+                  description="int64 adds beyond 2^53: 9007199254740993 + 2 = 9007199254740995"),
+        make_case("se_edge_bool_noinit_mul", se, V("bool", [4], [False, False, True, False]),
+                  V(i64, [3], [0, 1, 1]), V("bool", [3], [True, True, False]), red="mul",
+                  use_init=False, description="bool mul = AND, from identity true"),
+    ]
+    for dt in ("int32", "int8", "int64", "uint8", "int16"):
+        data = [-7, 7, -1, 1, 10, 3] if dt != "uint8" else [7, 9, 1, 0, 10, 3]
+        cases.append(make_case(
+            "se_edge_mean_floor_%s" % dt, se, V(dt, [6], data), V("int32", [6], [0, 1, 2, 3, 4, 4]),
+            V(dt, [6], [0, 0, 0, 0, -3, -4] if dt != "uint8" else [0, 0, 0, 0, 3, 4]),
+            red="mean", description="integer mean rounds toward -inf: (-7+0)/2 = -4, 7/2 = 3, "
+                                    "-1/2 = -1, 1/2 = 0, (10-3-4)/3 = 1; element 5 untouched"))
+    cases.append(make_case(
+        "se_edge_mean_floor_noinit", se, V("int32", [3], [100, 100, 100]),
+        V("int32", [5], [0, 0, 1, 1, 1]), V("int32", [5], [-3, -4, 5, 5, 6]), red="mean",
+        use_init=False, description="mean without init: (-3-4)/2 = -4, (5+5+6)/3 = 5"))
+    cases.append(make_case(
+        "se_edge_mean_float_noinit", se, V(f32, [3], [100, 100, 100]),
+        V("int32", [3], [0, 1, 1]), V(f32, [3], [to_float(0.1, f32), 1, 2]), red="mean",
+        use_init=False,
+        description="float mean without init: the correctly rounded sum / count"))
+    for dt in ("float64", "float32", "float16", "bfloat16"):
+        for red in ("min", "max"):
+            cases.append(make_case(
+                "se_edge_nan_signed_zero_%s_%s" % (red, dt), se,
+                V(dt, [9], [0.0, -0.0, 1, NAN, 5, -0.0, 0.0, 2, NAN]),
+                V(i64, [9], [0, 1, 2, 3, 4, 4, 5, 6, 2]),
+                V(dt, [9], [-0.0, 0.0, NAN, 7, -INF, INF, -0.0, 0.0, 0.5]), red=red,
+                description="IEEE 754-2019 %simum: NaN in either operand gives NaN and stays "
+                            "NaN (element 2 gets NaN then 0.5), -0.0 < +0.0; NaN in "
+                            "untouched data kept (element 8)" % red))
+    return cases
+
+
+def edges_nd():
+    nd, f32, i64 = "scatter_nd", "float32", "int64"
+    return [
+        make_case("nd_edge_k0_none", nd, V(f32, [2, 3], range(6)), V(i64, [2, 0], [[], []]),
+                  V(f32, [2, 2, 3], [-x for x in range(1, 13)]),
+                  description="k = 0: each update replaces the whole tensor; the last wins"),
+        make_case("nd_edge_k0_add", nd, V("int32", [2, 3], range(6)), V(i64, [3, 0], [[], [], []]),
+                  V("int32", [3, 2, 3], range(18)), red="add", op_name="ScatterNDUpdate",
+                  red_name="sum", tags=["alias"],
+                  description="k = 0 with add: data + all three updates"),
+        make_case("nd_edge_k0_mul_bool", nd, V("bool", [4], [True, True, False, True]),
+                  V("int32", [2, 0], [[], []]), V("bool", [2, 4], [[True, False, True, True],
+                                                                   [True, True, True, False]]),
+                  red="mul", red_name="prod", tags=["alias"],
+                  description="k = 0, bool mul = AND over the whole tensor"),
+        make_case("nd_edge_k_eq_r_rank3", nd, V("int16", [2, 3, 2], range(12)),
+                  V("int32", [2, 2, 3], [[[1, 2, 1], [0, 0, 0]], [[-1, -1, -1], [1, 0, 1]]]),
+                  V("int16", [2, 2], [[100, 200], [300, 400]]), red="add",
+                  description="k = r = 3: element updates, negative components"),
+        make_case("nd_edge_zero_updates", nd, V(f32, [4, 3], range(12)), V(i64, [0, 1], []),
+                  V(f32, [0, 3], []), red="mul",
+                  description="indices [0, 1]: zero updates, output = data"),
+        make_case("nd_edge_empty_slice", nd, V(f32, [3, 0], [[], [], []]),
+                  V(i64, [2, 1], [[0], [2]]), V(f32, [2, 0], [[], []]),
+                  description="data with a 0 dim: the slices are empty"),
+        make_case("nd_edge_nd_negative_tuple", nd, V("int32", [3, 4], range(12)),
+                  V(i64, [3, 2], [[-1, -4], [0, -1], [-3, 3]]), V("int32", [3], [-1, -2, -3]),
+                  description="negative components count from the end of their own dim"),
+        make_case("nd_edge_sub_uint8_wrap", nd, V("uint8", [3], [3, 0, 10]),
+                  V(i64, [3, 1], [[0], [1], [2]]), V("uint8", [3], [5, 1, 10]), red="sub",
+                  op_name="SCATTERNDUPDATE", tags=["alias"],
+                  description="uint8 sub wraps: 3 - 5 = 254, 0 - 1 = 255"),
+        make_case("nd_edge_sub_int8_wrap", nd, V("int8", [2], [-100, 100]),
+                  V(i64, [3, 1], [[0], [1], [1]]), V("int8", [3], [100, -20, -10]), red="sub",
+                  description="int8 sub wraps: -100 - 100 = 56; 100 + 20 + 10 = -126"),
+        make_case("nd_edge_sub_bool_xor", nd, V("bool", [4], [False, True, True, False]),
+                  V(i64, [4, 1], [[0], [1], [2], [2]]), V("bool", [4], [True, True, True, True]),
+                  red="sub", description="bool sub = XOR; twice toggles back"),
+        make_case("nd_edge_sub_signed_zero", nd, V(f32, [4], [0.0, -0.0, -0.0, 1]),
+                  V(i64, [4, 1], [[0], [1], [2], [3]]), V(f32, [4], [0.0, 0.0, -0.0, 1]),
+                  red="sub", description="IEEE: 0 - 0 = +0, -0 - +0 = -0, -0 - -0 = +0, "
+                                         "1 - 1 = +0"),
+        make_case("nd_edge_nan_signed_zero_min_float32", nd,
+                  V(f32, [2, 3], [0.0, -0.0, NAN, 4, 5, NAN]),
+                  V(i64, [3, 1], [[0], [1], [0]]), V(f32, [3, 3], [[-0.0, 1, 3], [NAN, -0.0, 2],
+                                                                  [0.0, 0.5, -INF]]),
+                  red="min", description="min over slices: NaN sticks, -0.0 < +0.0"),
+        make_case("nd_edge_nan_signed_zero_max_bfloat16", nd,
+                  V("bfloat16", [2, 3], [0.0, -0.0, NAN, 4, 5, NAN]),
+                  V(i64, [3, 1], [[0], [1], [0]]),
+                  V("bfloat16", [3, 3], [[-0.0, 1, 3], [NAN, 0.0, 2], [-0.0, 0.5, INF]]),
+                  red="max", description="max over slices: NaN sticks, +0.0 > -0.0"),
+        make_case("nd_edge_int64_big_add", nd, V(i64, [2], [9007199254740993, 2 ** 62]),
+                  V(i64, [3, 1], [[0], [1], [0]]),
+                  V(i64, [3], [2, 2 ** 62 - 1, 9007199254740993]), red="add",
+                  description="int64 beyond 2^53 stays exact"),
+        make_case("nd_edge_float16_add_per_step", nd, V("float16", [2, 2], [2048, 1, 1, 1]),
+                  V(i64, [2, 1], [[0], [0]]), V("float16", [2, 2], [[1, 1], [1, 1]]), red="add",
+                  tolerance={"atol": 0.0, "rtol": 0.0},
+                  description="float16 rounds after each step: 2048 + 1 + 1 = 2048, 1 + 1 + 1 = 3"),
+        make_case("nd_edge_rank5_flat", nd, V("float64", [2, 2, 2, 2, 2], range(32), False),
+                  V("int32", [2, 3], [1, 0, 1, 0, 1, -1], False),
+                  V("float64", [2, 2, 2], [0.5 * x for x in range(8)], False), red="mul",
+                  description="rank 5, k = 3, flat values"),
+    ]
+
+
+def edges_update():
+    su, f32, i64 = "scatter_update", "float32", "int64"
+    return [
+        make_case("su_edge_0d_indices_axis0", su, V(f32, [4, 3], range(12)), V(i64, [], [2]),
+                  V(f32, [3], [-1, -2, -3]), description="0-d indices: one row replaced"),
+        make_case("su_edge_0d_indices_axis1", su, V("int32", [2, 5], range(10)),
+                  V("int32", [], [3]), V("int32", [2], [-1, -2]), axis=1,
+                  description="0-d indices on axis 1: updates shape [2]"),
+        make_case("su_edge_2d_indices", su, V(f32, [6, 3], range(18)),
+                  V(i64, [2, 2], [[5, 0], [3, 1]]),
+                  V(f32, [2, 2, 3], [-x for x in range(1, 13)]), op_name="scatterupdate",
+                  tags=["alias"], description="2-d indices: updates shape indices.shape + "
+                                              "data.shape[1:] (op alias in lower case)"),
+        make_case("su_edge_2d_indices_axis_neg", su, V("int16", [2, 6], range(12)),
+                  V("int32", [2, 2], [[4, 1], [0, 5]]),
+                  V("int16", [2, 2, 2], [-x for x in range(1, 9)]), axis=-1,
+                  description="axis -1, 2-d indices: updates shape [2, 2, 2]"),
+        make_case("su_edge_duplicates_last_writer", su, V("int8", [5], [0] * 5),
+                  V(i64, [4], [1, 3, 1, 1]), V("int8", [4], [10, 20, 30, 40]),
+                  description="duplicates: expected holds the last writer (40)"),
+        make_case("su_edge_empty_indices", su, V(f32, [3, 4], range(12)), V(i64, [0], []),
+                  V(f32, [3, 0], [[], [], []]), axis=1, description="zero indices: data kept"),
+        make_case("su_edge_empty_data", su, V(f32, [0, 4], []), V(i64, [2], [1, 3]),
+                  V(f32, [0, 2], []), axis=1, description="a 0 dim in data"),
+        make_case("su_edge_int64_big", su, V(i64, [3], [0, 0, 0]), V(i64, [2], [2, 0]),
+                  V(i64, [2], [9007199254740993, -9223372036854775808]),
+                  description="int64 beyond 2^53 copied exactly"),
+        make_case("su_edge_nan_signed_zero_copy", su, V(f32, [2, 3], [1, 2, NAN, 4, 5, 6]),
+                  V(i64, [2], [0, 1]), V(f32, [2, 2], [[-0.0, NAN], [INF, -INF]]), axis=1,
+                  description="none copies -0.0, NaN and infinities as they are"),
+        make_case("su_edge_bfloat16_rank5", su, V("bfloat16", [2, 1, 3, 2, 2], range(24)),
+                  V("int32", [2], [2, 0]), V("bfloat16", [2, 1, 2, 2, 2],
+                                             [0.5 - x for x in range(16)]), axis=2,
+                  description="rank 5, axis 2"),
+    ]
+
