@@ -1,6 +1,8 @@
 """Row-major coordinates of shapes given as lists of extents."""
 
+
 def prod(xs):
+    """The number of elements of a shape (1 for [])."""
     n = 1
     for x in xs:
         n *= x
@@ -19,6 +21,7 @@ def ndindex(shape):
 
 
 def ravel(coords, shape):
+    """The row-major flat offset of coords in shape."""
     off = 0
     for c, d in zip(coords, shape):
         off = off * d + c

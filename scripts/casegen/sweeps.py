@@ -1,5 +1,5 @@
 """The catalogue's sweeps: every op x reduction x dtype once, on literal data drawn from
-SplitMix64 (so a file changes only when its own inputs do)."""
+SplitMix64 with fixed seeds, over a rotation of shapes and axes."""
 from fractions import Fraction
 
 from scatterctl_spec import DTYPES, OPS
