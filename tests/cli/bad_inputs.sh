@@ -9,27 +9,14 @@
 # tests/bad_inputs/fuzz-regressions/* (inputs that once crashed the fuzzer) must load
 # without a crash, whatever their verdict.
 # Usage: bash bad_inputs.sh /path/to/scatterctl /path/to/repo
-set -u
-BIN=$1
-CORPUS=$2/tests/bad_inputs
-TMP=$(mktemp -d)
-trap 'chmod -R u+rwx "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
-failures=0
+source "$(dirname "$0")/common.bash"
+CORPUS=$REPO/tests/bad_inputs
+KEEP_GOING=1
+# A time limit on each run; RUN_AS drops root for the unreadable-file checks. The checks
+# below are bash builtins: some 300 runs must stay within a few seconds.
+LIMIT=60
 checked=0
 
-fail() {
-  echo "FAIL: $*"
-  echo "--- stdout (head)"; head -c 2000 "$TMP/out"; echo
-  echo "--- stderr (head)"; head -c 2000 "$TMP/err"; echo
-  failures=$((failures + 1))
-}
-# ctl ARGS...: runs scatterctl with a time limit; sets rc. The checks below are bash
-# builtins: some 300 runs must stay within a few seconds.
-RUN_AS=()  # a command prefix that drops root, for the unreadable-file checks
-ctl() {
-  timeout 60 "${RUN_AS[@]}" "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
-  rc=$?
-}
 # small_output: stdout and stderr together stay under 100 kB (no input echoed back whole).
 small_output() {
   local out err
@@ -65,11 +52,7 @@ check_output() {
 BESIDE="$TMP/beside"
 mkdir "$BESIDE"
 ln -s "$CORPUS/npy" "$BESIDE/npy"  # for `file` sources; a linked directory is not walked
-GOOD='{"name": "good_neighbour", "op": "scatter_elements",
- "inputs": {"data": {"dtype": "int32", "shape": [3], "values": [1, 2, 3]},
-            "indices": {"dtype": "int64", "shape": [1], "values": [1]},
-            "updates": {"dtype": "int32", "shape": [1], "values": [9]}},
- "expected": {"dtype": "int32", "shape": [3], "values": [1, 9, 3]}}'
+GOOD=$(one_case good_neighbour)
 printf '%s\n' "$GOOD" >"$BESIDE/good_neighbour.json"
 # check_neighbour LABEL CODE TEXT NAME DIR: `run DIR` reports the bad file and passes the good case.
 check_neighbour() {
@@ -219,6 +202,4 @@ for f in "$CORPUS"/fuzz-regressions/*; do
   done
 done
 
-echo "$checked inputs checked, $failures failures"
-[ "$failures" -eq 0 ] && echo "ok"
-[ "$failures" -eq 0 ]
+end_checks "$checked inputs checked"

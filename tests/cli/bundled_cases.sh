@@ -1,23 +1,7 @@
 #!/usr/bin/env bash
 # `scatterctl run` with no path, from the repository root, runs the bundled cases/.
 # Usage: bash bundled_cases.sh /path/to/scatterctl /path/to/repo
-set -u
-BIN=$1
-REPO=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-check() {  # check WHAT COMMAND...: run COMMAND, fail the script with WHAT if it fails
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what (exit code $rc)"
-    echo "--- stdout"; tail -n 40 "$TMP/out"
-    echo "--- stderr"; cat "$TMP/err"
-    exit 1
-  fi
-}
-ctl() { "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+source "$(dirname "$0")/common.bash"
 
 cd "$REPO" || { echo "FAIL: cannot cd into $REPO"; exit 1; }
 unset SCATTERCTL_CASES
@@ -27,21 +11,21 @@ bundled=$(find cases -name '*.json' -not -path 'cases/large/*' | wc -l)
 check "the repository has bundled case files" test "$bundled" -gt 0
 
 ctl run --backend ref -q
-check "run with no path from the repo root exits 0" test "$rc" -eq 0
+check "run with no path from the repo root exits 0" rc_is 0
 check "the closing line is last, with 0 failed" \
-  bash -c "tail -n 1 '$TMP/out' | grep -Eq '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped$'"
-passed=$(tail -n 1 "$TMP/out" | sed -nE 's/^scatterctl: ([0-9]+) passed.*/\1/p')
+  last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped$'
+passed=$(last_line | sed -nE 's/^scatterctl: ([0-9]+) passed.*/\1/p')
 check "the bundled cases ran (at least one pass per file: $bundled)" \
   test "${passed:-0}" -ge "$bundled"
 
 # The same cases as naming cases/ explicitly.
 ctl run --backend ref -q cases
-explicit=$(tail -n 1 "$TMP/out")
+explicit=$(last_line)
 ctl run --backend ref -q
-check "no path means cases/" test "$(tail -n 1 "$TMP/out")" = "$explicit"
+check "no path means cases/" last_line_is "$explicit"
 
 # list from the root shows bundled names (the large ones only with --include-large).
 ctl list
-check "list with no path exits 0" test "$rc" -eq 0
+check "list with no path exits 0" rc_is 0
 check "list shows bundled cases with their op" grep -Eq ' (scatter_elements|scatter_nd|scatter_update) ' "$TMP/out"
 echo "ok"

@@ -1,30 +1,12 @@
-# Shared by tests/cli/plugins.sh and tests/cli/workers.sh (sourced; not a test itself:
-# tests/CMakeLists.txt globs *.sh). Runs scatterctl with a known pid, so that each run's
-# private tensor directory (/dev/shm/scatterctl-PID-*, or $TMPDIR/...) can be checked.
-# Usage: source it from a script whose $1 is scatterctl and $2 the source tree.
-set -u
-BIN=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# Shared by tests/cli/plugins.sh and tests/cli/workers.sh (sourced; not a test itself),
+# on top of common.bash: runs scatterctl with a known pid, so that each run's private
+# tensor directory (/dev/shm/scatterctl-PID-*, or $TMPDIR/...) can be checked.
+# Usage: source it from a script whose $1 is scatterctl and $2 the repository.
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 # Where the private directory goes when /dev/shm cannot be written.
 export TMPDIR="$TMP/tmpdir"
 mkdir "$TMPDIR"
 export NO_COLOR=1
-
-fail() {
-  echo "FAIL: $* (exit code ${rc:-?})"
-  echo "--- stdout (tail)"; tail -c 3000 "$TMP/out" 2>/dev/null; echo
-  echo "--- stderr (tail)"; tail -c 3000 "$TMP/err" 2>/dev/null; echo
-  exit 1
-}
-# check WHAT COMMAND...: runs COMMAND; fails the script with WHAT when it fails.
-check() {
-  local what=$1
-  shift
-  "$@" || fail "$what"
-  echo "ok: $what"
-}
 
 # start ARGS...: scatterctl ARGS in the background (at most $LIMIT seconds, default 120),
 # stdout and stderr in $TMP/out and $TMP/err; its pid in $pid once it runs.
@@ -55,10 +37,6 @@ private_dirs() { ls -d /dev/shm/scatterctl-"$pid"-* "$TMPDIR"/scatterctl-"$pid"-
 no_private_dir_left() { [ -z "$(private_dirs)" ]; }
 has_private_dir() { [ -n "$(private_dirs)" ]; }
 
-out_has() { grep -Eq -- "$1" "$TMP/out"; }
-err_has() { grep -Eq -- "$1" "$TMP/err"; }
-rc_is() { [ "$rc" -eq "$1" ]; }
-last_line_matches() { tail -n 1 "$TMP/out" | grep -Eq -- "$1"; }
 # rows BACKEND STATUS: how many table rows have that backend and status.
 rows() { grep -Ec -- "^[^ ]+ +[^ ]+ +$(re "$1") +$2 " "$TMP/out"; }
 # re TEXT: TEXT as an extended regular expression matching itself.

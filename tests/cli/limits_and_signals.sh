@@ -10,22 +10,9 @@
 #   are in every report, each report complete (no half-written file, no temporary
 #   file left beside it).
 # Usage: bash limits_and_signals.sh /path/to/scatterctl /path/to/repo
-set -u
-BIN=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  echo "--- stdout (tail)"; tail -c 2000 "$TMP/out" 2>/dev/null; echo
-  echo "--- stderr (tail)"; tail -c 2000 "$TMP/err" 2>/dev/null; echo
-  failures=$((failures + 1))
-}
-ctl() {
-  timeout 120 "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
-  rc=$?
-}
-last_line() { tail -n 1 "$TMP/out"; }
+source "$(dirname "$0")/common.bash"
+KEEP_GOING=1
+LIMIT=120
 
 # case NAME DATA_TENSOR DTYPE [UPDATE [MORE]]: a scatter_elements case with one update (default 1)
 # at index 0; MORE adds members (reduction, expected).
@@ -140,6 +127,4 @@ for sig in TERM INT; do
   echo "$label: stopped after $passed of 200 cases, exit $rc, reports complete"
 done
 
-echo "$failures failures"
-[ "$failures" -eq 0 ] && echo "ok"
-[ "$failures" -eq 0 ]
+end_checks

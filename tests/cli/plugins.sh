@@ -24,7 +24,7 @@ plugin() { echo "plugin:$PLUGINS/$1.so"; }
 ex="plugin:$EXAMPLE"
 for mode in "" --isolate; do
   what="example plugin${mode:+ $mode}"
-  ctl run "$SRC/cases" --backend "$ex" $mode
+  ctl run "$REPO/cases" --backend "$ex" $mode
   check "$what: exit 0" rc_is 0
   check "$what: the closing line is last, 0 failed, some skipped" last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [1-9][0-9]* skipped$'
   check "$what: no FAILED, ERROR or XPASS row" test "$(grep -Ec ' (FAILED|ERROR|XPASS) ' "$TMP/out")" -eq 0

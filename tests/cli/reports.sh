@@ -2,14 +2,9 @@
 # One run, several sinks: JUnit XML, JSON and Markdown agree with each other and with
 # the closing line; the failure bundle's repro.json reproduces the failure; shards
 # partition a selection. Usage: reports.sh SCATTERCTL REPO
-set -u
-S=$1
-REPO=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/common.bash"
 
-cat > "$tmp/mixed.json" <<'JSON'
+cat > "$TMP/mixed.json" <<'JSON'
 {"cases": [
  {"name": "passes", "op": "scatter_nd",
   "inputs": {"data": {"dtype": "int32", "shape": [4], "values": [1, 2, 3, 4]},
@@ -28,17 +23,17 @@ cat > "$tmp/mixed.json" <<'JSON'
 ]}
 JSON
 
-out=$(NO_COLOR=1 "$S" run "$tmp/mixed.json" --backend ref --junit "$tmp/r.xml" --json "$tmp/r.json" \
-      --markdown "$tmp/r.md" --save-failures "$tmp/fails")
+out=$(NO_COLOR=1 "$BIN" run "$TMP/mixed.json" --backend ref --junit "$TMP/r.xml" --json "$TMP/r.json" \
+      --markdown "$TMP/r.md" --save-failures "$TMP/fails")
 rc=$?
 [ $rc -eq 3 ] || fail "a run with an invalid case exits 3, got $rc"
 last=$(printf '%s\n' "$out" | tail -n 1)
 [ "$last" = "scatterctl: 1 passed, 2 failed, 0 skipped" ] || fail "closing line: $last"
 printf '%s' "$out" | grep -q $'\033' && fail "escape codes in piped output"
-grep -q "^## scatterctl: 1 passed, 2 failed, 0 skipped$" "$tmp/r.md" || fail "markdown heading"
-grep -q "wrong_expected" "$tmp/r.md" || fail "markdown names the failure"
+grep -q "^## scatterctl: 1 passed, 2 failed, 0 skipped$" "$TMP/r.md" || fail "markdown heading"
+grep -q "wrong_expected" "$TMP/r.md" || fail "markdown names the failure"
 
-python3 - "$tmp/r.xml" "$tmp/r.json" <<'PY' || fail "reports disagree"
+python3 - "$TMP/r.xml" "$TMP/r.json" <<'PY' || fail "reports disagree"
 import json, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 assert root.tag == "testsuites", root.tag
@@ -72,23 +67,23 @@ assert "ref" in [b["name"] for b in doc["context"]["backends"]]
 PY
 
 # The bundle: tensors as .npy and a repro.json that fails the same way on its own.
-b="$tmp/fails/wrong_expected@ref"
+b="$TMP/fails/wrong_expected@ref"
 for f in data indices updates expected actual; do [ -s "$b/$f.npy" ] || fail "bundle lacks $f.npy"; done
-rout=$("$S" run "$b/repro.json" --backend ref)
+rout=$("$BIN" run "$b/repro.json" --backend ref)
 rrc=$?
 [ $rrc -eq 1 ] || fail "repro.json exits 1 like the original, got $rrc"
 printf '%s\n' "$rout" | grep -q "output\[1\]: expected 33, got 32" || fail "repro shows the same mismatch: $rout"
 
 # Shards: 1/3, 2/3 and 3/3 of the bundled cases are disjoint and together are all.
-"$S" list "$REPO/cases" | grep -v '^scatterctl:' | awk '{print $1}' | sort > "$tmp/all"
-: > "$tmp/union"
-for i in 1 2 3; do "$S" list "$REPO/cases" --shard "$i/3" | grep -v '^scatterctl:' | awk '{print $1}' >> "$tmp/union"; done
-sort "$tmp/union" > "$tmp/union.sorted"
-[ "$(wc -l < "$tmp/all")" -gt 100 ] || fail "the bundled cases are listed"
-cmp -s "$tmp/all" "$tmp/union.sorted" || fail "the shards' union is not exactly the whole selection"
-[ -z "$(uniq -d "$tmp/union.sorted")" ] || fail "shards overlap"
+"$BIN" list "$REPO/cases" | grep -v '^scatterctl:' | awk '{print $1}' | sort > "$TMP/all"
+: > "$TMP/union"
+for i in 1 2 3; do "$BIN" list "$REPO/cases" --shard "$i/3" | grep -v '^scatterctl:' | awk '{print $1}' >> "$TMP/union"; done
+sort "$TMP/union" > "$TMP/union.sorted"
+[ "$(wc -l < "$TMP/all")" -gt 100 ] || fail "the bundled cases are listed"
+cmp -s "$TMP/all" "$TMP/union.sorted" || fail "the shards' union is not exactly the whole selection"
+[ -z "$(uniq -d "$TMP/union.sorted")" ] || fail "shards overlap"
 
 # Colour only when asked on a pipe, never with NO_COLOR.
-"$S" run "$tmp/mixed.json" --backend ref --filter passes --color always | grep -q $'\033\[32m' || fail "--color always"
-NO_COLOR=1 "$S" run "$tmp/mixed.json" --backend ref --filter passes | grep -q $'\033' && fail "NO_COLOR"
+"$BIN" run "$TMP/mixed.json" --backend ref --filter passes --color always | grep -q $'\033\[32m' || fail "--color always"
+NO_COLOR=1 "$BIN" run "$TMP/mixed.json" --backend ref --filter passes | grep -q $'\033' && fail "NO_COLOR"
 echo "reports: ok"

@@ -5,25 +5,21 @@
 # parses, and Markdown that is UTF-8; each names the offending file, with the bytes
 # escaped (\xNN); an unreadable file or an invalid case is an error, not a failure.
 # Usage: reports_utf8.sh SCATTERCTL REPO
-set -u
-S=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/common.bash"
 
 good='"op":"scatter_nd","inputs":{"data":{"dtype":"float32","shape":[1],"values":[1]},"indices":{"dtype":"int64","shape":[1,1],"values":[[0]]},"updates":{"dtype":"float32","shape":[1],"values":[5]}},"expected":{"dtype":"float32","shape":[1],"values":[5]}'
 
-# run NAME WANT_RC PATH...: runs with the three reports into $tmp/NAME.*, checks the
-# exit code and that each report exists and parses; leaves the output in $tmp/NAME.out.
+# run NAME WANT_RC PATH...: runs with the three reports into $TMP/NAME.*, checks the
+# exit code and that each report exists and parses; leaves the output in $TMP/NAME.out.
 run() {
   local name=$1 want=$2
   shift 2
-  NO_COLOR=1 "$S" run "$@" --backend ref --json "$tmp/$name.json" --junit "$tmp/$name.xml" \
-    --markdown "$tmp/$name.md" >"$tmp/$name.out" 2>&1
+  NO_COLOR=1 "$BIN" run "$@" --backend ref --json "$TMP/$name.json" --junit "$TMP/$name.xml" \
+    --markdown "$TMP/$name.md" >"$TMP/$name.out" 2>&1
   local rc=$?
-  [ "$rc" -eq "$want" ] || { cat "$tmp/$name.out"; fail "$name: exit $rc, want $want"; }
-  for ext in json xml md; do [ -s "$tmp/$name.$ext" ] || fail "$name: no $ext report"; done
-  python3 - "$tmp/$name" <<'PY' || fail "$name: a report does not parse"
+  [ "$rc" -eq "$want" ] || { cat "$TMP/$name.out"; fail "$name: exit $rc, want $want"; }
+  for ext in json xml md; do [ -s "$TMP/$name.$ext" ] || fail "$name: no $ext report"; done
+  python3 - "$TMP/$name" <<'PY' || fail "$name: a report does not parse"
 import json, sys, xml.dom.minidom
 base = sys.argv[1]
 json.load(open(base + ".json", encoding="utf-8", errors="strict"))
@@ -34,10 +30,10 @@ for ext in (".md", ".out"):  # the Markdown, and the table on stdout
 PY
 }
 
-# check NAME PYTHON: asserts about the reports, given doc (the JSON), suite (the JUnit
+# check_reports NAME PYTHON: asserts about the reports, given doc (the JSON), suite (the JUnit
 # testsuite element), xml and md (the texts).
-check() {
-  python3 - "$tmp/$1" "$2" <<'PY' || fail "$1: reports"
+check_reports() {
+  python3 - "$TMP/$1" "$2" <<'PY' || fail "$1: reports"
 import json, sys, xml.dom.minidom
 base, code = sys.argv[1], sys.argv[2]
 doc = json.load(open(base + ".json", encoding="utf-8"))
@@ -54,12 +50,12 @@ PY
 }
 
 # 1. The audit's recipe: one Latin-1 byte in a description (a parse error quoting it).
-mkdir "$tmp/lat"
-printf '{"name":"latin","description":"caf\xe9",%s}\n' "$good" >"$tmp/lat/latin.json"
-printf '{"name":"fine",%s}\n' "$good" >"$tmp/lat/fine.json"
-run latin 3 "$tmp/lat"
-grep -q "latin.json" "$tmp/latin.out" || fail "latin: the table names the file"
-check latin '
+mkdir "$TMP/lat"
+printf '{"name":"latin","description":"caf\xe9",%s}\n' "$good" >"$TMP/lat/latin.json"
+printf '{"name":"fine",%s}\n' "$good" >"$TMP/lat/fine.json"
+run latin 3 "$TMP/lat"
+grep -q "latin.json" "$TMP/latin.out" || fail "latin: the table names the file"
+check_reports latin '
 s = doc["summary"]
 assert (s["passed"], s["failed"], s["exit_code"]) == (1, 1, 3), s
 assert (s["errors"], s["failures"]) == (1, 0), s
@@ -73,14 +69,14 @@ assert suite.getAttribute("errors") == "1" and suite.getAttribute("failures") ==
 assert "lat/latin.json" in md and "caf\\xe9" in md, md
 assert s["closing_line"] == "scatterctl: 1 passed, 1 failed, 0 skipped", s
 '
-tail -n 1 "$tmp/latin.out" | grep -qx "scatterctl: 1 passed, 1 failed, 0 skipped" || fail "latin: closing line"
+tail -n 1 "$TMP/latin.out" | grep -qx "scatterctl: 1 passed, 1 failed, 0 skipped" || fail "latin: closing line"
 
 # 2. A Latin-1 byte in a case's name, and in the name of a valid case file.
-mkdir "$tmp/names"
-printf '{"name":"caf\xe9",%s}\n' "$good" >"$tmp/names/latin_name.json"
-printf '{"name":"ok_case",%s}\n' "$good" >"$tmp/names/caf"$'\xe9'".json"
-run names 3 "$tmp/names"
-check names '
+mkdir "$TMP/names"
+printf '{"name":"caf\xe9",%s}\n' "$good" >"$TMP/names/latin_name.json"
+printf '{"name":"ok_case",%s}\n' "$good" >"$TMP/names/caf"$'\xe9'".json"
+run names 3 "$TMP/names"
+check_reports names '
 s = doc["summary"]
 assert (s["passed"], s["failed"], s["errors"]) == (1, 1, 1), s
 assert [e["file"].rsplit("/", 1)[1] for e in doc["file_errors"]] == ["latin_name.json"], doc["file_errors"]
@@ -92,12 +88,12 @@ assert "ok_case" in md and "latin_name.json" in md, md
 '
 
 # 3. A stray binary *.json in a case folder, beside a good case.
-mkdir -p "$tmp/bin/sub"
-printf '\xff\xfe{}' >"$tmp/bin/sub/binary.json"
-printf '{"name":"fine",%s}\n' "$good" >"$tmp/bin/fine.json"
-run binary 3 "$tmp/bin"
-grep -q "sub/binary.json" "$tmp/binary.out" || fail "binary: the table names the file"
-check binary '
+mkdir -p "$TMP/bin/sub"
+printf '\xff\xfe{}' >"$TMP/bin/sub/binary.json"
+printf '{"name":"fine",%s}\n' "$good" >"$TMP/bin/fine.json"
+run binary 3 "$TMP/bin"
+grep -q "sub/binary.json" "$TMP/binary.out" || fail "binary: the table names the file"
+check_reports binary '
 s = doc["summary"]
 assert (s["passed"], s["failed"], s["errors"], s["failures"]) == (1, 1, 1, 0), s
 e = doc["file_errors"][0]
@@ -111,15 +107,15 @@ assert "sub/binary.json" in md
 #    description (parse errors quoting them), escaped in a description (a valid case),
 #    and in the names of files (one holding a case without a name, which the table
 #    shows by its file's name).
-mkdir "$tmp/ctl"
-printf '{"name":"a\\u0001b",%s}\n' "$good" >"$tmp/ctl/escaped_name.json"
-printf '{"name":"a\x01\x1b[31mb",%s}\n' "$good" >"$tmp/ctl/raw_name.json"
-printf '{"name":"d","description":"bell\x07\x1b[2J",%s}\n' "$good" >"$tmp/ctl/raw_description.json"
-printf '{"name":"fine_desc","description":"tab\\t esc\\u001b[2J del\\u007f nel\\u0085",%s}\n' "$good" >"$tmp/ctl/escaped_description.json"
-printf '{"name":"fine_ctl",%s}\n' "$good" >"$tmp/ctl/ctl"$'\x01\x1b'"name.json"
-printf '{"op":"scatter_nd"}\n' >"$tmp/ctl/nameless"$'\x1b\xe9'.json
-run control 3 "$tmp/ctl"
-check control '
+mkdir "$TMP/ctl"
+printf '{"name":"a\\u0001b",%s}\n' "$good" >"$TMP/ctl/escaped_name.json"
+printf '{"name":"a\x01\x1b[31mb",%s}\n' "$good" >"$TMP/ctl/raw_name.json"
+printf '{"name":"d","description":"bell\x07\x1b[2J",%s}\n' "$good" >"$TMP/ctl/raw_description.json"
+printf '{"name":"fine_desc","description":"tab\\t esc\\u001b[2J del\\u007f nel\\u0085",%s}\n' "$good" >"$TMP/ctl/escaped_description.json"
+printf '{"name":"fine_ctl",%s}\n' "$good" >"$TMP/ctl/ctl"$'\x01\x1b'"name.json"
+printf '{"op":"scatter_nd"}\n' >"$TMP/ctl/nameless"$'\x1b\xe9'.json
+run control 3 "$TMP/ctl"
+check_reports control '
 s = doc["summary"]
 assert (s["passed"], s["failed"], s["exit_code"]) == (2, 4, 3), s
 assert (s["errors"], s["failures"]) == (4, 0), s
@@ -138,15 +134,15 @@ assert "\x1b" not in xml_text and "\x01" not in xml_text and "\x07" not in xml_t
 assert "\x1b" not in md and "\x01" not in md
 assert "\x1b" not in json.dumps(doc, ensure_ascii=False)
 '
-grep -q $'\x1b' "$tmp/control.out" && fail "control: a raw escape character in the table"
+grep -q $'\x1b' "$TMP/control.out" && fail "control: a raw escape character in the table"
 
 # 5. Invalid UTF-8 quoted in an error message that is not a parse error: a case whose
 #    tensor file is missing, in a folder whose name is Latin-1.
-mkdir "$tmp/d"$'\xe9'
+mkdir "$TMP/d"$'\xe9'
 printf '{"name":"needs_npy","op":"scatter_nd","inputs":{"data":{"dtype":"float32","shape":[1],"file":"missing.npy"},"indices":{"dtype":"int64","shape":[1,1],"values":[[0]]},"updates":{"dtype":"float32","shape":[1],"values":[5]}}}\n' \
-  >"$tmp/d"$'\xe9'"/npy.json"
-run npy 3 "$tmp/d"$'\xe9'
-check npy '
+  >"$TMP/d"$'\xe9'"/npy.json"
+run npy 3 "$TMP/d"$'\xe9'
+check_reports npy '
 s = doc["summary"]
 assert (s["failed"], s["errors"], s["failures"]) == (1, 1, 0), s
 r = doc["results"][0]

@@ -2,22 +2,7 @@
 # A case whose expected output is wrong: exit 1, and a report naming the coordinate,
 # the expected and actual values and the update that targets the element.
 # Usage: bash run_failing.sh /path/to/scatterctl /path/to/repo
-set -u
-BIN=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-check() {  # check WHAT COMMAND...: run COMMAND, fail the script with WHAT if it fails
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what (exit code $rc)"
-    echo "--- stdout"; cat "$TMP/out"
-    echo "--- stderr"; cat "$TMP/err"
-    exit 1
-  fi
-}
-ctl() { "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+source "$(dirname "$0")/common.bash"
 
 # axis 1: updates[1,0] = 40 goes to output[1,0]; expected says 41 there.
 cat >"$TMP/wrong.json" <<'JSON'
@@ -36,17 +21,17 @@ cat >"$TMP/wrong.json" <<'JSON'
 JSON
 
 ctl run --backend ref "$TMP/wrong.json"
-check "a failing case gives exit 1" test "$rc" -eq 1
+check "a failing case gives exit 1" rc_is 1
 check "the failing case is marked FAILED" grep -Eq '^cli_wrong_expected +scatter_elements +ref +FAILED' "$TMP/out"
 check "the report counts the differing elements" grep -q '1 of 6 elements differ' "$TMP/out"
 check "the report names the coordinate and both values" grep -q 'output\[1,0\]: expected 41, got 40' "$TMP/out"
 check "the report names the update targeting it" grep -q 'targeted by updates\[1,0\]' "$TMP/out"
 check "the other case still passes" grep -Eq '^cli_right_expected +.*passed' "$TMP/out"
 check "the closing line counts 1 passed, 1 failed" \
-  bash -c "tail -n 1 '$TMP/out' | grep -qx 'scatterctl: 1 passed, 1 failed, 0 skipped'"
+  last_line_is 'scatterctl: 1 passed, 1 failed, 0 skipped'
 
 # -q still reports the failure.
 ctl run -q --backend ref "$TMP/wrong.json"
-check "run -q: exit 1" test "$rc" -eq 1
+check "run -q: exit 1" rc_is 1
 check "run -q still shows the coordinate" grep -q 'output\[1,0\]' "$TMP/out"
 echo "ok"

@@ -2,23 +2,8 @@
 # `scatterctl run` on a directory of good cases (one of them an expect_error case):
 # exit 0, the closing line last, and no colour codes off a terminal or with NO_COLOR.
 # Usage: bash run_pass.sh /path/to/scatterctl /path/to/repo
-set -u
-BIN=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-check() {  # check WHAT COMMAND...: run COMMAND, fail the script with WHAT if it fails
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what (exit code $rc)"
-    echo "--- stdout"; cat "$TMP/out"
-    echo "--- stderr"; cat "$TMP/err"
-    exit 1
-  fi
-}
-ctl() { "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
-last_line_is_clean_closing() { tail -n 1 "$TMP/out" | grep -Eq '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped$'; }
+source "$(dirname "$0")/common.bash"
+last_line_is_clean_closing() { last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped$'; }
 no_escape() { ! grep -q $'\033' "$TMP/out"; }
 has_escape() { grep -q $'\033' "$TMP/out"; }
 
@@ -54,7 +39,7 @@ echo "not a case file" >"$TMP/cases/README.txt"
 
 # Every good case passes; the closing line is the last line of stdout.
 ctl run --backend ref "$TMP/cases"
-check "run on good cases exits 0" test "$rc" -eq 0
+check "run on good cases exits 0" rc_is 0
 check "the last stdout line is the closing line with 0 failed" last_line_is_clean_closing
 check "4 cases pass on ref (the expect_error case included)" grep -qx 'scatterctl: 4 passed, 0 failed, 0 skipped' "$TMP/out"
 check "the expect_error case is reported as passed" grep -Eq '^cli_expects_index_error +.*passed +rejected as expected \[index\]' "$TMP/out"
@@ -62,14 +47,14 @@ check "every case is listed" grep -q '^cli_nd_slice ' "$TMP/out"
 
 # The default backend list, "all", also passes (an unavailable cuda is only skipped).
 ctl run "$TMP/cases"
-check "run with --backend all exits 0" test "$rc" -eq 0
+check "run with --backend all exits 0" rc_is 0
 check "the last stdout line is the closing line (all backends)" last_line_is_clean_closing
 
 # -q keeps the closing line last and prints no passing rows.
 ctl run -q --backend ref "$TMP/cases"
-check "run -q exits 0" test "$rc" -eq 0
+check "run -q exits 0" rc_is 0
 check "run -q: closing line last" last_line_is_clean_closing
-check "run -q prints no passing row" bash -c "! grep -q '^cli_se_none' '$TMP/out'"
+check "run -q prints no passing row" out_lacks '^cli_se_none'
 
 # No colour off a terminal, or with NO_COLOR; --color always shows that colour exists.
 ctl run --backend ref "$TMP/cases"
@@ -82,6 +67,6 @@ check "--color always keeps the closing line plain" last_line_is_clean_closing
 
 # A single file works as well as a directory.
 ctl run --backend ref "$TMP/cases/nd.json"
-check "run on one file exits 0" test "$rc" -eq 0
+check "run on one file exits 0" rc_is 0
 check "run on one file runs its one case" grep -qx 'scatterctl: 1 passed, 0 failed, 0 skipped' "$TMP/out"
 echo "ok"

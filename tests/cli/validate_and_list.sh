@@ -2,22 +2,7 @@
 # `validate` (exit 3 for an invalid case, naming file, case, field and values) and
 # `list` (names with op, reduction, dtype and shapes).
 # Usage: bash validate_and_list.sh /path/to/scatterctl /path/to/repo
-set -u
-BIN=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-check() {  # check WHAT COMMAND...: run COMMAND, fail the script with WHAT if it fails
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what (exit code $rc)"
-    echo "--- stdout"; cat "$TMP/out"
-    echo "--- stderr"; cat "$TMP/err"
-    exit 1
-  fi
-}
-ctl() { "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+source "$(dirname "$0")/common.bash"
 
 mkdir "$TMP/good" "$TMP/bad"
 cat >"$TMP/good/cases.json" <<'JSON'
@@ -44,25 +29,25 @@ cat >"$TMP/bad/bad.json" <<'JSON'
 JSON
 
 ctl validate "$TMP/good"
-check "validate on valid cases exits 0" test "$rc" -eq 0
-check "validate: closing line last" bash -c "tail -n 1 '$TMP/out' | grep -qx 'scatterctl: 3 passed, 0 failed, 0 skipped'"
+check "validate on valid cases exits 0" rc_is 0
+check "validate: closing line last" last_line_is 'scatterctl: 3 passed, 0 failed, 0 skipped'
 
 ctl validate "$TMP/bad"
-check "validate on an invalid case exits 3" test "$rc" -eq 3
+check "validate on an invalid case exits 3" rc_is 3
 check "validate names the case" grep -q 'cli_bad_index' "$TMP/out"
 check "validate names the field and the values" \
   grep -qF 'inputs.indices[1,0] = 7 is out of range [-4, 3] for data.shape[0] = 4' "$TMP/out"
 check "validate names the code" grep -qF '[index]' "$TMP/out"
-check "validate: closing line last" bash -c "tail -n 1 '$TMP/out' | grep -qx 'scatterctl: 0 passed, 1 failed, 0 skipped'"
+check "validate: closing line last" last_line_is 'scatterctl: 0 passed, 1 failed, 0 skipped'
 
 ctl validate "$TMP/good" "$TMP/bad"
-check "validate: one invalid case among valid ones still exits 3" test "$rc" -eq 3
+check "validate: one invalid case among valid ones still exits 3" rc_is 3
 
 ctl run --backend ref "$TMP/bad"
-check "run on an invalid case exits 3" test "$rc" -eq 3
+check "run on an invalid case exits 3" rc_is 3
 
 ctl list "$TMP/good"
-check "list exits 0" test "$rc" -eq 0
+check "list exits 0" rc_is 0
 check "list shows name, op, reduction, dtype and shapes (nd)" \
   grep -Eq '^cli_list_nd +scatter_nd +add +float32 +data \[4, 3\] indices int64 \[2, 1\] updates \[2, 3\]' "$TMP/out"
 check "list shows a 0-d indices tensor (update)" \
@@ -70,10 +55,10 @@ check "list shows a 0-d indices tensor (update)" \
 check "list marks the expect_error case" grep -Eq '^cli_list_expects .*expects \[shape\]' "$TMP/out"
 
 ctl list "$TMP/good" --filter 'cli_list_s*'
-check "list --filter exits 0" test "$rc" -eq 0
+check "list --filter exits 0" rc_is 0
 check "list --filter keeps the match" grep -q '^cli_list_su ' "$TMP/out"
-check "list --filter drops the others" bash -c "! grep -q '^cli_list_nd ' '$TMP/out'"
+check "list --filter drops the others" out_lacks '^cli_list_nd '
 
 ctl list "$TMP/good" --filter nomatch
-check "list with nothing selected exits 4" test "$rc" -eq 4
+check "list with nothing selected exits 4" rc_is 4
 echo "ok"

@@ -16,7 +16,7 @@
 source "$(dirname "$0")/external_common.bash"
 
 PY=${SCATTERCTL_PYTHON:-}
-[ -n "$PY" ] || { [ -x "$SRC/.venv/bin/python" ] && PY=$SRC/.venv/bin/python; } || PY=python3
+[ -n "$PY" ] || { [ -x "$REPO/.venv/bin/python" ] && PY=$REPO/.venv/bin/python; } || PY=python3
 if ! "$PY" -c 'import numpy' >/dev/null 2>&1; then
   echo "skipped: '$PY' cannot import numpy (set SCATTERCTL_PYTHON, or run scripts/setup.sh --frameworks)"
   exit 77
@@ -24,7 +24,7 @@ fi
 export SCATTERCTL_PYTHON=$PY
 
 # 1. numpy on the bundled cases, and fuzzing.
-ctl run "$SRC/cases" --backend numpy
+ctl run "$REPO/cases" --backend numpy
 check "numpy: exit 0" rc_is 0
 check "numpy: every case passed or skipped" last_line_matches '^scatterctl: [1-9][0-9]* passed, 0 failed, [0-9]+ skipped$'
 check "numpy: no FAILED, ERROR, xfail or XPASS row" test "$(grep -Ec ' (FAILED|ERROR|xfail|XPASS) ' "$TMP/out")" -eq 0
@@ -35,7 +35,7 @@ check "fuzz numpy: 200 cases, no failure" out_has '^fuzz: 200 cases, [0-9]+ runs
 
 # 2. The fake worker, through a wrapper that stands for the interpreter.
 FAKE=$TMP/fake-python
-printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PY" "$SRC/tests/cli/fake_worker.py" >"$FAKE"
+printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PY" "$REPO/tests/cli/fake_worker.py" >"$FAKE"
 chmod +x "$FAKE"
 fake() {  # fake MODE ARGS...: scatterctl ARGS with the fake worker as numpy
   local mode=$1
