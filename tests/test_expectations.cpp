@@ -4,11 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <algorithm>
 #include <set>
 #include <string>
@@ -16,6 +13,7 @@
 
 #include "scatter/backend.hpp"
 #include "scatter/expectations.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -26,23 +24,14 @@ using scatter::Op;
 using scatter::Outcome;
 using scatter::Reduction;
 
-// A directory of its own for each test, removed afterwards.
-class ExpectationsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("scatter_expectations_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+// The error loading the expectations at `path` throws (a test failure if none).
+scatter::Error load_error(const std::string& path) {
+  return scatter::testing::thrown([&] { scatter::load_expectations(path); });
+}
 
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
+// A directory of its own for each test, removed afterwards.
+class ExpectationsTest : public scatter::testing::TempDirTest {
+ protected:
   // A file of backend "onnxruntime" with these entries.
   std::string file_with(const std::string& entries, const std::string& name = "onnxruntime.json") const {
     return write(name, R"({"backend": "onnxruntime", "about": "test", "expectations": [)" + entries + "]}");
@@ -51,22 +40,17 @@ class ExpectationsTest : public ::testing::Test {
 
   // Loads `text` as a whole file and expects Error(schema) at `field` with `detail`.
   void expect_schema(const std::string& text, const std::string& field, const std::string& detail) const {
+    SCOPED_TRACE(text);
     const auto path = write("bad.json", text);
-    try {
-      scatter::load_expectations(path);
-      ADD_FAILURE() << "accepted: " << text;
-    } catch (const scatter::Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::schema) << e.message();
-      EXPECT_EQ(e.file(), path);
-      EXPECT_EQ(e.field(), field);
-      EXPECT_EQ(e.message(), field.empty() ? detail : field + ": " + detail);
-    }
+    const auto e = load_error(path);
+    EXPECT_EQ(e.code(), ErrorCode::schema) << e.message();
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.field(), field);
+    EXPECT_EQ(e.message(), field.empty() ? detail : field + ": " + detail);
   }
   void expect_entry_schema(const std::string& entry, const std::string& field, const std::string& detail) const {
     expect_schema(R"({"backend": "onnxruntime", "expectations": [)" + entry + "]}", field, detail);
   }
-
-  fs::path dir_;
 };
 
 // The three keys every entry needs, after `extra` (which may override none of them).
@@ -169,25 +153,17 @@ TEST_F(ExpectationsTest, DirectoryLoadsEveryJsonFileSorted) {
 
 TEST_F(ExpectationsTest, MissingPathIsAnIoError) {
   const auto path = (dir_ / "nowhere.json").string();
-  try {
-    scatter::load_expectations(path);
-    FAIL() << "a missing path was accepted";
-  } catch (const scatter::Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::io);
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.message(), "cannot read the expectations: no such file or directory");
-  }
+  const auto e = load_error(path);
+  EXPECT_EQ(e.code(), ErrorCode::io);
+  EXPECT_EQ(e.file(), path);
+  EXPECT_EQ(e.message(), "cannot read the expectations: no such file or directory");
 }
 
 TEST_F(ExpectationsTest, InvalidJsonIsAJsonError) {
   const auto path = write("broken.json", R"({"backend": )");
-  try {
-    scatter::load_expectations(path);
-    FAIL() << "broken JSON was accepted";
-  } catch (const scatter::Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::json);
-    EXPECT_EQ(e.file(), path);
-  }
+  const auto e = load_error(path);
+  EXPECT_EQ(e.code(), ErrorCode::json);
+  EXPECT_EQ(e.file(), path);
 }
 
 TEST_F(ExpectationsTest, FileLevelSchemaErrors) {
@@ -270,14 +246,10 @@ TEST_F(ExpectationsTest, ConditionsThatCannotApplyToTheOutcome) {
 TEST_F(ExpectationsTest, DuplicateIdsAcrossFiles) {
   write("a.json", R"({"backend": "onnxruntime", "expectations": [)" + entry("", "same") + "]}");
   write("b.json", R"({"backend": "onnxruntime", "expectations": [)" + entry("", "same") + "]}");
-  try {
-    scatter::load_expectations(dir_.string());
-    FAIL() << "a duplicate id was accepted";
-  } catch (const scatter::Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::schema);
-    EXPECT_EQ(e.file(), (dir_ / "b.json").string());
-    EXPECT_EQ(e.message(), "expectations[same].id: duplicate id for backend onnxruntime");
-  }
+  const auto e = load_error(dir_.string());
+  EXPECT_EQ(e.code(), ErrorCode::schema);
+  EXPECT_EQ(e.file(), (dir_ / "b.json").string());
+  EXPECT_EQ(e.message(), "expectations[same].id: duplicate id for backend onnxruntime");
 }
 
 // ---- versions

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@
 namespace scatter {
 namespace {
 
+using testing::elements;
 using testing::load_case;
 
 std::string shape_json(const Shape& shape) {
@@ -27,12 +27,7 @@ std::string shape_json(const Shape& shape) {
 // A scatter_elements case whose data is {dtype, shape, source}; indices and updates
 // are the smallest valid ones.
 std::string data_case(const std::string& dtype, const Shape& shape, const std::string& source) {
-  const Shape ones(shape.size(), 1);
-  std::string zeros = "[0]";
-  return R"({"name": "gen", "op": "scatter_elements", "inputs": {"data": {"dtype": ")" + dtype +
-         R"(", "shape": )" + shape_json(shape) + ", " + source + R"(}, "indices": {"dtype": "int64", "shape": )" +
-         shape_json(ones) + R"(, "values": )" + zeros + R"(}, "updates": {"dtype": ")" + dtype +
-         R"(", "shape": )" + shape_json(ones) + R"(, "generate": {"kind": "fill", "value": 0}}}})";
+  return testing::data_case("gen", dtype, shape_json(shape), source, shape.size());
 }
 
 // A case of `op` with data [data_shape] float32, generated indices, and updates of
@@ -48,14 +43,6 @@ std::string indices_case(const std::string& op, const std::string& attrs, const 
          R"(, "generate": {"kind": "fill", "value": 1}}}})";
 }
 
-// The tensor's elements reinterpreted as T (T the storage type, or same-size bits).
-template <class T>
-std::vector<T> elements(const Tensor& t) {
-  EXPECT_EQ(sizeof(T), size_of(t.dtype()));
-  std::vector<T> out(static_cast<std::size_t>(t.numel()));
-  if (!out.empty()) std::memcpy(out.data(), t.bytes(), t.nbytes());
-  return out;
-}
 
 std::vector<std::int64_t> index_values(const Tensor& t) {
   std::vector<std::int64_t> out;

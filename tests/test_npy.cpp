@@ -25,18 +25,12 @@ namespace scatter {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::elements;
 
 const std::string kNpyDir = fs::path(SCATTER_TEST_DATA "/npy").lexically_normal().string();
 
 std::string fixture(const std::string& name) { return kNpyDir + "/" + name; }
 
-template <class T>
-std::vector<T> elements(const Tensor& t) {
-  EXPECT_EQ(sizeof(T), size_of(t.dtype()));
-  std::vector<T> out(static_cast<std::size_t>(t.numel()));
-  if (!out.empty()) std::memcpy(out.data(), t.bytes(), t.nbytes());
-  return out;
-}
 
 template <class T>
 Tensor make_tensor(DType dtype, Shape shape, const std::vector<T>& values) {
@@ -75,23 +69,11 @@ std::string empty_data_from_file(const std::string& file) {
 }
 
 // A fresh directory per test; relative `file` paths resolve against the case file in it.
-class NpyRoundTrip : public ::testing::Test {
+class NpyRoundTrip : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("scatter_npy_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   // Loads `json` as if it were <dir>/case.json and materializes it.
   Case load(const std::string& json) const {
-    LoadOptions options;
-    options.max_bytes = 1ULL << 30;
-    auto result = load_text(json, path("case.json"), options);
+    auto result = load_text(json, path("case.json"), testing::load_options(1ULL << 30));
     EXPECT_TRUE(result.file_errors.empty());
     if (result.cases.size() != 1 || !result.cases[0].decl) {
       ADD_FAILURE() << (result.cases.empty() || !result.cases[0].error ? "no case"
@@ -100,8 +82,6 @@ class NpyRoundTrip : public ::testing::Test {
     }
     return materialize(*result.cases[0].decl);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(NpyRoundTrip, Float32KeepsEveryBit) {

@@ -225,13 +225,9 @@ TEST(PluginBroken, UnsupportedThrowsTheReasonFromSupports) {
 TEST(PluginBroken, LiarIsABackendError) {
   const auto backend = make_plugin_backend(test_plugin("liar"));
   ASSERT_TRUE(backend->availability().available) << backend->availability().reason;
-  try {
-    backend->run(load_case(kSmallCase));
-    ADD_FAILURE() << "no exception thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::backend);
-    EXPECT_EQ(e.message(), "plugin liar accepted the case in supports() but run() returned SP_UNSUPPORTED: changed its mind");
-  }
+  const auto e = testing::thrown([&] { backend->run(load_case(kSmallCase)); });
+  EXPECT_EQ(e.code(), ErrorCode::backend);
+  EXPECT_EQ(e.message(), "plugin liar accepted the case in supports() but run() returned SP_UNSUPPORTED: changed its mind");
 }
 
 void expect_unavailable(const std::string& path, const std::string& reason) {

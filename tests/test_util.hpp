@@ -1,21 +1,97 @@
 #pragma once
-// Helpers shared by the tests: cases from JSON text, and exact error checks.
+// Helpers shared by the tests: case JSON written from parts, cases loaded from JSON
+// text, tensor elements, and exact error checks (one at a time or as a table).
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "scatter/error.hpp"
 #include "scatter/load.hpp"
+#include "scatter/tensor.hpp"
 
 namespace scatter::testing {
 
-/// Loads one case from JSON text as file "test.json" (max_bytes 1 GiB unless given).
-inline CaseEntry load_one(const std::string& json, std::uint64_t max_bytes = 1ULL << 30) {
+/// A tensor given by its values: {"dtype": dtype, "shape": shape, "values": values} (JSON text).
+inline std::string tensor(const std::string& dtype, const std::string& shape, const std::string& values) {
+  return R"({"dtype": ")" + dtype + R"(", "shape": )" + shape + R"(, "values": )" + values + "}";
+}
+
+/// A case named "t": `attrs` are its keys before "inputs" (op, axis, ...), `extra` its
+/// members after them (", " first: expected, tolerance, ...).
+inline std::string make_case(const std::string& attrs, const std::string& data, const std::string& indices,
+                             const std::string& updates, const std::string& extra = "") {
+  return R"({"name": "t", )" + attrs + R"(, "inputs": {"data": )" + data + R"(, "indices": )" + indices +
+         R"(, "updates": )" + updates + "}" + extra + "}";
+}
+
+/// `json` of make_case with the case named `name` instead of "t".
+inline std::string renamed(std::string json, const std::string& name) {
+  return json.replace(json.find(R"("t")"), 3, '"' + name + '"');
+}
+
+/// make_case with an "expected" tensor (then `extra`).
+inline std::string expecting_case(const std::string& attrs, const std::string& data, const std::string& indices,
+                                  const std::string& updates, const std::string& expected,
+                                  const std::string& extra = "") {
+  return make_case(attrs, data, indices, updates, R"(, "expected": )" + expected + extra);
+}
+
+/// A scatter_elements case named `name` whose data is {"dtype", "shape", <source>}, where
+/// `source` is the data's source member ("values": ..., "generate": ...); indices and
+/// updates are the smallest valid ones for data of rank `rank`.
+inline std::string data_case(const std::string& name, const std::string& dtype, const std::string& shape,
+                             const std::string& source, std::size_t rank) {
+  std::string ones = "[";
+  for (std::size_t i = 0; i < rank; ++i) ones += i ? ", 1" : "1";
+  ones += "]";
+  const std::string zero = "[0]";  // a flat array of the one element, whatever the rank
+  return R"({"name": ")" + name + R"(", "op": "scatter_elements", "inputs": {"data": {"dtype": ")" + dtype +
+         R"(", "shape": )" + shape + ", " + source + R"(}, "indices": {"dtype": "int64", "shape": )" + ones +
+         R"(, "values": )" + zero + R"(}, "updates": {"dtype": ")" + dtype + R"(", "shape": )" + ones +
+         R"(, "generate": {"kind": "fill", "value": 0}}}})";
+}
+
+/// The tensor's elements reinterpreted as T (T the storage type, or same-size bits).
+template <class T>
+std::vector<T> elements(const Tensor& t) {
+  EXPECT_EQ(sizeof(T), size_of(t.dtype()));
+  std::vector<T> out(static_cast<std::size_t>(t.numel()));
+  if (!out.empty()) std::memcpy(out.data(), t.bytes(), t.nbytes());
+  return out;
+}
+
+/// The scatter::Error that `f()` throws; a test failure, and an empty io error, if none.
+template <class F>
+Error thrown(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no scatter::Error was thrown";
+  return Error(ErrorCode::io, "", "");
+}
+
+/// Load options with this --max-bytes.
+inline LoadOptions load_options(std::uint64_t max_bytes) {
   LoadOptions options;
   options.max_bytes = max_bytes;
-  auto result = load_text(json, "test.json", options);
+  return options;
+}
+
+/// Loads one case from JSON text as file "test.json" (max_bytes 1 GiB unless given).
+inline CaseEntry load_one(const std::string& json, std::uint64_t max_bytes = 1ULL << 30) {
+  auto result = load_text(json, "test.json", load_options(max_bytes));
   EXPECT_TRUE(result.file_errors.empty()) << (result.file_errors.empty() ? "" : result.file_errors[0].message());
   EXPECT_EQ(result.cases.size(), 1u);
   return result.cases.empty() ? CaseEntry{} : result.cases[0];
@@ -40,6 +116,45 @@ inline std::optional<Error> rejection(const std::string& json, std::uint64_t max
   }
   return std::nullopt;
 }
+
+/// A fixture with a fresh directory for each test, removed after it.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+    std::replace(name.begin(), name.end(), '/', '_');  // parameterized tests' names have slashes
+    dir_ = std::filesystem::temp_directory_path() / ("scatter_test_" + std::to_string(::getpid()) + "_" + name);
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  /// The path of `name` in the directory.
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  /// Writes `text` to `name` in the directory; returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+    return path(name);
+  }
+  std::filesystem::path dir_;
+};
+
+/// One row of a table of rejections: the case JSON `json` is rejected with exactly
+/// `code` and `message`; `name` names the row in the test's name.
+struct Rejection {
+  std::string name;
+  std::string json;
+  ErrorCode code;
+  std::string message;
+};
+
+inline void PrintTo(const Rejection& r, std::ostream* os) { *os << r.name; }
+
+/// The test name of a table row, for INSTANTIATE_TEST_SUITE_P.
+inline std::string rejection_name(const ::testing::TestParamInfo<Rejection>& info) { return info.param.name; }
 
 }  // namespace scatter::testing
 

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,29 +16,16 @@
 namespace scatter {
 namespace {
 
+using testing::elements;
 using testing::load_case;
 
 // A scatter_elements case whose data has this dtype, shape (JSON text) and values
 // (JSON text); indices and updates are the smallest valid ones for that rank.
 std::string data_case(const std::string& dtype, const std::string& shape, const std::string& values,
                       std::size_t rank = 1) {
-  std::string ones = "[";
-  for (std::size_t i = 0; i < rank; ++i) ones += i ? ", 1" : "1";
-  ones += "]";
-  const std::string zero = "[0]";  // a flat array of the one element, whatever the rank
-  return R"({"name": "v", "op": "scatter_elements", "inputs": {"data": {"dtype": ")" + dtype + R"(", "shape": )" +
-         shape + R"(, "values": )" + values + R"(}, "indices": {"dtype": "int64", "shape": )" + ones +
-         R"(, "values": )" + zero + R"(}, "updates": {"dtype": ")" + dtype + R"(", "shape": )" + ones +
-         R"(, "generate": {"kind": "fill", "value": 0}}}})";
+  return testing::data_case("v", dtype, shape, R"("values": )" + values, rank);
 }
 
-template <class T>
-std::vector<T> elements(const Tensor& t) {
-  EXPECT_EQ(sizeof(T), size_of(t.dtype()));
-  std::vector<T> out(static_cast<std::size_t>(t.numel()));
-  if (!out.empty()) std::memcpy(out.data(), t.bytes(), t.nbytes());
-  return out;
-}
 
 // --- forms ---
 

@@ -7,7 +7,4 @@ static sp_status run(const sp_case*) {
   for (;;) sleep(1);
 }
 
-extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
-  static const sp_plugin_api api = test_plugin_table("hang", run);
-  return &api;
-}
+SCATTER_TEST_PLUGIN("hang", run)

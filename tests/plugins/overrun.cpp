@@ -7,7 +7,4 @@ static sp_status run(const sp_case* c) {
   return SP_OK;
 }
 
-extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
-  static const sp_plugin_api api = test_plugin_table("overrun", run);
-  return &api;
-}
+SCATTER_TEST_PLUGIN("overrun", run)

@@ -18,6 +18,13 @@ inline sp_plugin_api test_plugin_table(const char* name, sp_status (*run)(const 
   return api;
 }
 
+/// Defines the plugin's entry point: test_plugin_table(name, run) as it is.
+#define SCATTER_TEST_PLUGIN(name, run)                                           \
+  extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) { \
+    static const sp_plugin_api api = test_plugin_table(name, run);             \
+    return &api;                                                               \
+  }
+
 /// out[indices[i]] = updates[i] for rank-1 float32 data (a correct answer to build on).
 inline void scatter_1d_float32(const sp_case* c) {
   auto* out = static_cast<float*>(c->out->data);
