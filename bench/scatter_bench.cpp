@@ -36,6 +36,7 @@
 #include "scatter/bench.hpp"
 #include "scatter/error.hpp"
 #include "scatter/load.hpp"
+#include "scatter/probe.hpp"
 
 namespace {
 
@@ -195,7 +196,8 @@ int main(int argc, char** argv) {
     return 5;
   }
 
-  const double copy_bandwidth = backends.front()->copy_bandwidth();
+  auto* probe = probe_for(*backends.front());
+  const double copy_bandwidth = probe ? probe->copy() : 0.0;
   benchmark::AddCustomContext("device", backends.front()->device());
   benchmark::AddCustomContext("copy_bandwidth_gbps", std::to_string(copy_bandwidth / 1e9));
   benchmark::AddCustomContext("mode", settings.mode);
@@ -223,7 +225,8 @@ int main(int argc, char** argv) {
                                      }
                                      // Cold: the backend evicts its caches just before its timed region.
                                      const RunFlags flags{item.in_place, item.deterministic, cold};
-                                     const double copy_bandwidth = backend->copy_bandwidth();
+                                     auto* line = probe_for(*backend);
+                                     const double copy_bandwidth = line ? line->copy() : 0.0;
                                      try {
                                        backend->run(*slot.c, flags);  // warm-up: first touch, lazy init
                                      } catch (const Error& e) {

@@ -1,4 +1,4 @@
-// The cuda backend's element bodies (lib/src/cuda/element.cuh), compiled for the host
+// The cuda backend's element bodies (lib/src/cuda/element.hpp), compiled for the host
 // and run in the kernels' own orders, against the CPU reference. These are the GPU's
 // target mappers, reductions, identities, means and 16-bit roundings: if one of them
 // differs from the spec, these tests fail without a GPU. What they cannot check is the
@@ -31,6 +31,10 @@ namespace cu = scatter::cuda;
 using scatter::Case;
 using scatter::DType;
 using scatter::Tensor;
+using scatter::BFloat16;
+using scatter::Float16;
+using scatter::Op;
+using scatter::Reduction;
 
 template <class T>
 T load_as(const std::byte* p) {
@@ -51,7 +55,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
   auto* o = out.bytes();
   const auto* upd = c.updates.bytes();
   const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
-  const auto r = cu::dev_reduction(c.attrs.reduction);
+  const auto r = c.attrs.reduction;
   if (g.u == 0) return out;  // enqueue_scatter launches nothing
   auto at = [&](std::int64_t offset) { return o + offset * static_cast<std::int64_t>(sizeof(T)); };
   auto update = [&](std::int64_t i) { return load_as<T>(upd + i * static_cast<std::int64_t>(sizeof(T))); };
@@ -61,7 +65,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
     return t;
   };
 
-  if (r == cu::DevReduction::none && g.op != cu::DevOp::elements) {  // k_row_winners, then k_row_copy
+  if (r == Reduction::none && g.op != Op::scatter_elements) {  // k_row_winners, then k_row_copy
     const std::int64_t rows_n = g.n / g.slice;
     const std::int64_t rows_u = g.u / g.slice;
     std::vector<std::int64_t> winner(static_cast<std::size_t>(rows_n), -1);
@@ -80,7 +84,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
     }
     return out;
   }
-  if (r == cu::DevReduction::none) {  // k_winners, then k_write_winners
+  if (r == Reduction::none) {  // k_winners, then k_write_winners
     std::vector<std::int64_t> winner(static_cast<std::size_t>(g.n), -1);
     for (std::int64_t i = 0; i < g.u; ++i) {
       auto& w = winner[static_cast<std::size_t>(target(i))];
@@ -101,8 +105,8 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
     store_as(at(t), cu::combine(r, load_as<T>(at(t)), update(i)));
     ++count[static_cast<std::size_t>(t)];
   }
-  if (r == cu::DevReduction::mean) {  // k_mean
-    if constexpr (!std::is_same_v<T, cu::Bool8>) {
+  if (r == Reduction::mean) {  // k_mean
+    if constexpr (!std::is_same_v<T, cu::Bool>) {
       const int init = c.attrs.use_init_val ? 1 : 0;
       for (std::int64_t t = 0; t < g.n; ++t) {
         if (count[static_cast<std::size_t>(t)] > 0) {
@@ -130,27 +134,27 @@ Tensor emulate(const Case& c, bool off32) {
   std::string why;
   const auto g = cu::make_geometry(c, why);
   if (!g) throw std::runtime_error("no geometry: " + why);
-  switch (cu::dev_type(c.data.dtype())) {
-    case cu::DevType::f64:
+  switch (c.data.dtype()) {
+    case DType::float64:
       return emulate_index<double>(c, *g, off32);
-    case cu::DevType::f32:
+    case DType::float32:
       return emulate_index<float>(c, *g, off32);
-    case cu::DevType::f16:
-      return emulate_index<cu::Half>(c, *g, off32);
-    case cu::DevType::bf16:
-      return emulate_index<cu::BF16>(c, *g, off32);
-    case cu::DevType::i64:
+    case DType::float16:
+      return emulate_index<Float16>(c, *g, off32);
+    case DType::bfloat16:
+      return emulate_index<BFloat16>(c, *g, off32);
+    case DType::int64:
       return emulate_index<std::int64_t>(c, *g, off32);
-    case cu::DevType::i32:
+    case DType::int32:
       return emulate_index<std::int32_t>(c, *g, off32);
-    case cu::DevType::i16:
+    case DType::int16:
       return emulate_index<std::int16_t>(c, *g, off32);
-    case cu::DevType::i8:
+    case DType::int8:
       return emulate_index<std::int8_t>(c, *g, off32);
-    case cu::DevType::u8:
+    case DType::uint8:
       return emulate_index<std::uint8_t>(c, *g, off32);
-    case cu::DevType::b8:
-      return emulate_index<cu::Bool8>(c, *g, off32);
+    case DType::boolean:
+      return emulate_index<cu::Bool>(c, *g, off32);
   }
   throw std::runtime_error("unknown dtype");
 }
@@ -204,27 +208,27 @@ TEST(CudaElements, SubtractionIsAdditionOfTheNegation) {
   // atomicAdd(p, -v) for float/double and the sign-flipped half/bfloat16 add.
   for (std::uint32_t a = 0; a < 0x10000; a += 97) {
     for (std::uint32_t b = 0; b < 0x10000; b += 89) {
-      const cu::Half ha{static_cast<std::uint16_t>(a)}, hb{static_cast<std::uint16_t>(b)};
-      const cu::Half neg{static_cast<std::uint16_t>(b ^ 0x8000u)};
-      const auto sub = cu::combine(cu::DevReduction::sub, ha, hb).bits;
-      const auto add = cu::combine(cu::DevReduction::add, ha, neg).bits;
-      if (std::isnan(cu::Num<cu::Half>::to(cu::Half{sub}))) {
-        EXPECT_TRUE(std::isnan(cu::Num<cu::Half>::to(cu::Half{add})));
+      const Float16 ha{static_cast<std::uint16_t>(a)}, hb{static_cast<std::uint16_t>(b)};
+      const Float16 neg{static_cast<std::uint16_t>(b ^ 0x8000u)};
+      const auto sub = cu::combine(Reduction::sub, ha, hb).bits;
+      const auto add = cu::combine(Reduction::add, ha, neg).bits;
+      if (std::isnan(cu::Num<Float16>::to(Float16{sub}))) {
+        EXPECT_TRUE(std::isnan(cu::Num<Float16>::to(Float16{add})));
       } else {
         ASSERT_EQ(sub, add) << std::hex << a << " - " << b;
       }
-      const cu::BF16 ba{static_cast<std::uint16_t>(a)}, bb{static_cast<std::uint16_t>(b)};
-      const cu::BF16 bneg{static_cast<std::uint16_t>(b ^ 0x8000u)};
-      const auto bsub = cu::combine(cu::DevReduction::sub, ba, bb).bits;
-      const auto badd = cu::combine(cu::DevReduction::add, ba, bneg).bits;
-      if (!std::isnan(cu::Num<cu::BF16>::to(cu::BF16{bsub}))) ASSERT_EQ(bsub, badd) << std::hex << a << " - " << b;
+      const BFloat16 ba{static_cast<std::uint16_t>(a)}, bb{static_cast<std::uint16_t>(b)};
+      const BFloat16 bneg{static_cast<std::uint16_t>(b ^ 0x8000u)};
+      const auto bsub = cu::combine(Reduction::sub, ba, bb).bits;
+      const auto badd = cu::combine(Reduction::add, ba, bneg).bits;
+      if (!std::isnan(cu::Num<BFloat16>::to(BFloat16{bsub}))) ASSERT_EQ(bsub, badd) << std::hex << a << " - " << b;
     }
   }
   // Integers: unsigned wrap-around add of (0 - v) is the wrapping subtraction.
   for (std::int32_t a : {0, 1, -1, INT32_MAX, INT32_MIN, 12345}) {
     for (std::int32_t b : {0, 1, -1, INT32_MAX, INT32_MIN, -777}) {
       const auto via_add = static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + (0u - static_cast<std::uint32_t>(b)));
-      EXPECT_EQ(cu::combine(cu::DevReduction::sub, a, b), via_add);
+      EXPECT_EQ(cu::combine(Reduction::sub, a, b), via_add);
     }
   }
 }
@@ -233,7 +237,7 @@ TEST(CudaElements, SubtractionIsAdditionOfTheNegation) {
 // applies the merged value once: for integers and bool that must equal the reference's
 // one-at-a-time result exactly.
 template <class T>
-void check_merge(cu::DevReduction r, const std::vector<T>& updates, T out) {
+void check_merge(Reduction r, const std::vector<T>& updates, T out) {
   T sequential = out;
   for (const T& u : updates) sequential = cu::combine(r, sequential, u);
   const std::size_t n = updates.size();
@@ -246,7 +250,7 @@ void check_merge(cu::DevReduction r, const std::vector<T>& updates, T out) {
 }
 
 TEST(CudaElements, WarpMergesEqualOneAtATime) {
-  using R = cu::DevReduction;
+  using R = Reduction;
   for (auto r : {R::add, R::sub, R::mul, R::min, R::max, R::mean}) {
     check_merge<std::int32_t>(r, {5, -7, INT32_MAX, 3, INT32_MIN}, 11);
     check_merge<std::int8_t>(r, {100, 100, -128, 7}, -3);
@@ -254,8 +258,8 @@ TEST(CudaElements, WarpMergesEqualOneAtATime) {
     check_merge<std::int64_t>(r, {INT64_MAX, 2, -9}, -1);
   }
   for (auto r : {R::add, R::sub, R::mul, R::min, R::max}) {
-    check_merge<cu::Bool8>(r, {cu::Bool8{1}, cu::Bool8{1}, cu::Bool8{0}}, cu::Bool8{1});
-    check_merge<cu::Bool8>(r, {cu::Bool8{1}, cu::Bool8{0}}, cu::Bool8{0});
+    check_merge<cu::Bool>(r, {cu::Bool{1}, cu::Bool{1}, cu::Bool{0}}, cu::Bool{1});
+    check_merge<cu::Bool>(r, {cu::Bool{1}, cu::Bool{0}}, cu::Bool{0});
   }
   // Floats: exact here because every value and partial result is a small integer.
   for (auto r : {R::add, R::sub, R::mul, R::min, R::max}) check_merge<float>(r, {1.0f, -2.0f, 4.0f}, 3.0f);
@@ -272,7 +276,7 @@ TEST(CudaElements, The32BitPathIsTakenOnlyWhenOffsetsFit) {
   g.u = (std::int64_t{1} << 31) - 100;  // the grid stride past u would overflow int
   EXPECT_FALSE(cu::offsets_fit_32(g));
   // scatter_nd with element updates: 10^9 tuples of k = 3 index 3 x 10^9 index elements.
-  g.op = cu::DevOp::nd;
+  g.op = Op::scatter_nd;
   g.k = 3;
   g.slice = 1;
   g.n = 1000;
@@ -356,7 +360,7 @@ TEST(CudaElements, NativeFloat32AddIsUsedOnlyWhereItCannotFlush) {
     for (int step = 0; step < 8; ++step) {
       const float u = passing();
       ASSERT_TRUE(cu::f32_native_add_exact(f32_bits(u)));
-      exact = cu::combine(cu::DevReduction::add, exact, u);
+      exact = cu::combine(Reduction::add, exact, u);
       flushing = atom_add_f32(flushing, u);
       if (!(std::isnan(exact) && std::isnan(flushing))) ASSERT_EQ(f32_bits(exact), f32_bits(flushing)) << chain;
     }
@@ -393,7 +397,7 @@ TEST(CudaElements, ByteLanesTouchOnlyTheirByte) {
 }
 
 TEST(CudaElements, IdentitiesAreTheSpecs) {
-  using R = cu::DevReduction;
+  using R = Reduction;
   EXPECT_EQ(cu::identity<std::int8_t>(R::min), 127);
   EXPECT_EQ(cu::identity<std::int8_t>(R::max), -128);
   EXPECT_EQ(cu::identity<std::uint8_t>(R::min), 255);
@@ -402,11 +406,11 @@ TEST(CudaElements, IdentitiesAreTheSpecs) {
   EXPECT_EQ(cu::identity<std::int64_t>(R::max), INT64_MIN);
   EXPECT_EQ(cu::identity<std::int32_t>(R::mul), 1);
   EXPECT_EQ(cu::identity<std::int16_t>(R::add), 0);
-  EXPECT_EQ(cu::identity<cu::Half>(R::min).bits, 0x7C00);  // +inf
-  EXPECT_EQ(cu::identity<cu::BF16>(R::max).bits, 0xFF80);  // -inf
+  EXPECT_EQ(cu::identity<Float16>(R::min).bits, 0x7C00);  // +inf
+  EXPECT_EQ(cu::identity<BFloat16>(R::max).bits, 0xFF80);  // -inf
   EXPECT_EQ(cu::identity<float>(R::mul), 1.0f);
-  EXPECT_EQ(cu::identity<cu::Bool8>(R::mul).value, 1);
-  EXPECT_EQ(cu::identity<cu::Bool8>(R::add).value, 0);
+  EXPECT_EQ(cu::identity<cu::Bool>(R::mul).value, 1);
+  EXPECT_EQ(cu::identity<cu::Bool>(R::add).value, 0);
 }
 
 TEST(CudaElements, IntegerMeanRoundsTowardNegativeInfinity) {

@@ -19,16 +19,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array kOps{Op::scatter_elements, Op::scatter_nd, Op::scatter_update};
-constexpr std::array kReductions{Reduction::none, Reduction::add, Reduction::sub, Reduction::mul,
-                                 Reduction::min,  Reduction::max, Reduction::mean};
-constexpr std::array kDTypes{DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64,
-                             DType::int32,   DType::int16,   DType::int8,    DType::uint8,    DType::boolean};
 constexpr std::array<std::string_view, 4> kFeatures{"negative_indices", "duplicates", "empty_index_tuple",
                                                     "use_init_val_false"};
 
 template <class T, std::size_t N>
-std::string names_of(const std::array<T, N>& values) {
+std::string names_of(const T (&values)[N]) {
   std::vector<std::string_view> names;
   for (const auto v : values) names.push_back(to_string(v));
   return fmt::format("{}", fmt::join(names, ", "));

@@ -43,12 +43,6 @@ double abs_error(const Tensor& got, const Tensor& want, std::int64_t i) {
   return std::fabs(g - w);
 }
 
-bool tolerant_reduction(const Case& c) {
-  const auto r = c.attrs.reduction;
-  return is_float(c.data.dtype()) &&
-         (r == Reduction::add || r == Reduction::sub || r == Reduction::mul || r == Reduction::mean);
-}
-
 // Keeps the k worst mismatches: a heap whose front is the least bad one kept.
 class Worst {
  public:
@@ -231,7 +225,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     for (std::int64_t j = 0; j < len; ++j) hits[o + j] += hits[o + j] != UINT32_MAX;
   });
 
-  const bool tolerant = tolerant_reduction(c);
+  const bool tolerant = is_order_dependent(c.attrs.reduction, c.data.dtype());
   const bool dup_any = c.attrs.reduction == Reduction::none;
   // Elements that are not equal but may pass by their duplicates' rule.
   std::vector<std::uint8_t> pending(static_cast<std::size_t>(n), 0);

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "bench/probes.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/error.hpp"
 
@@ -22,5 +23,7 @@ class UnavailableCuda final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<UnavailableCuda>(); }
+
+std::unique_ptr<BandwidthProbe> make_cuda_probe() { return nullptr; }
 
 }  // namespace scatter

@@ -6,15 +6,11 @@
 #include <limits>
 #include <type_traits>
 
+#include "reduce_step.hpp"
 #include "scatter/dtype.hpp"
 #include "scatter/error.hpp"
 
 namespace scatter::detail {
-
-/// bool is stored as one byte holding 0 or 1; a distinct type keeps templates apart.
-struct Bool {
-  std::uint8_t value = 0;
-};
 
 template <class T>
 struct TypeTag {
@@ -49,9 +45,6 @@ decltype(auto) dispatch(DType dtype, F&& f) {
   SCATTER_ASSERT(false && "unknown dtype");
 }
 
-template <class T>
-inline constexpr bool kIsFloat = std::is_same_v<T, double> || std::is_same_v<T, float> ||
-                                 std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 template <class T>
 inline constexpr bool kIsInt = std::is_integral_v<T>;
 

@@ -1,5 +1,5 @@
-// `scatterctl explain`: the reference's loop again, narrated. It applies the same
-// functors in the same order as the reference, one line per update run.
+// `scatterctl explain`: the reference's own loop, narrated through its hook, one line
+// per update run.
 
 #include "scatter/explain.hpp"
 
@@ -8,14 +8,11 @@
 #include <fmt/format.h>
 
 #include "dispatch.hpp"
-#include "ref/reduce.hpp"
+#include "ref/scatter_loop.hpp"
 #include "scatter/backend.hpp"
-#include "targets.hpp"
 
 namespace scatter {
 namespace {
-
-using detail::Combine;
 
 // A slice's coordinate: the leading coordinates of `offset`, ':' for the last `tail` dims.
 std::string slice_coord(std::int64_t offset, const Shape& shape, std::size_t tail) {
@@ -64,71 +61,74 @@ std::size_t slice_rank(const Case& c) {
   return 0;
 }
 
+// The reference's loop (scatter_loop.hpp), watched: one line per update run, one per mean.
+template <class T>
+class Narrator : public detail::NoHook {
+ public:
+  Narrator(const Case& c, Tensor& result, std::ostream& out, const ExplainOptions& options, std::int64_t runs)
+      : c_(c), result_(result), out_(out), options_(options), runs_(runs), tail_(slice_rank(c)) {}
+
+  void start_from(T identity) {
+    Tensor id(c_.data.dtype(), {1});
+    id.data<T>()[0] = identity;
+    out_ << fmt::format("every targeted element starts from {} (use_init_val = false)\n", format_element(id, 0));
+  }
+  void before_run(std::int64_t, std::int64_t oi, std::int64_t len) {
+    if (shown_ == 0 && runs_ > options_.limit) {
+      out_ << fmt::format("(the first {} of {} are shown; --limit N for more)\n", options_.limit, runs_);
+    }
+    print_ = shown_++ < options_.limit;
+    if (print_) before_ = len == 1 ? format_element(result_, oi) : run_values(result_, oi, len);
+  }
+  void after_run(std::int64_t ui, std::int64_t oi, std::int64_t len) {
+    if (!print_) return;
+    const auto& dshape = c_.data.shape();
+    const auto& ushape = c_.updates.shape();
+    const auto target = tail_ == 0 ? format_coord(unravel(oi, dshape)) : slice_coord(oi, dshape, tail_);
+    const auto source = tail_ == 0 ? format_coord(unravel(ui, ushape)) : slice_coord(ui, ushape, tail_);
+    const auto value = len == 1 ? format_element(c_.updates, ui) : run_values(c_.updates, ui, len);
+    const auto after = len == 1 ? format_element(result_, oi) : run_values(result_, oi, len);
+    out_ << fmt::format("{} -> output{} = f({}, updates{} = {}) = {}\n", index_text(c_, ui, len), target, before_,
+                        source, value, after);
+  }
+  void before_mean(std::int64_t oi, std::int64_t count) {
+    sum_ = format_element(result_, oi);
+    count_ = count;
+  }
+  void after_mean(std::int64_t oi) {
+    if (means_++ >= options_.limit) return;
+    out_ << fmt::format("mean: output{} = {} / {} = {}\n", format_coord(unravel(oi, c_.data.shape())), sum_, count_,
+                        format_element(result_, oi));
+  }
+
+ private:
+  const Case& c_;
+  Tensor& result_;
+  std::ostream& out_;
+  const ExplainOptions& options_;
+  std::int64_t runs_;
+  std::size_t tail_;
+  std::int64_t shown_ = 0;
+  std::int64_t means_ = 0;
+  bool print_ = false;
+  std::string before_;
+  std::string sum_;
+  std::int64_t count_ = 0;
+};
+
 template <class T>
 void narrate(const Case& c, std::ostream& out, const ExplainOptions& options) {
-  Tensor result = c.data.clone();
-  T* o = result.data<T>();
-  const T* u = c.updates.data<T>();
-  const Combine<T> combine{c.attrs.reduction};
   const auto reduction = c.attrs.reduction;
   const auto idx = detail::normalized_indices(c);
-  const auto tail = slice_rank(c);
   const bool fresh = !c.attrs.use_init_val && reduction != Reduction::none;
-  std::vector<std::int64_t> count;
-  if (reduction == Reduction::mean) count.assign(static_cast<std::size_t>(result.numel()), 0);
-
   std::int64_t runs = 0;
   detail::visit_targets(c, idx, [&](std::int64_t, std::int64_t, std::int64_t) { ++runs; });
   out << fmt::format("{} ({}), reduction {}{}: {} update {}\n", c.name, to_string(c.attrs.op), to_string(reduction),
-                     fresh ? ", use_init_val = false" : "", runs, tail == 0 ? "elements" : "slices");
-  out << fmt::format("f(out, u) = {}\n", reduction == Reduction::none  ? "u"
-                                         : reduction == Reduction::add ? "out + u"
-                                         : reduction == Reduction::sub ? "out - u"
-                                         : reduction == Reduction::mul ? "out * u"
-                                         : reduction == Reduction::min ? "min(out, u)"
-                                         : reduction == Reduction::max ? "max(out, u)"
-                                                                       : "out + u (a sum; divided by the count at the end)");
-  if (fresh) {
-    T id = combine.identity();
-    Tensor id_t(c.data.dtype(), {1});
-    id_t.data<T>()[0] = id;
-    out << fmt::format("every targeted element starts from {} (use_init_val = false)\n", format_element(id_t, 0));
-    detail::visit_targets(c, idx, [&](std::int64_t, std::int64_t oi, std::int64_t len) { std::fill(o + oi, o + oi + len, id); });
-  }
-  if (runs > options.limit) out << fmt::format("(the first {} of {} are shown; --limit N for more)\n", options.limit, runs);
+                     fresh ? ", use_init_val = false" : "", runs, slice_rank(c) == 0 ? "elements" : "slices");
+  out << fmt::format("f(out, u) = {}\n", info_of(reduction).formula);
 
-  std::int64_t shown = 0;
-  detail::visit_targets(c, idx, [&](std::int64_t ui, std::int64_t oi, std::int64_t len) {
-    const bool print = shown++ < options.limit;
-    std::string before;
-    if (print) before = len == 1 ? format_element(result, oi) : run_values(result, oi, len);
-    for (std::int64_t j = 0; j < len; ++j) {
-      o[oi + j] = reduction == Reduction::none ? u[ui + j] : combine.apply(o[oi + j], u[ui + j]);
-      if (!count.empty()) ++count[oi + j];
-    }
-    if (!print) return;
-    const auto target = tail == 0 ? format_coord(unravel(oi, c.data.shape())) : slice_coord(oi, c.data.shape(), tail);
-    const auto source = tail == 0 ? format_coord(unravel(ui, c.updates.shape())) : slice_coord(ui, c.updates.shape(), tail);
-    const auto value = len == 1 ? format_element(c.updates, ui) : run_values(c.updates, ui, len);
-    const auto after = len == 1 ? format_element(result, oi) : run_values(result, oi, len);
-    out << fmt::format("{} -> output{} = f({}, updates{} = {}) = {}\n", index_text(c, ui, len), target, before, source,
-                       value, after);
-  });
-  if constexpr (!std::is_same_v<T, detail::Bool>) {
-   if (!count.empty()) {
-    const std::int64_t init = c.attrs.use_init_val ? 1 : 0;
-    std::int64_t printed = 0;
-    for (std::int64_t i = 0; i < result.numel(); ++i) {
-      if (count[i] == 0) continue;
-      const auto sum = format_element(result, i);
-      o[i] = detail::mean_of(o[i], count[i] + init);
-      if (printed++ < options.limit) {
-        out << fmt::format("mean: output{} = {} / {} = {}\n", format_coord(unravel(i, c.data.shape())), sum,
-                           count[i] + init, format_element(result, i));
-      }
-    }
-   }
-  }
+  Tensor result = c.data.clone();
+  detail::scatter_loop<T>(c, idx, result, Narrator<T>(c, result, out, options, runs));
   if (result.numel() <= options.max_printed) {
     out << "output = " << format_tensor(result) << "\n";
   } else {

@@ -2,7 +2,7 @@
 // 16-bit floats as bits: exact widening to double and round-to-nearest-even
 // narrowing straight from a double's bits (no double rounding). Plain integer code
 // as __host__ __device__ functions: the reference (dtype.cpp) and the cuda kernels
-// (cuda/element.cuh) share this one copy, so they cannot round differently.
+// (cuda/element.hpp) share this one copy, so they cannot round differently.
 
 #include <cstdint>
 

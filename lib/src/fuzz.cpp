@@ -39,14 +39,10 @@ class Rng {
   SplitMix64 mix_;
 };
 
-constexpr DType kDTypes[] = {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64,
-                             DType::int32,   DType::int16,   DType::int8,    DType::uint8,    DType::boolean};
-
 std::vector<Reduction> reductions_for(Op op, DType dtype) {
   std::vector<Reduction> out;
-  for (auto r : {Reduction::none, Reduction::add, Reduction::sub, Reduction::mul, Reduction::min, Reduction::max,
-                 Reduction::mean}) {
-    if (op_allows(op, r) && !(r == Reduction::mean && dtype == DType::boolean)) out.push_back(r);
+  for (const auto r : kReductions) {
+    if (allows(op, r, dtype)) out.push_back(r);
   }
   return out;
 }
@@ -131,12 +127,6 @@ std::string tensor_json(Rng& rng, DType dtype, const Shape& shape, bool specials
 std::string indices_json(DType dtype, const Shape& shape, const std::vector<std::int64_t>& values) {
   return fmt::format(R"({{"dtype": "{}", "shape": {}, "values": [{}]}})", to_string(dtype), json_shape(shape),
                      fmt::join(values, ", "));
-}
-
-bool order_dependent(const Case& c) {
-  const auto r = c.attrs.reduction;
-  return is_float(c.data.dtype()) &&
-         (r == Reduction::add || r == Reduction::sub || r == Reduction::mul || r == Reduction::mean);
 }
 
 }  // namespace
@@ -247,7 +237,7 @@ std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, c
     return fmt::format("output is {}{}, want {}{}", to_string(got.dtype()), format_shape(got.shape()),
                        to_string(want.dtype()), format_shape(want.shape()));
   }
-  if (order_dependent(c) && !flags.deterministic) {
+  if (is_order_dependent(c.attrs.reduction, c.data.dtype()) && !flags.deterministic) {
     const auto cmp = compare_outputs(c, got, want, false);
     if (cmp.passed) return "";
     const auto& m = cmp.worst.front();

@@ -86,13 +86,6 @@ class Backend {
   /// Runs a validated case. Throws Error for failures of the backend itself.
   virtual BackendOutput run(const Case& c, const RunFlags& flags) = 0;
   BackendOutput run(const Case& c) { return run(c, RunFlags{}); }
-  /// The device's own copy bandwidth, bytes/s with reads and writes counted: the
-  /// benchmarks' 100% line. Measured once, on first call; 0 when unknown.
-  virtual double copy_bandwidth() { return 0.0; }
-  /// The random-write ceiling of element scatter: one 4-byte store to each of many random
-  /// 32-byte sectors of a buffer far beyond the caches, bytes/s counting 32 per store
-  /// (PERF.md target 2). Measured once, on first call; 0 when unknown.
-  virtual double sector_write_bandwidth() { return 0.0; }
   /// Facts a benchmark report records: driver and runtime versions, clocks, caches.
   virtual std::vector<std::pair<std::string, std::string>> properties() const { return {}; }
   /// What the backend declares it supports; nullptr: every case the spec allows.

@@ -12,19 +12,15 @@
 
 #include "scatter/error.hpp"
 #include "scatter/tensor.hpp"
+#include "scatter/vocabulary.hpp"
 
 namespace scatter {
-
-enum class Op { scatter_elements, scatter_nd, scatter_update };
-enum class Reduction { none, add, sub, mul, min, max, mean };
 
 std::string_view to_string(Op op);
 std::string_view to_string(Reduction reduction);
 /// Canonical names and the spec's aliases; ops case-insensitively ("ScatterNDUpdate").
 std::optional<Op> parse_op(std::string_view name);
 std::optional<Reduction> parse_reduction(std::string_view name);
-/// Whether the spec's reduction table allows this reduction on this op.
-bool op_allows(Op op, Reduction reduction);
 
 /// A number as written in a case file: integers stay exact, never through double.
 struct Scalar {

@@ -7,18 +7,16 @@
 #include <optional>
 #include <string_view>
 
-namespace scatter {
+#include "scatter/vocabulary.hpp"
 
-enum class DType { float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, boolean };
+namespace scatter {
 
 /// The spec's spelling ("bool" for DType::boolean).
 std::string_view to_string(DType dtype);
 /// Parses the spec's spelling; nullopt for an unknown name.
 std::optional<DType> parse_dtype(std::string_view name);
 /// Bytes per element.
-std::size_t size_of(DType dtype);
-bool is_float(DType dtype);
-bool is_integer(DType dtype);  ///< integer types, bool excluded
+constexpr std::size_t size_of(DType dtype) { return static_cast<std::size_t>(info_of(dtype).bytes); }
 
 /// IEEE 754 binary16, stored as its bits.
 struct Float16 {

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "../targets.hpp"
+#include "probes.hpp"
 #include "scatter/bench.hpp"
 
 #include "scatter/capabilities.hpp"
@@ -52,37 +53,9 @@ Timing summarize(std::vector<double> samples) {
   return t;
 }
 
-// Backends timed by the host's wall clock on host memory: their 100% line is a host
-// copy of the row's own working set.
-// Backends that run on this host's CPU: their 100% line is a copy of their own working set.
-bool host_backend(const Backend& b) {
-  return b.name() == "ref" || b.name() == "cpu" || (b.judges_invalid_cases() && b.device().rfind("CPU", 0) == 0);
-}
-
 // External backends time the op themselves, in their own process: one request runs it
 // `repeat` times after a warm-up and returns every sample (docs/backends.md).
 constexpr int kExternalRepeat = 10;
-
-// A cold host memcpy moving `bytes` (read + write counted, as the byte model does),
-// the caches evicted before each of 5 samples as a cold row's are: bytes/s, median.
-double host_copy_bandwidth(std::uint64_t bytes) {
-  static constexpr std::size_t kFlush = 256u << 20;
-  static std::unique_ptr<char[]> flush(new char[kFlush]);
-  const std::size_t half = std::max<std::size_t>(static_cast<std::size_t>(bytes / 2), 64);
-  std::unique_ptr<char[]> src(new char[half]);
-  std::unique_ptr<char[]> dst(new char[half]);
-  std::memset(src.get(), 1, half);
-  std::memset(dst.get(), 2, half);
-  std::vector<double> took;
-  for (int i = 0; i < 5; ++i) {
-    std::memset(flush.get(), i, kFlush);
-    const auto start = Clock::now();
-    std::memcpy(dst.get(), src.get(), half);
-    took.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  const double med = quantile(took, 0.5);
-  return med > 0 ? 2.0 * static_cast<double>(half) / med : 0.0;
-}
 
 std::string format_coord(const std::vector<std::int64_t>& coord) {
   return fmt::format("[{}]", fmt::join(coord, ", "));
@@ -196,14 +169,15 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   if (!backends.empty()) {
     // The first backend's device names the report; its copy bandwidth is the default 100% line.
     report.context.device = backends.front()->device();
-    report.context.copy_bandwidth = backends.front()->copy_bandwidth();
-    report.context.sector_bandwidth = backends.front()->sector_write_bandwidth();
+    if (auto* probe = probe_for(*backends.front())) {
+      report.context.copy_bandwidth = probe->copy();
+      report.context.sector_bandwidth = probe->sector_writes();
+    }
     report.context.properties = backends.front()->properties();
   }
   // One row per item and backend; the rounds add samples to it.
   std::vector<std::vector<double>> samples(items.size() * backends.size());
   report.rows.resize(items.size() * backends.size());
-  std::map<std::uint64_t, double> copy_cache;  // host working-set copies, by bytes
   const int rounds = report.context.repetitions;
   for (int round = 0; round < rounds && !interrupted(); ++round) {
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -227,8 +201,10 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
           row.backend = std::string(backend->name());
           row.in_place = item.in_place;
           row.cold = options.cold;
-          row.copy_bandwidth = backend->copy_bandwidth();
-          row.sector_bandwidth = backend->sector_write_bandwidth();
+          if (auto* probe = probe_for(*backend)) {
+            row.copy_bandwidth = probe->copy();
+            row.sector_bandwidth = probe->sector_writes();
+          }
           if (!c) row.error = invalid;
           if (c) {
             row.bytes = byte_model(*c, item.in_place);
@@ -297,11 +273,8 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
                 options);
             pool.insert(pool.end(), t.samples.begin(), t.samples.end());
           }
-          if (round == 0 && host_backend(*backend)) {
-            const auto key = row.bytes.total();
-            auto it = copy_cache.find(key);
-            if (it == copy_cache.end()) it = copy_cache.emplace(key, host_copy_bandwidth(key)).first;
-            row.working_set_copy_bandwidth = it->second;
+          if (auto* probe = probe_for(*backend); round == 0 && probe) {
+            row.working_set_copy_bandwidth = probe->copy_of(row.bytes.total());
           }
         } catch (const Error& e) {
           row.error = e.message();

@@ -11,36 +11,12 @@
 
 #include <fmt/format.h>
 
+#include "device.hpp"
 #include "launch.hpp"
 #include "scatter/backend.hpp"
 
-#define SCATTER_CUDA_CHECK(call) ::scatter::cuda::check((call), #call, __FILE__, __LINE__)
-
 namespace scatter::cuda {
 namespace {
-
-void check(cudaError_t e, const char* call, const char* file, int line) {
-  if (e == cudaSuccess) return;
-  throw Error(ErrorCode::backend, "",
-              fmt::format("{}:{}: {} failed: {} ({})", file, line, call, cudaGetErrorName(e), cudaGetErrorString(e)));
-}
-
-// A device allocation freed on every path.
-class DeviceMemory {
- public:
-  explicit DeviceMemory(std::size_t bytes) {
-    if (bytes > 0) SCATTER_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
-  }
-  ~DeviceMemory() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
 
 class CudaBackend final : public Backend {
  public:
@@ -86,73 +62,36 @@ class CudaBackend final : public Backend {
     available_ = true;
   }
 
-  ~CudaBackend() override {
-    if (stream_) cudaStreamDestroy(stream_);
-    if (start_) cudaEventDestroy(start_);
-    if (stop_) cudaEventDestroy(stop_);
-  }
-
   std::string_view name() const override { return "cuda"; }
   Availability availability() const override { return {available_, reason_}; }
   std::string device() const override { return available_ ? device_ : "none"; }
   std::vector<std::pair<std::string, std::string>> properties() const override { return properties_; }
 
-  // 256M 4-byte stores to random sectors of a 2 GiB buffer, best of 3, 32 bytes a store.
-  double sector_write_bandwidth() override {
-    if (!available_ || sector_bandwidth_ > 0.0) return sector_bandwidth_;
-    ensure_stream();
-    constexpr std::size_t kBytes = std::size_t{2} << 30;
-    constexpr std::int64_t kStores = std::int64_t{256} << 20;
-    DeviceMemory buffer(kBytes);
-    const double seconds = best_of(3, [&] {
-      SCATTER_CUDA_CHECK(enqueue_sector_writes(buffer.get(), kBytes, kStores, sm_count_, stream_));
-    });
-    sector_bandwidth_ = 32.0 * static_cast<double>(kStores) / seconds;
-    return sector_bandwidth_;
-  }
-
-  // cudaMemcpy device to device of 512 MiB, best of 5, read + write counted.
-  double copy_bandwidth() override {
-    if (!available_ || copy_bandwidth_ > 0.0) return copy_bandwidth_;
-    ensure_stream();
-    constexpr std::size_t kBytes = std::size_t{512} << 20;
-    DeviceMemory src(kBytes);
-    DeviceMemory dst(kBytes);
-    SCATTER_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, kBytes, stream_));
-    const double seconds = best_of(5, [&] {
-      SCATTER_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), kBytes, cudaMemcpyDeviceToDevice, stream_));
-    });
-    copy_bandwidth_ = 2.0 * static_cast<double>(kBytes) / seconds;
-    return copy_bandwidth_;
-  }
-
-
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     if (!available_) throw Error(ErrorCode::backend, "", "unavailable: " + reason_);
-    ensure_stream();
     std::string why;
     const auto geometry = make_geometry(c, why);
     if (!geometry) throw Error(ErrorCode::backend, "", "the cuda backend cannot run " + why);
     Launch launch;
     launch.geometry = *geometry;
-    launch.type = dev_type(c.data.dtype());
+    launch.type = c.data.dtype();
     launch.index64 = c.indices.dtype() == DType::int64;
-    launch.reduction = dev_reduction(c.attrs.reduction);
+    launch.reduction = c.attrs.reduction;
     launch.use_init_val = c.attrs.use_init_val;
     launch.deterministic = flags.deterministic;
-    if (launch.reduction != DevReduction::none) {
+    if (launch.reduction != Reduction::none) {
       launch.aggregate = launch.index64 ? warp_duplicates_likely(*geometry, c.indices.data<std::int64_t>())
                                         : warp_duplicates_likely(*geometry, c.indices.data<std::int32_t>());
     }
-    const bool adds = launch.reduction == DevReduction::add || launch.reduction == DevReduction::sub ||
-                      launch.reduction == DevReduction::mean;
-    if (launch.type == DevType::f32 && adds) launch.native_f32_add = f32_native_add_exact(c);
+    const bool adds = launch.reduction == Reduction::add || launch.reduction == Reduction::sub ||
+                      launch.reduction == Reduction::mean;
+    if (launch.type == DType::float32 && adds) launch.native_f32_add = f32_native_add_exact(c);
     launch.sm_count = sm_count_;
     if (launch.deterministic && geometry->u > INT32_MAX) {
       throw Error(ErrorCode::backend, "",
                   fmt::format("--deterministic sorts at most 2^31 - 1 updates; updates has {} elements", geometry->u));
     }
-    if (launch.reduction == DevReduction::mean && geometry->u > UINT32_MAX) {
+    if (launch.reduction == Reduction::mean && geometry->u > UINT32_MAX) {
       throw Error(ErrorCode::backend, "",
                   fmt::format("mean counts hits in 32 bits: at most 2^32 - 1 updates; updates has {} elements",
                               geometry->u));
@@ -178,7 +117,7 @@ class CudaBackend final : public Backend {
     DeviceMemory indices(c.indices.nbytes());
     DeviceMemory scratch_memory(scratch);
     DeviceMemory guard(sizeof(int));
-    SCATTER_CUDA_CHECK(cudaMemsetAsync(guard.get(), 0, sizeof(int), stream_));
+    SCATTER_CUDA_CHECK(cudaMemsetAsync(guard.get(), 0, sizeof(int), stream_.get()));
     upload(flags.in_place ? out.get() : data.get(), c.data);
     upload(updates.get(), c.updates);
     upload(indices.get(), c.indices);  // empty for scatter_nd with k = 0: no copy at all
@@ -188,9 +127,9 @@ class CudaBackend final : public Backend {
     if (flags.flush_caches) flush_l2();
 
     // The timed region: out of place, the copy of data into the output is part of the op.
-    SCATTER_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    stream_.record_start();
     if (!flags.in_place && c.data.nbytes() > 0) {
-      SCATTER_CUDA_CHECK(cudaMemcpyAsync(out.get(), data.get(), c.data.nbytes(), cudaMemcpyDeviceToDevice, stream_));
+      SCATTER_CUDA_CHECK(cudaMemcpyAsync(out.get(), data.get(), c.data.nbytes(), cudaMemcpyDeviceToDevice, stream_.get()));
     }
     Buffers buffers;
     buffers.out = out.get();
@@ -198,47 +137,28 @@ class CudaBackend final : public Backend {
     buffers.indices = indices.get();
     buffers.scratch = scratch_memory.get();
     buffers.guard = static_cast<int*>(guard.get());
-    SCATTER_CUDA_CHECK(enqueue_scatter(launch, buffers, stream_));
-    SCATTER_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+    SCATTER_CUDA_CHECK(enqueue_scatter(launch, buffers, stream_.get()));
+    stream_.record_stop();
 
     Tensor result(c.data.dtype(), c.data.shape());
     int guard_hit = 0;
     if (c.data.nbytes() > 0) {
-      SCATTER_CUDA_CHECK(cudaMemcpyAsync(result.bytes(), out.get(), c.data.nbytes(), cudaMemcpyDeviceToHost, stream_));
+      SCATTER_CUDA_CHECK(cudaMemcpyAsync(result.bytes(), out.get(), c.data.nbytes(), cudaMemcpyDeviceToHost, stream_.get()));
     }
-    SCATTER_CUDA_CHECK(cudaMemcpyAsync(&guard_hit, guard.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
-    SCATTER_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    float ms = 0.0f;
-    SCATTER_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    SCATTER_CUDA_CHECK(cudaMemcpyAsync(&guard_hit, guard.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_.get()));
+    SCATTER_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     if (guard_hit) {
       throw Error(ErrorCode::index, "", "inputs.indices: an index maps outside the output (the device-side guard caught what the host check missed)");
     }
-    return {std::move(result), static_cast<double>(ms) / 1e3};
+    return {std::move(result), stream_.elapsed()};
   }
 
  private:
-  // The fastest of `rounds` runs of `enqueue` on the stream, after one warm-up, in seconds.
-  template <class Enqueue>
-  double best_of(int rounds, Enqueue enqueue) {
-    enqueue();
-    float best_ms = 1e30f;
-    for (int i = 0; i < rounds; ++i) {
-      SCATTER_CUDA_CHECK(cudaEventRecord(start_, stream_));
-      enqueue();
-      SCATTER_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-      SCATTER_CUDA_CHECK(cudaEventSynchronize(stop_));
-      float ms = 0.0f;
-      SCATTER_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-      best_ms = std::min(best_ms, ms);
-    }
-    return static_cast<double>(best_ms) / 1e3;
-  }
-
   // A tensor's bytes to a device buffer on the stream; nothing for an empty tensor (whose
   // device pointer is null).
   void upload(void* device, const Tensor& tensor) {
     if (tensor.nbytes() == 0) return;
-    SCATTER_CUDA_CHECK(cudaMemcpyAsync(device, tensor.bytes(), tensor.nbytes(), cudaMemcpyHostToDevice, stream_));
+    SCATTER_CUDA_CHECK(cudaMemcpyAsync(device, tensor.bytes(), tensor.nbytes(), cudaMemcpyHostToDevice, stream_.get()));
   }
 
   std::size_t flush_bytes() const {
@@ -247,14 +167,7 @@ class CudaBackend final : public Backend {
 
   void flush_l2() {
     if (!flush_buffer_) flush_buffer_ = std::make_unique<DeviceMemory>(flush_bytes());
-    SCATTER_CUDA_CHECK(cudaMemsetAsync(flush_buffer_->get(), ++flush_value_, flush_bytes(), stream_));
-  }
-
-  void ensure_stream() {
-    if (stream_) return;
-    SCATTER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    SCATTER_CUDA_CHECK(cudaEventCreate(&start_));
-    SCATTER_CUDA_CHECK(cudaEventCreate(&stop_));
+    SCATTER_CUDA_CHECK(cudaMemsetAsync(flush_buffer_->get(), ++flush_value_, flush_bytes(), stream_.get()));
   }
 
   bool available_ = false;
@@ -262,14 +175,10 @@ class CudaBackend final : public Backend {
   std::string device_;
   int sm_count_ = 1;
   int l2_bytes_ = 0;
-  double copy_bandwidth_ = 0.0;
-  double sector_bandwidth_ = 0.0;
   std::vector<std::pair<std::string, std::string>> properties_;
   std::unique_ptr<DeviceMemory> flush_buffer_;
   unsigned char flush_value_ = 0;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  TimedStream stream_;
 };
 
 }  // namespace

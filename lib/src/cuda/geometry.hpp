@@ -1,6 +1,6 @@
 #pragma once
-// A case's shapes as the kernels take them (by value), and the device types. Plain
-// C++: the CPU tests build the same geometry and run the element bodies on the host.
+// A case's shapes as the kernels take them (by value). Plain C++: the CPU tests
+// build the same geometry and run the element bodies on the host.
 
 #include <algorithm>
 #include <cstdint>
@@ -8,40 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "element.cuh"
+#include "element.hpp"
 #include "scatter/case.hpp"
 
 namespace scatter::cuda {
-
-enum class DevType : int { f64, f32, f16, bf16, i64, i32, i16, i8, u8, b8 };
-
-inline DevType dev_type(DType d) {
-  switch (d) {
-    case DType::float64:
-      return DevType::f64;
-    case DType::float32:
-      return DevType::f32;
-    case DType::float16:
-      return DevType::f16;
-    case DType::bfloat16:
-      return DevType::bf16;
-    case DType::int64:
-      return DevType::i64;
-    case DType::int32:
-      return DevType::i32;
-    case DType::int16:
-      return DevType::i16;
-    case DType::int8:
-      return DevType::i8;
-    case DType::uint8:
-      return DevType::u8;
-    case DType::boolean:
-      return DevType::b8;
-  }
-  return DevType::f32;
-}
-
-inline DevReduction dev_reduction(Reduction r) { return static_cast<DevReduction>(static_cast<int>(r)); }
 
 /// The kernels' view of a case, or the reason it cannot have one (rank too high).
 inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
@@ -54,7 +24,7 @@ inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
   g.u = c.updates.numel();
   switch (c.attrs.op) {
     case Op::scatter_elements:
-      g.op = DevOp::elements;
+      g.op = Op::scatter_elements;
       if (g.rank > kMaxDeviceRank) {
         why = "scatter_elements of rank " + std::to_string(g.rank) + " (the cuda backend takes rank <= 16)";
         return std::nullopt;
@@ -67,7 +37,7 @@ inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
       g.extent = data[static_cast<std::size_t>(g.axis)];
       break;
     case Op::scatter_nd: {
-      g.op = DevOp::nd;
+      g.op = Op::scatter_nd;
       g.k = static_cast<int>(c.indices.shape().back());
       if (g.k > kMaxDeviceRank) {
         why = "scatter_nd tuples of length " + std::to_string(g.k) + " (the cuda backend takes k <= 16)";
@@ -81,7 +51,7 @@ inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
       break;
     }
     case Op::scatter_update:
-      g.op = DevOp::update;
+      g.op = Op::scatter_update;
       g.slice = numel(Shape(data.begin() + g.axis + 1, data.end()));
       g.extent = data[static_cast<std::size_t>(g.axis)];
       g.count = c.indices.numel();

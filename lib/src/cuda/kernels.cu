@@ -1,5 +1,5 @@
 // The kernels: one thread per update element (grid-stride), the target from the op's
-// mapper, the reduction from the functor in element.cuh. Native atomics where they
+// mapper, the reduction from the functor in element.hpp. Native atomics where they
 // exist, CAS loops elsewhere; `none` is last-writer-wins in two passes (the winner is
 // the largest update index per element, so the result equals the reference's).
 
@@ -32,7 +32,7 @@ __device__ __forceinline__ To bits_as(From v) {
 
 // Compare-and-swap loop on a word as wide as the element.
 template <class Word, class T>
-__device__ void cas_loop(T* p, T v, DevReduction r) {
+__device__ void cas_loop(T* p, T v, Reduction r) {
   auto* a = reinterpret_cast<Word*>(p);
   Word old = *a, assumed;
   do {
@@ -43,7 +43,7 @@ __device__ void cas_loop(T* p, T v, DevReduction r) {
 
 // Compare-and-swap for any element size: 1-byte elements through their 32-bit word.
 template <class T>
-__device__ void cas_combine(T* p, T v, DevReduction r) {
+__device__ void cas_combine(T* p, T v, Reduction r) {
   if constexpr (sizeof(T) == 8) {
     cas_loop<unsigned long long>(p, v, r);
   } else if constexpr (sizeof(T) == 4) {
@@ -68,19 +68,19 @@ __device__ void cas_combine(T* p, T v, DevReduction r) {
 // native_f32_add false: float32 add/sub go through the CAS loop (atom.add.f32 flushes
 // subnormals; see f32_native_add_exact).
 template <class T>
-__device__ void atomic_combine(T* p, T v, DevReduction r, bool native_f32_add) {
-  const bool add = r == DevReduction::add || r == DevReduction::mean;
-  const bool sub = r == DevReduction::sub;
+__device__ void atomic_combine(T* p, T v, Reduction r, bool native_f32_add) {
+  const bool add = r == Reduction::add || r == Reduction::mean;
+  const bool sub = r == Reduction::sub;
   if constexpr (__is_same(T, double) || __is_same(T, float)) {
     if (__is_same(T, float) && !native_f32_add) return cas_combine(p, v, r);
     if (add) return static_cast<void>(atomicAdd(p, v));
     if (sub) return static_cast<void>(atomicAdd(p, -v));  // negation is exact
-  } else if constexpr (__is_same(T, Half)) {
+  } else if constexpr (__is_same(T, Float16)) {
     if (add || sub) {
       const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
       return static_cast<void>(atomicAdd(reinterpret_cast<__half*>(p), __ushort_as_half(bits)));
     }
-  } else if constexpr (__is_same(T, BF16)) {
+  } else if constexpr (__is_same(T, BFloat16)) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (add || sub) {
       const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
@@ -92,23 +92,23 @@ __device__ void atomic_combine(T* p, T v, DevReduction r, bool native_f32_add) {
       const auto u = static_cast<unsigned int>(v);
       return static_cast<void>(atomicAdd(reinterpret_cast<unsigned int*>(p), sub ? 0u - u : u));
     }
-    if (r == DevReduction::min) return static_cast<void>(atomicMin(reinterpret_cast<int*>(p), static_cast<int>(v)));
-    if (r == DevReduction::max) return static_cast<void>(atomicMax(reinterpret_cast<int*>(p), static_cast<int>(v)));
+    if (r == Reduction::min) return static_cast<void>(atomicMin(reinterpret_cast<int*>(p), static_cast<int>(v)));
+    if (r == Reduction::max) return static_cast<void>(atomicMax(reinterpret_cast<int*>(p), static_cast<int>(v)));
   } else if constexpr (__is_same(T, std::int64_t)) {
     if (add || sub) {
       const auto u = static_cast<unsigned long long>(v);
       return static_cast<void>(atomicAdd(reinterpret_cast<unsigned long long*>(p), sub ? 0ull - u : u));
     }
-    if (r == DevReduction::min) return static_cast<void>(atomicMin(reinterpret_cast<long long*>(p), static_cast<long long>(v)));
-    if (r == DevReduction::max) return static_cast<void>(atomicMax(reinterpret_cast<long long*>(p), static_cast<long long>(v)));
-  } else if constexpr (__is_same(T, Bool8)) {
+    if (r == Reduction::min) return static_cast<void>(atomicMin(reinterpret_cast<long long*>(p), static_cast<long long>(v)));
+    if (r == Reduction::max) return static_cast<void>(atomicMax(reinterpret_cast<long long*>(p), static_cast<long long>(v)));
+  } else if constexpr (__is_same(T, Bool)) {
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     auto* word = reinterpret_cast<unsigned int*>(address & ~std::uintptr_t{3});
     const unsigned shift = static_cast<unsigned>(address & 3) * 8;
     const unsigned bit = static_cast<unsigned>(v.value) << shift;
-    if (r == DevReduction::add || r == DevReduction::max) return static_cast<void>(atomicOr(word, bit));
-    if (r == DevReduction::sub) return static_cast<void>(atomicXor(word, bit));
-    if (r == DevReduction::mul || r == DevReduction::min) return static_cast<void>(atomicAnd(word, and_mask(shift, v.value)));
+    if (r == Reduction::add || r == Reduction::max) return static_cast<void>(atomicOr(word, bit));
+    if (r == Reduction::sub) return static_cast<void>(atomicXor(word, bit));
+    if (r == Reduction::mul || r == Reduction::min) return static_cast<void>(atomicAnd(word, and_mask(shift, v.value)));
   }
   cas_combine(p, v, r);
 }
@@ -178,7 +178,7 @@ __global__ void k_row_copy(Off chunks_per_row, Off chunks, const W* winner, cons
 }
 
 template <class T, class Off, class IndexT>
-__global__ void k_identity(Geometry g, const IndexT* idx, T* out, DevReduction r) {
+__global__ void k_identity(Geometry g, const IndexT* idx, T* out, Reduction r) {
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
@@ -189,7 +189,7 @@ __global__ void k_identity(Geometry g, const IndexT* idx, T* out, DevReduction r
 
 template <class T>
 struct CombineOp {
-  DevReduction r;
+  Reduction r;
   __device__ T operator()(T a, T b) const { return combine(r, a, b); }
 };
 
@@ -200,7 +200,7 @@ struct CombineOp {
 // merge_of(r) (sub merges by adding), which is commutative and associative up to float
 // rounding, which the spec's tolerance covers.
 template <class T, class Off, class IndexT, bool kAggregate>
-__global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, DevReduction r,
+__global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, Reduction r,
                          bool native_f32_add, int* guard) {
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
@@ -242,15 +242,15 @@ __global__ void k_keys(Geometry g, const IndexT* idx, long long* keys, long long
 // in update order, exactly as the reference does it.
 template <class T>
 __global__ void k_segments(Geometry g, const long long* keys, const long long* vals, const T* upd, T* out,
-                           DevReduction r, int init) {
+                           Reduction r, int init) {
   for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
     const long long o = keys[i];
     if (o >= g.n || (i > 0 && keys[i - 1] == o)) continue;
     T acc = out[o];
     std::int64_t count = 0;
     for (std::int64_t j = i; j < g.u && keys[j] == o; ++j, ++count) acc = combine(r, acc, upd[vals[j]]);
-    if (r == DevReduction::mean) {
-      if constexpr (!__is_same(T, Bool8)) acc = mean_of(acc, count + init);
+    if (r == Reduction::mean) {
+      if constexpr (!__is_same(T, Bool)) acc = mean_of(acc, count + init);
     }
     out[o] = acc;
   }
@@ -273,12 +273,7 @@ struct Scratch {
   std::size_t total = 0;
 };
 
-bool uses_sort(const Launch& l) {
-  const bool float_type = l.type == DevType::f64 || l.type == DevType::f32 || l.type == DevType::f16 || l.type == DevType::bf16;
-  const bool order_dependent = l.reduction == DevReduction::add || l.reduction == DevReduction::sub ||
-                               l.reduction == DevReduction::mul || l.reduction == DevReduction::mean;
-  return l.deterministic && float_type && order_dependent;
-}
+bool uses_sort(const Launch& l) { return l.deterministic && is_order_dependent(l.reduction, l.type); }
 
 int key_bits(std::int64_t n) {
   int bits = 1;
@@ -287,7 +282,7 @@ int key_bits(std::int64_t n) {
 }
 
 // The slice ops' `none` works on rows of g.slice elements.
-bool by_rows(const Launch& l) { return l.reduction == DevReduction::none && l.geometry.op != DevOp::elements; }
+bool by_rows(const Launch& l) { return l.reduction == Reduction::none && l.geometry.op != Op::scatter_elements; }
 
 // Winners are ints when every bidder's index fits.
 bool narrow_winners(std::int64_t bidders) { return bidders <= INT32_MAX; }
@@ -303,7 +298,7 @@ Scratch layout(const Launch& l, void* base) {
     s.total += align256(bytes);
     return p;
   };
-  if (l.reduction == DevReduction::none) {
+  if (l.reduction == Reduction::none) {
     if (by_rows(l)) {
       s.winner = take(static_cast<std::size_t>(g.n / g.slice) * winner_size(g.u / g.slice));
       s.row_target = static_cast<long long*>(take(static_cast<std::size_t>(g.u / g.slice) * sizeof(long long)));
@@ -318,7 +313,7 @@ Scratch layout(const Launch& l, void* base) {
     cub::DeviceRadixSort::SortPairs(nullptr, s.cub_bytes, s.keys[0], s.keys[1], s.vals[0], s.vals[1],
                                     static_cast<int>(g.u), 0, key_bits(g.n));
     s.cub = take(s.cub_bytes);
-  } else if (l.reduction == DevReduction::mean) {
+  } else if (l.reduction == Reduction::mean) {
     s.count = static_cast<unsigned int*>(take(static_cast<std::size_t>(g.n) * sizeof(unsigned int)));
   }
   return s;
@@ -378,7 +373,7 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   const auto* idx = static_cast<const IndexT*>(b.indices);
   const Scratch s = layout(l, b.scratch);
   const int blocks = blocks_for(g.u, l.sm_count);
-  if (l.reduction == DevReduction::none) {
+  if (l.reduction == Reduction::none) {
     if (by_rows(l)) return run_rows<Off, IndexT>(l, b, s, sizeof(T), stream);
     if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * winner_size(g.u), stream)) return e;
     if (narrow_winners(g.u)) {
@@ -404,7 +399,7 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
     k_segments<T><<<blocks, kThreads, 0, stream>>>(g, s.keys[1], s.vals[1], upd, out, l.reduction, init);
     return cudaGetLastError();
   }
-  if (l.reduction == DevReduction::mean) {
+  if (l.reduction == Reduction::mean) {
     if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), stream)) return e;
   }
   if (l.aggregate) {
@@ -414,8 +409,8 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
     k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction,
                                                                        l.native_f32_add, b.guard);
   }
-  if (l.reduction == DevReduction::mean) {
-    if constexpr (!__is_same(T, Bool8)) {
+  if (l.reduction == Reduction::mean) {
+    if constexpr (!__is_same(T, Bool)) {
       k_mean<T><<<blocks_for(g.n, l.sm_count), kThreads, 0, stream>>>(g.n, out, s.count, init);
     }
   }
@@ -460,26 +455,26 @@ cudaError_t enqueue_sector_writes(void* buffer, std::size_t bytes, std::int64_t 
 cudaError_t enqueue_scatter(const Launch& l, const Buffers& b, cudaStream_t stream) {
   if (l.geometry.u == 0) return cudaSuccess;  // nothing to scatter: the output is data
   switch (l.type) {
-    case DevType::f64:
+    case DType::float64:
       return run_index<double>(l, b, stream);
-    case DevType::f32:
+    case DType::float32:
       return run_index<float>(l, b, stream);
-    case DevType::f16:
-      return run_index<Half>(l, b, stream);
-    case DevType::bf16:
-      return run_index<BF16>(l, b, stream);
-    case DevType::i64:
+    case DType::float16:
+      return run_index<Float16>(l, b, stream);
+    case DType::bfloat16:
+      return run_index<BFloat16>(l, b, stream);
+    case DType::int64:
       return run_index<std::int64_t>(l, b, stream);
-    case DevType::i32:
+    case DType::int32:
       return run_index<std::int32_t>(l, b, stream);
-    case DevType::i16:
+    case DType::int16:
       return run_index<std::int16_t>(l, b, stream);
-    case DevType::i8:
+    case DType::int8:
       return run_index<std::int8_t>(l, b, stream);
-    case DevType::u8:
+    case DType::uint8:
       return run_index<std::uint8_t>(l, b, stream);
-    case DevType::b8:
-      return run_index<Bool8>(l, b, stream);
+    case DType::boolean:
+      return run_index<Bool>(l, b, stream);
   }
   return cudaErrorInvalidValue;
 }

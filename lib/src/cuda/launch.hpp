@@ -11,9 +11,9 @@ namespace scatter::cuda {
 
 struct Launch {
   Geometry geometry;
-  DevType type = DevType::f32;
+  DType type = DType::float32;
   bool index64 = true;
-  DevReduction reduction = DevReduction::none;
+  Reduction reduction = Reduction::none;
   bool use_init_val = true;
   bool deterministic = false;
   bool aggregate = false;  ///< combine a warp's duplicates before the atomic (see warp_duplicates_likely)

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "../bench/probes.hpp"
 #include "scatter/plugin.hpp"
 
 namespace scatter {
@@ -91,14 +92,6 @@ class GuardedOutput {
   std::size_t size_;
   std::byte* bytes_;
 };
-
-// Evicts the CPU caches before a cold run: writes a buffer larger than any last-level cache.
-void flush_host_caches() {
-  static constexpr std::size_t kBytes = 256u << 20;
-  static const std::unique_ptr<char[]> buffer(new char[kBytes]);
-  static char value = 0;
-  std::memset(buffer.get(), ++value, kBytes);
-}
 
 double median(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());

@@ -54,8 +54,8 @@ void check_dtypes(const CaseDecl& d) {
                 fmt::format("= {} differs from inputs.data.dtype = {}", to_string(d.expected->dtype),
                             to_string(d.data.dtype)));
   }
-  if (a.reduction == Reduction::mean && d.data.dtype == DType::boolean) {
-    throw Error(ErrorCode::dtype, "reduction", "'mean' is not defined for bool data");
+  if (d.data.dtype == DType::boolean && !info_of(a.reduction).on_bool) {
+    throw Error(ErrorCode::dtype, "reduction", fmt::format("'{}' is not defined for bool data", to_string(a.reduction)));
   }
 }
 

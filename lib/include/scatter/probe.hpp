@@ -1,0 +1,30 @@
+#pragma once
+/// The 100% lines of bench rows: what the memory a backend works in can move. Kept out
+/// of the Backend interface: the bench layer (and scatter_bench) ask probe_for(backend).
+
+#include <cstdint>
+
+#include "scatter/backend.hpp"
+
+namespace scatter {
+
+class BandwidthProbe {
+ public:
+  virtual ~BandwidthProbe() = default;
+  /// A large copy, read + write counted: bytes/s.
+  virtual double copy() = 0;
+  /// 4-byte stores to random 32-byte sectors, 32 bytes counted a store: bytes/s (the
+  /// element-scatter ceiling).
+  virtual double sector_writes() = 0;
+  /// A cold copy that moves `bytes` (a row's working set, read + write): bytes/s, so
+  /// that caching cannot lift a row over its line. 0 where the probe has none; then
+  /// copy() is the line.
+  virtual double copy_of(std::uint64_t /*bytes*/) { return 0.0; }
+};
+
+/// The probe for the memory `backend` works in, made once and kept: the host's for
+/// the CPU backends (ref, cpu, and external backends that report a CPU device), the
+/// device's for cuda. nullptr when unknown: the rows then have no % of copy.
+BandwidthProbe* probe_for(const Backend& backend);
+
+}  // namespace scatter

@@ -1,0 +1,19 @@
+#pragma once
+// The probes' makers, and the host cache flush that cold host runs share.
+
+#include <memory>
+
+#include "scatter/probe.hpp"
+
+namespace scatter {
+
+/// Host memory: memcpy and random stores on this machine's CPU.
+std::unique_ptr<BandwidthProbe> make_host_probe();
+/// The CUDA device's memory; nullptr when this build or machine has no usable device.
+std::unique_ptr<BandwidthProbe> make_cuda_probe();
+
+/// Evicts the CPU caches (a cold run's start): writes a buffer larger than any
+/// last-level cache.
+void flush_host_caches();
+
+}  // namespace scatter

@@ -1,0 +1,126 @@
+#pragma once
+// What one thread does for one update element, as __host__ __device__ functions of
+// plain integers and bits, so that the CPU tests compile this header with g++ and
+// check it against the reference (tests/test_cuda_elements.cpp). No CUDA headers.
+// Ops, reductions and dtypes are the library's own (scatter/vocabulary.hpp).
+
+#include <cstdint>
+
+#include "../reduce_step.hpp"
+
+namespace scatter::cuda {
+
+/// Device ranks above this are refused by the backend (the reference has no limit).
+inline constexpr int kMaxDeviceRank = 16;
+
+/// Shapes and strides passed to kernels by value: no per-call metadata copies.
+struct Geometry {
+  Op op = Op::scatter_elements;
+  int rank = 0;          ///< rank of data
+  int axis = 0;
+  int k = 0;             ///< scatter_nd tuple length
+  std::int64_t n = 0;    ///< data elements
+  std::int64_t u = 0;    ///< update elements
+  std::int64_t slice = 1;  ///< scatter_nd: prod(data.shape[k:]); scatter_update: prod(data.shape[axis+1:])
+  std::int64_t extent = 0;  ///< scatter_update: data.shape[axis]; scatter_elements: data.shape[axis]
+  std::int64_t count = 0;   ///< scatter_update: numel(indices)
+  std::int64_t ushape[kMaxDeviceRank] = {};   ///< scatter_elements: updates' shape
+  std::int64_t dshape[kMaxDeviceRank] = {};   ///< data's shape
+  std::int64_t ostride[kMaxDeviceRank] = {};  ///< data's row-major strides
+};
+
+/// An index as the case wrote it, made non-negative against `extent`.
+SCATTER_HD std::int64_t normalize(std::int64_t v, std::int64_t extent) { return v < 0 ? v + extent : v; }
+
+/// For the slice ops (scatter_nd, scatter_update): the output row (of g.slice
+/// elements) that update row `m` lands in, or -1 when an index is out of range.
+/// Off is the offset arithmetic: int when every offset of the case fits (the fast
+/// path: 32-bit division), std::int64_t otherwise. Indices are checked in 64 bits.
+template <class Off = std::int64_t, class IndexT>
+SCATTER_HD Off row_target_of(const Geometry& g, const IndexT* idx, Off m) {
+  if (g.op == Op::scatter_nd) {
+    // Row-major position of the tuple in data.shape[:k] (its offset divided by the slice).
+    Off row = 0;
+    for (int c = 0; c < g.k; ++c) {
+      const std::int64_t v = normalize(static_cast<std::int64_t>(idx[m * g.k + c]), g.dshape[c]);
+      if (v < 0 || v >= g.dshape[c]) return -1;
+      row = row * static_cast<Off>(g.dshape[c]) + static_cast<Off>(v);
+    }
+    return row;
+  }
+  // scatter_update: update row m = (outer, i) goes to data row (outer, indices[i]).
+  const Off count = static_cast<Off>(g.count);
+  const Off i = m % count;
+  const Off outer = m / count;
+  const std::int64_t v = static_cast<std::int64_t>(idx[i]);
+  if (v < 0 || v >= g.extent) return -1;
+  return outer * static_cast<Off>(g.extent) + static_cast<Off>(v);
+}
+
+/// The output offset update element `u` targets, or -1 when an index is out of range
+/// (the device-side guard: the host checked already, the kernel still never writes).
+template <class Off = std::int64_t, class IndexT>
+SCATTER_HD Off target_of(const Geometry& g, const IndexT* idx, Off u) {
+  if (g.op != Op::scatter_elements) {
+    const Off slice = static_cast<Off>(g.slice);  // u exists, so slice > 0
+    const Off row = row_target_of<Off>(g, idx, u / slice);
+    return row < 0 ? Off{-1} : row * slice + u % slice;
+  }
+  // Peel u's row-major coordinates in the updates' shape from the last dim.
+  Off rest = u;
+  Off o = 0;
+  for (int d = g.rank - 1; d >= 0; --d) {
+    const Off extent = static_cast<Off>(g.ushape[d]);
+    const Off c = rest % extent;
+    rest /= extent;
+    if (d == g.axis) {
+      const std::int64_t v = normalize(static_cast<std::int64_t>(idx[u]), g.extent);
+      if (v < 0 || v >= g.extent) return -1;
+      o += static_cast<Off>(v) * static_cast<Off>(g.ostride[d]);
+    } else {
+      o += c * static_cast<Off>(g.ostride[d]);
+    }
+  }
+  return o;
+}
+
+/// Whether a case's offsets fit the 32-bit path: elements, updates (each with room for
+/// a grid's stride past the end) and, for scatter_nd, the index elements (tuples x k).
+SCATTER_HD bool offsets_fit_32(const Geometry& g) {
+  constexpr std::int64_t kLimit = 2147483647LL - (std::int64_t{1} << 24);  // room for a grid stride
+  const std::int64_t index_elements = g.op == Op::scatter_nd && g.slice > 0 ? (g.u / g.slice) * g.k : 0;
+  return g.n <= kLimit && g.u <= kLimit && index_elements <= kLimit;
+}
+
+// The element types and the reduction step are the reference's (reduce_step.hpp).
+using detail::Bool;
+using detail::combine;
+using detail::identity;
+using detail::mean_of;
+using detail::merge_of;
+using detail::Num;
+
+/// Whether float32 `bits` keeps the native atomicAdd exact. atom.add.f32 flushes
+/// subnormal inputs and results to zero (PTX ISA), where the reference keeps them. Zeros,
+/// inf, NaN and magnitudes of at least 2^-103 (exponent field >= 24) are multiples of
+/// 2^-126, and so is every sum of them, rounded or not: never subnormal. When every update
+/// (and every initial value) passes, atomicAdd gives the reference's steps bit for bit;
+/// otherwise the kernels add with a CAS loop (device adds keep subnormals).
+SCATTER_HD bool f32_native_add_exact(std::uint32_t bits) {
+  return (bits & 0x7FFFFFFFu) == 0 || ((bits >> 23) & 0xFFu) >= 24;
+}
+
+// ---- 1-byte elements live in 32-bit words for the atomics ----
+
+/// `word` with byte lane `shift` (0, 8, 16, 24) replaced by `next`.
+SCATTER_HD std::uint32_t with_lane(std::uint32_t word, unsigned shift, std::uint8_t next) {
+  return (word & ~(0xFFu << shift)) | (static_cast<std::uint32_t>(next) << shift);
+}
+
+/// The mask that atomicAnd applies for a bool AND (mul, min) of `value` into lane
+/// `shift`: the other lanes keep their bits.
+SCATTER_HD std::uint32_t and_mask(unsigned shift, std::uint8_t value) {
+  return ~(0xFFu << shift) | (static_cast<std::uint32_t>(value) << shift);
+}
+
+}  // namespace scatter::cuda
