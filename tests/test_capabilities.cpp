@@ -187,7 +187,7 @@ TEST(CapabilitiesErrors, InvalidJsonAndNotAnObject) {
 
 TEST(CapabilitiesErrors, UnknownTopLevelKey) {
   EXPECT_REFUSED(R"({"max_rnak": 4})",
-                 "worker numpy: capabilities: unknown key 'max_rnak'; allowed: ops, index_dtypes, negative_indices, "
+                 "worker numpy: capabilities: unknown key 'max_rnak' (did you mean 'max_rank'?); allowed: ops, index_dtypes, negative_indices, "
                  "empty_index_tuple, max_rank, use_init_val_false, checks_indices, exclude");
 }
 
@@ -217,7 +217,7 @@ TEST(CapabilitiesErrors, DtypeLists) {
   EXPECT_REFUSED(R"({"ops": {"scatter_nd": {"add": "all"}}})",
                  R"(worker numpy: capabilities.ops.scatter_nd.add: must be "*" or a list of dtype names, got "all")");
   EXPECT_REFUSED(R"({"ops": {"scatter_nd": {"add": ["float32", 1]}}})",
-                 "worker numpy: capabilities.ops.scatter_nd.add[1]: must be a string, got 1");
+                 "worker numpy: capabilities.ops.scatter_nd.add[1]: must be a string, got number");
   EXPECT_REFUSED(R"({"index_dtypes": ["int64", "int16"]})",
                  "worker numpy: capabilities.index_dtypes[1]: 'int16' is not an index dtype (int32, int64)");
   EXPECT_REFUSED(R"({"index_dtypes": "int32"})",
@@ -239,7 +239,7 @@ TEST(CapabilitiesErrors, Exclusions) {
   EXPECT_REFUSED(R"({"exclude": {}})", "worker numpy: capabilities.exclude: must be a list, got {}");
   EXPECT_REFUSED(R"({"exclude": [3]})", "worker numpy: capabilities.exclude[0]: must be an object, got 3");
   EXPECT_REFUSED(R"({"exclude": [{"reason": "r"}, {"dtypes": "float16", "reason": "r"}]})",
-                 "worker numpy: capabilities.exclude[1]: unknown key 'dtypes'; allowed: op, reduction, dtype, "
+                 "worker numpy: capabilities.exclude[1]: unknown key 'dtypes' (did you mean 'dtype'?); allowed: op, reduction, dtype, "
                  "index_dtype, feature, reason");
   EXPECT_REFUSED(R"({"exclude": [{"dtype": ["float16", "half"], "reason": "r"}]})",
                  "worker numpy: capabilities.exclude[0].dtype[1]: 'half' is not a dtype (float64, float32, float16, "
@@ -256,7 +256,7 @@ TEST(CapabilitiesErrors, Exclusions) {
                  "duplicates, empty_index_tuple, use_init_val_false)");
   EXPECT_REFUSED(R"({"exclude": [{"op": "scatter_nd"}]})", "worker numpy: capabilities.exclude[0]: missing key 'reason'");
   EXPECT_REFUSED(R"({"exclude": [{"reason": ""}]})", "worker numpy: capabilities.exclude[0].reason: must not be empty");
-  EXPECT_REFUSED(R"({"exclude": [{"reason": 7}]})", "worker numpy: capabilities.exclude[0].reason: must be a string, got 7");
+  EXPECT_REFUSED(R"({"exclude": [{"reason": 7}]})", "worker numpy: capabilities.exclude[0].reason: must be a string, got number");
 }
 
 // ---- everything()

@@ -11,13 +11,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "load/detail.hpp"
+#include "load/json_fields.hpp"
 #include "targets.hpp"
 
 namespace scatter {
 namespace {
 
 using nlohmann::json;
+using detail::check_keys;
+using detail::get_bool;
+using detail::get_string;
 
 constexpr std::array<std::string_view, 4> kFeatures{"negative_indices", "duplicates", "empty_index_tuple",
                                                     "use_init_val_false"};
@@ -37,27 +40,9 @@ std::string allowed_reductions(Op op) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-void check_keys(const json& obj, std::initializer_list<std::string_view> allowed, const std::string& where) {
-  for (const auto& [key, value] : obj.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    const auto shown = key.size() > 60 ? fmt::format("{}... ({} characters)", key.substr(0, 60), key.size()) : key;
-    throw Error(ErrorCode::schema, where, fmt::format("unknown key '{}'; allowed: {}", shown, fmt::join(allowed, ", ")));
-  }
-}
-
 const json& object(const json& v, const std::string& field) {
   if (!v.is_object()) throw Error(ErrorCode::schema, field, fmt::format("must be an object, got {}", detail::excerpt(v)));
   return v;
-}
-
-bool get_bool(const json& v, const std::string& field) {
-  if (!v.is_boolean()) throw Error(ErrorCode::schema, field, fmt::format("must be true or false, got {}", detail::excerpt(v)));
-  return v.get<bool>();
-}
-
-std::string get_string(const json& v, const std::string& field) {
-  if (!v.is_string()) throw Error(ErrorCode::schema, field, fmt::format("must be a string, got {}", detail::excerpt(v)));
-  return v.get<std::string>();
 }
 
 // Names are canonical: an alias ("sum", "ScatterND") is refused with the name to write,

@@ -1,6 +1,6 @@
 #pragma once
-// Internals of the loader shared by its files. The only place besides json_case.cpp
-// that sees nlohmann::json.
+// Internals of the loader shared by its files. nlohmann::json stays in the loader's
+// files (and capabilities.cpp, which reads backends' declarations).
 
 #include <memory>
 #include <string>
@@ -40,6 +40,10 @@ Tensor read_npy(const std::string& path, DType dtype, const Shape& shape);
 /// The semantic rules: reductions per op and dtype, dtypes, axis, shapes. Normalizes
 /// the axis. Throws Error naming the field.
 void validate_decl(CaseDecl& decl, bool axis_given);
+
+/// One parsed case file (a case, or {"cases": [...]}) into `out`: its cases, each
+/// valid or with its error, and errors of the file as a whole.
+void load_json(const nlohmann::json& doc, const std::string& file, const LoadOptions& options, LoadResult& out);
 
 /// Checks every index value of a materialized case against data's shape.
 void check_indices(const Case& c);

@@ -1,121 +1,29 @@
 // Case files: JSON -> CaseEntry. Strict keys (a typo never silently changes a test),
-// every field typed, then the semantic rules and the size limit before any tensor
-// is materialized.
+// every field typed (json_fields.hpp), then the semantic rules and the size limit
+// before any tensor is materialized. Files and directories are files.cpp's.
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <set>
-#include <sstream>
-#include <cstring>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
-#include "detail.hpp"
+#include "json_fields.hpp"
 
 namespace scatter {
+namespace detail {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const auto up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// Unknown keys are errors; a near miss gets a suggestion.
-void check_keys(const json& obj, std::initializer_list<std::string_view> allowed, const std::string& where) {
-  for (const auto& [key, value] : obj.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    std::string hint;
-    for (auto a : allowed) {  // a length apart by more than 2 is no near miss (and a 50 MB key costs nothing)
-      if (key.size() <= a.size() + 2 && edit_distance(key, a) <= 2) hint = fmt::format(" (did you mean '{}'?)", a);
-    }
-    const auto shown = key.size() > 60 ? fmt::format("{}... ({} characters)", key.substr(0, 60), key.size()) : key;
-    throw Error(ErrorCode::schema, where,
-                fmt::format("unknown key '{}'{}; allowed: {}", shown, hint, fmt::join(allowed, ", ")));
-  }
-}
-
-std::string join_field(const std::string& parent, std::string_view key) {
-  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
-}
-
-const json& require(const json& obj, std::string_view key, const std::string& where) {
-  const auto it = obj.find(key);
-  if (it == obj.end()) throw Error(ErrorCode::schema, where, fmt::format("missing key '{}'", key));
-  return *it;
-}
-
-std::string get_string(const json& v, const std::string& field) {
-  if (!v.is_string()) throw Error(ErrorCode::schema, field, fmt::format("must be a string, got {}", v.type_name()));
-  return v.get<std::string>();
-}
-
-std::int64_t get_int(const json& v, const std::string& field) {
-  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
-    throw Error(ErrorCode::schema, field, fmt::format("must be an integer, got {}", detail::excerpt(v)));
-  }
-  return v.get<std::int64_t>();
-}
-
-bool get_bool(const json& v, const std::string& field) {
-  if (!v.is_boolean()) throw Error(ErrorCode::schema, field, fmt::format("must be true or false, got {}", detail::excerpt(v)));
-  return v.get<bool>();
-}
-
-double get_number(const json& v, const std::string& field) {
-  if (!v.is_number()) throw Error(ErrorCode::schema, field, fmt::format("must be a number, got {}", detail::excerpt(v)));
-  return v.get<double>();
-}
-
-void check_format(const json& obj, const std::string& where) {
-  if (const auto it = obj.find("format"); it != obj.end() && (!it->is_number_integer() || *it != 1)) {
-    throw Error(ErrorCode::schema, join_field(where, "format"), fmt::format("= {}; only format 1 exists", detail::excerpt(*it)));
-  }
-}
-
-Shape parse_shape(const json& v, const std::string& field) {
-  if (!v.is_array()) throw Error(ErrorCode::schema, field, fmt::format("must be an array of integers, got {}", v.type_name()));
-  if (v.size() > kMaxRank) {
-    throw Error(ErrorCode::shape, field, fmt::format("has rank {}; the most supported is {}", v.size(), kMaxRank));
-  }
-  Shape shape;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const auto d = get_int(v[i], fmt::format("{}[{}]", field, i));
-    if (d < 0) throw Error(ErrorCode::shape, fmt::format("{}[{}]", field, i), fmt::format("= {} is negative", d));
-    shape.push_back(d);
-  }
-  return shape;
-}
-
-std::uint64_t parse_seed(const json& v, const std::string& field) {
-  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
-    throw Error(ErrorCode::schema, field, fmt::format("must be an integer in [0, 2^64), got {}", detail::excerpt(v)));
-  }
-  return v.get<std::uint64_t>();
-}
 
 Generator parse_generator(const json& g, const std::string& field, bool for_indices) {
   if (!g.is_object()) throw Error(ErrorCode::schema, field, fmt::format("must be an object, got {}", g.type_name()));
   const auto kind = get_string(require(g, "kind", field), field + ".kind");
   Generator gen;
   auto scalar = [&](std::string_view key) {
-    return detail::parse_scalar(g.at(std::string(key)), join_field(field, key));
+    return parse_scalar(g.at(std::string(key)), join_field(field, key));
   };
   if (kind == "arange") {
     check_keys(g, {"kind", "start", "step"}, field);
@@ -263,12 +171,12 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
   d.updates = updates.decl;
   if (expected) d.expected = expected->decl;
 
-  detail::validate_decl(d, c.contains("axis"));
+  validate_decl(d, c.contains("axis"));
 
   const auto need = case_bytes(d);
   if (need > options.max_bytes) {
     const auto* gen = std::get_if<Generator>(&d.indices.source);
-    const auto scratch = gen ? detail::indices_scratch_bytes(*gen, numel(d.indices.shape)) : 0;
+    const auto scratch = gen ? indices_scratch_bytes(*gen, numel(d.indices.shape)) : 0;
     throw Error(ErrorCode::too_large, "",
                 fmt::format("the case needs {} of host memory (inputs, expected and outputs{}) but --max-bytes is {}",
                             human_bytes(need), scratch ? fmt::format(", plus {} to generate indices", human_bytes(scratch)) : "",
@@ -277,7 +185,7 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
   auto literal = [](PendingTensor& p, TensorDecl& decl, const std::string& field) {
     if (!p.values) return;
     try {
-      decl.source = detail::parse_values(*p.values, decl.dtype, decl.shape);
+      decl.source = parse_values(*p.values, decl.dtype, decl.shape);
     } catch (Error& e) {
       e.within(field);
       throw;
@@ -302,7 +210,7 @@ CaseEntry parse_entry(const json& c, const std::string& file, std::size_t index,
     if (const auto it = c.find("expect_error"); it != c.end()) {
       ErrorCode code;
       if (!it->is_string() || !parse_error_code(it->get<std::string>(), code)) {
-        throw Error(ErrorCode::schema, "expect_error", fmt::format("= {} is not an error code", detail::excerpt(*it)));
+        throw Error(ErrorCode::schema, "expect_error", fmt::format("= {} is not an error code", excerpt(*it)));
       }
       entry.expect_error = code;
     }
@@ -314,7 +222,7 @@ CaseEntry parse_entry(const json& c, const std::string& file, std::size_t index,
     // Not std::regex: its matcher recurses once per character, and a long name overflowed the stack.
     const auto name_char = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-'; };
     if (name.empty() || !std::all_of(name.begin(), name.end(), name_char)) {
-      throw Error(ErrorCode::schema, "name", fmt::format("= {} must match [A-Za-z0-9_.-]+", detail::excerpt(require(c, "name", ""))));
+      throw Error(ErrorCode::schema, "name", fmt::format("= {} must match [A-Za-z0-9_.-]+", excerpt(require(c, "name", ""))));
     }
     entry.name = name;
     parse_case(c, entry, dir, options);
@@ -332,6 +240,8 @@ CaseEntry parse_entry(const json& c, const std::string& file, std::size_t index,
   }
   return entry;
 }
+
+}  // namespace
 
 void load_json(const json& doc, const std::string& file, const LoadOptions& options, LoadResult& out) {
   const auto dir = fs::path(file).parent_path();
@@ -355,179 +265,6 @@ void load_json(const json& doc, const std::string& file, const LoadOptions& opti
   }
 }
 
-// Parsed JSON takes far more memory than its text: every value is a 16-byte node, and
-// each array, object or string a heap block of its own ("[[],[],..." takes about 20
-// bytes per 3 bytes of text). A file whose parse could pass --max-bytes is refused
-// unread; files up to 64 MiB are always read, so that a small --max-bytes still judges
-// the cases in them.
-constexpr std::uint64_t kParseBytesPerTextByte = 32;
-constexpr std::uint64_t kAlwaysReadBytes = 64ULL << 20;
 
-void load_file(const std::string& file, const LoadOptions& options, LoadResult& out) {
-  std::error_code size_ec;
-  const auto size = fs::file_size(file, size_ec);  // fails for a FIFO: read it, as <(...) must be
-  if (!size_ec && size > kAlwaysReadBytes && size > options.max_bytes / kParseBytesPerTextByte) {
-    out.file_errors.push_back(
-        Error(ErrorCode::too_large, "",
-              fmt::format("the file has {}; parsing it may need {} times that, more than --max-bytes = {}",
-                          human_bytes(size), kParseBytesPerTextByte, human_bytes(options.max_bytes)))
-            .at(file, ""));
-    return;
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    out.file_errors.push_back(Error(ErrorCode::io, "", fmt::format("cannot read: {}", std::strerror(errno))).at(file, ""));
-    return;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    out.file_errors.push_back(Error(ErrorCode::io, "", "read error").at(file, ""));
-    return;
-  }
-  auto loaded = load_text(text.str(), file, options);
-  for (auto& e : loaded.file_errors) out.file_errors.push_back(std::move(e));
-  for (auto& c : loaded.cases) out.cases.push_back(std::move(c));
-}
-
-// The parser takes any depth, but printing a value in an error message recurses once
-// per level: a hostile file (100000 nested arrays) must be refused before that.
-// Case files need about 70 levels (rank 64 values inside a case list).
-std::optional<std::string> too_deep(const std::string& text) {
-  constexpr int kMaxDepth = 256;
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  std::size_t line = 1;
-  std::size_t column = 0;
-  for (const char ch : text) {
-    ++column;
-    if (ch == '\n') {
-      ++line;
-      column = 0;
-    }
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (ch == '\\') {
-        escaped = true;
-      } else if (ch == '"') {
-        in_string = false;
-      }
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > kMaxDepth) {
-        return fmt::format("nesting deeper than {} levels at line {}, column {}", kMaxDepth, line, column);
-      }
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
-
-// Every *.json below `root` into `files`. A directory that cannot be listed (no
-// permission) is an io error of its own, never a silent gap, and the walk goes on.
-// Symlinked directories are not followed, so a link loop cannot trap the walk.
-template <class OnError>
-void walk(const std::string& root, std::vector<std::string>& files, OnError&& io_error) {
-  std::vector<fs::path> pending{root};
-  while (!pending.empty()) {
-    const auto dir = std::move(pending.back());
-    pending.pop_back();
-    std::error_code ec;
-    std::vector<fs::path> subdirs;
-    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-      std::error_code type_ec;
-      if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) subdirs.push_back(it->path());
-      if (it->path().extension() == ".json") files.push_back(it->path().string());
-    }
-    if (ec) io_error(dir.string(), fmt::format("cannot list: {}", ec.message()));
-    std::sort(subdirs.rbegin(), subdirs.rend());  // popped in sorted order: errors come out stable
-    for (auto& d : subdirs) pending.push_back(std::move(d));
-  }
-}
-
-}  // namespace
-
-std::uint64_t default_max_bytes() {
-  const auto pages = sysconf(_SC_PHYS_PAGES);
-  const auto page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return 4ULL << 30;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2;
-}
-
-LoadResult load_text(const std::string& text, const std::string& file, const LoadOptions& options) {
-  LoadResult out;
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // parse errors, and numbers beyond double (1e400)
-    std::string what = e.what();
-    if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {
-      what = what.substr(pos + 2);
-    }
-    out.file_errors.push_back(Error(ErrorCode::json, "", what).at(file, ""));
-    return out;
-  }
-  if (const auto where = too_deep(text)) {
-    out.file_errors.push_back(Error(ErrorCode::json, "", *where).at(file, ""));
-    return out;
-  }
-  load_json(doc, file, options, out);
-  return out;
-}
-
-LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& options) {
-  LoadResult out;
-  auto io_error = [&out](const std::string& path, std::string why) {
-    out.file_errors.push_back(Error(ErrorCode::io, "", std::move(why)).at(path, ""));
-  };
-  for (const auto& path : paths) {
-    std::error_code ec;
-    const auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) {
-      io_error(path, ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file or directory");
-      continue;
-    }
-    if (!fs::is_directory(status)) {
-      load_file(path, options, out);
-      continue;
-    }
-    if (fs::path(path).extension() == ".json") {
-      io_error(path, "is a directory, not a case file");
-      continue;
-    }
-    std::vector<std::string> files;
-    walk(path, files, io_error);
-    std::sort(files.begin(), files.end());
-    // What a walk finds must be a regular file: a directory named x.json is a mistake,
-    // a link loop cannot be opened, and a FIFO or a link to /dev/zero would never end.
-    for (const auto& f : files) {
-      const auto st = fs::status(f, ec);
-      if (ec) {
-        io_error(f, fmt::format("cannot read: {}", ec.message()));
-      } else if (fs::is_directory(st)) {
-        io_error(f, "is a directory, not a case file");
-      } else if (!fs::is_regular_file(st)) {
-        io_error(f, "is not a regular file (a FIFO, socket or device), not a case file");
-      } else {
-        load_file(f, options, out);
-      }
-    }
-  }
-  // Names are unique within one run: the second of a pair is a schema error.
-  std::set<std::string> seen;
-  for (auto& entry : out.cases) {
-    if (entry.name.empty()) continue;
-    if (!seen.insert(entry.name).second && !entry.error) {
-      entry.error = Error(ErrorCode::schema, "name", fmt::format("= \"{}\" is used by an earlier case in this run", entry.name))
-                        .at(entry.file, entry.name);
-      entry.decl.reset();
-    }
-  }
-  return out;
-}
-
+}  // namespace detail
 }  // namespace scatter
