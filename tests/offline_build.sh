@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Proves, without a GPU, that `scripts/setup.sh --offline` builds scatterctl and passes the CPU
+# tests from the .deb files of scripts/fetch-deps.sh alone (docs/offline-build.md).
+#
+# In private user, mount and network namespaces (`unshare -rmn`, no root needed) it hides the
+# system's copies of those packages (every path `dpkg -L` names: the header folders, the CMake
+# config folders and the libraries, runtime ones included) and cuts the network, then
+#   1. checks that the hiding works: their headers do not compile and a plain configure fails;
+#   2. checks that setup.sh --offline refuses a .deb whose sha256 differs from the manifest;
+#   3. runs `scripts/setup.sh --offline` into BUILD_DIR (CUDA off) with apt-get and sudo
+#      replaced by stubs that record any call (none may come), and checks that the binaries
+#      load libfmt from the unpacked prefix;
+#   4. runs ctest there, all but python.worker and cases.oracle (they run Python only and
+#      use nothing this build makes);
+#   5. where nvcc is found: configures BUILD_DIR-cuda with CUDA on from the same prefix and
+#      compiles the cuda backend's host file (CUDA headers and fmt together); no kernels.
+#
+#   scripts/fetch-deps.sh && tests/offline_build.sh     (fetches first itself if deps/debs has no manifest)
+# Environment: BUILD_DIR (default build-offline), DEPS_DIR (default deps/debs).
+# Exit: 0 passed, 1 failed, 77 skipped (user namespaces are not permitted here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=${BUILD_DIR:-build-offline}
+deps_dir=${DEPS_DIR:-deps/debs}
+export BUILD_DIR=$build_dir DEPS_DIR=$deps_dir
+
+if [ "${1:-}" != --inside ]; then
+  [ -f "$deps_dir/manifest.tsv" ] || scripts/fetch-deps.sh
+  if ! command -v unshare >/dev/null || ! unshare -rmn true 2>/dev/null; then
+    echo "offline_build: skipped: unshare -rmn (user, mount and network namespaces) is not permitted here"
+    exit 77
+  fi
+  exec unshare -rmn bash "$0" --inside
+fi
+
+start=$SECONDS
+say() { echo "offline_build: [$((SECONDS - start)) s] $*"; }
+fail() { echo "offline_build: FAILED: $*" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ip link set lo up 2>/dev/null || true  # loopback only: the workers' pipes need no more
+
+# --- Hide the system's copies. -------------------------------------------------------------
+mapfile -t packages < <(grep -v '^#' "$deps_dir/manifest.tsv" | cut -f1)
+packages+=(libgmock-dev)  # installs into GTest's CMake folder and would keep GTestConfig's company
+declare -A dirs=()
+files=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || continue
+  while read -r path; do
+    case "$path" in
+      /usr/share/doc/*|/usr/share/lintian/*) ;;
+      /usr/include/*/*) d=${path#/usr/include/}; dirs[/usr/include/${d%%/*}]=1 ;;
+      */cmake/*/*) d=${path%%/cmake/*}; r=${path#"$d"/cmake/}; dirs[$d/cmake/${r%%/*}]=1 ;;
+      *) if [ -f "$path" ]; then files+=("$path"); fi ;;
+    esac
+  done < <(dpkg -L "$p")
+done
+for d in "${!dirs[@]}"; do
+  if [ -d "$d" ]; then mount -t tmpfs tmpfs "$d"; fi
+done
+for f in "${files[@]}"; do
+  mount --bind /dev/null "$f"
+done
+say "hid ${#dirs[@]} folders and ${#files[@]} files of the system's ${packages[*]}"
+
+# --- 1. The hiding works. ------------------------------------------------------------------
+for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp gtest/gtest.h benchmark/benchmark.h; do
+  if printf '#include <%s>\n' "$h" | c++ -std=c++20 -fsyntax-only -x c++ - 2>/dev/null; then
+    fail "<$h> still compiles with the system's copy hidden"
+  fi
+done
+if cmake -S . -B "$tmp/plain" -DSCATTER_DEPS_PREFIX= -DSCATTER_ENABLE_CUDA=OFF >"$tmp/plain.log" 2>&1; then
+  fail "a configure without the unpacked packages succeeded; the system's copies are not hidden"
+fi
+for deb in nlohmann-json3-dev libfmt-dev libcli11-dev libbenchmark-dev libgtest-dev; do
+  grep -q "(Debian: $deb)" "$tmp/plain.log" || { cat "$tmp/plain.log"; fail "the failed configure does not name $deb"; }
+done
+say "1. without the .deb files: the headers do not compile, configure fails naming all 5 packages"
+
+# --- 2. A .deb that differs from the manifest is refused before anything is unpacked. --------
+mkdir "$tmp/bad"
+cp "$deps_dir"/*.deb "$deps_dir/manifest.tsv" "$tmp/bad/"
+victim=$(grep -v '^#' "$deps_dir/manifest.tsv" | head -n 1 | cut -f4)
+printf 'x' >> "$tmp/bad/$victim"
+if DEPS_DIR=$tmp/bad DEPS_PREFIX=$tmp/bad-prefix BUILD_DIR=$tmp/bad-build scripts/setup.sh --offline \
+     >"$tmp/bad.log" 2>&1; then
+  fail "setup.sh --offline accepted $victim with one byte appended"
+fi
+grep -q "$victim does not match the sha256" "$tmp/bad.log" || { cat "$tmp/bad.log"; fail "no sha256 message for $victim"; }
+[ ! -e "$tmp/bad-prefix" ] && [ ! -e "$tmp/bad-build" ] || fail "setup.sh unpacked or configured despite the bad sha256"
+say "2. $victim with one byte appended: refused (sha256), nothing unpacked or configured"
+
+# --- 3. The offline build, with stubs that record any registry call. ----------------------
+mkdir "$tmp/stubs"
+for tool in apt-get apt sudo; do
+  printf '#!/bin/sh\necho "%s $*" >> %s/calls\nexit 1\n' "$tool" "$tmp" > "$tmp/stubs/$tool"
+  chmod +x "$tmp/stubs/$tool"
+done
+prefix=$build_dir/deps-prefix
+rm -rf "$prefix"  # unpacked afresh every time: the unpacking is part of what is tested
+t=$SECONDS
+PATH="$tmp/stubs:$PATH" DEPS_PREFIX=$prefix scripts/setup.sh --offline -- -DSCATTER_ENABLE_CUDA=OFF ||
+  fail "scripts/setup.sh --offline failed"
+[ ! -s "$tmp/calls" ] || fail "setup.sh --offline called the registry: $(cat "$tmp/calls")"
+grep -q "^SCATTER_DEPS_PREFIX:PATH=$(cd "$prefix" && pwd)\$" "$build_dir/CMakeCache.txt" ||
+  fail "$build_dir was not configured with SCATTER_DEPS_PREFIX=$prefix"
+lib=$(ldd "$build_dir/app/scatterctl" | awk '/libfmt/ { print $3 }')
+[[ "$lib" == "$(cd "$prefix" && pwd)"/* ]] || fail "scatterctl loads libfmt from '$lib', not from $prefix"
+"$build_dir/app/scatterctl" info >/dev/null || fail "scatterctl info failed"
+say "3. setup.sh --offline built $build_dir in $((SECONDS - t)) s ($(grep -m1 CMAKE_GENERATOR:INTERNAL "$build_dir/CMakeCache.txt" | cut -d= -f2)); no registry call; libfmt from $lib"
+
+# --- 4. The CPU tests. ---------------------------------------------------------------------
+t=$SECONDS
+(cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" -E '^(python\.worker|cases\.oracle)$') ||
+  fail "ctest failed in $build_dir"
+say "4. ctest in $build_dir passed in $((SECONDS - t)) s"
+
+# --- 5. CUDA on: configure and one host file that includes CUDA and fmt. -----------------
+if command -v nvcc >/dev/null || [ -n "${CUDACXX:-}" ] || [ -x /usr/local/cuda/bin/nvcc ]; then
+  t=$SECONDS
+  gen=()
+  if command -v ninja >/dev/null && [ ! -f "$build_dir-cuda/CMakeCache.txt" ]; then gen=(-G Ninja); fi
+  cmake -S . -B "$build_dir-cuda" "${gen[@]}" -DSCATTER_ENABLE_CUDA=ON \
+    -DSCATTER_DEPS_PREFIX="$(cd "$prefix" && pwd)" >"$tmp/cuda.log" 2>&1 ||
+    { cat "$tmp/cuda.log"; fail "configure with CUDA on failed"; }
+  grep -q '^CMAKE_CUDA_COMPILER:[A-Z]*=/' "$build_dir-cuda/CMakeCache.txt" ||
+    fail "configure with CUDA on found no CUDA compiler"
+  compiled="(not compiled: its object is a build target only with Ninja)"
+  if grep -q 'CMAKE_GENERATOR:INTERNAL=Ninja' "$build_dir-cuda/CMakeCache.txt"; then
+    cmake --build "$build_dir-cuda" --target lib/CMakeFiles/scatter.dir/src/cuda/cuda_backend.cpp.o >"$tmp/cuda.log" 2>&1 ||
+      { cat "$tmp/cuda.log"; fail "lib/src/cuda/cuda_backend.cpp does not compile against the prefix"; }
+    compiled="and cuda_backend.cpp compiled"
+  fi
+  say "5. CUDA on: $build_dir-cuda configured with $(grep -m1 '^CMAKE_CUDA_COMPILER:' "$build_dir-cuda/CMakeCache.txt" | cut -d= -f2) $compiled in $((SECONDS - t)) s"
+else
+  say "5. skipped: no nvcc here, so no configure with CUDA on"
+fi
+say "passed"
