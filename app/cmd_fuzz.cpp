@@ -1,0 +1,69 @@
+// scatterctl fuzz: random valid cases on the backends against the reference; failures
+// become case files.
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "scatter/fuzz.hpp"
+
+namespace scatter::cli {
+namespace {
+
+struct FuzzFlags {
+  std::int64_t iterations = 1000;
+  std::uint64_t seed = 1;
+  BackendFlags backends;
+  std::int64_t max_elements = 4096;
+  std::string out_dir;
+  bool in_place = false;
+  bool deterministic = false;
+  ExpectationFlags expectations;
+};
+
+int fuzz(const FuzzFlags& o, const Invocation& invocation) {
+  const auto expectations = expectations_for(o.expectations);  // a bad file is refused before any worker starts
+  const auto chosen = choose(o.backends, invocation.self_exe, true);
+  if (!chosen) return kExitEnv;
+  FuzzOptions options;
+  options.seed = o.seed;
+  options.iterations = o.iterations;
+  options.max_elements = o.max_elements;
+  options.out_dir = o.out_dir.empty() ? "fuzz-failures" : o.out_dir;
+  options.flags = {o.in_place, o.deterministic};
+  options.expectations = expectations ? &*expectations : nullptr;
+  std::vector<std::string> names;
+  for (auto* b : chosen->choice.run) names.emplace_back(b->name());
+  std::cout << fmt::format("fuzz: {} cases, seed {}, backends {}{}{}\n", o.iterations, o.seed, fmt::join(names, ","),
+                           o.deterministic ? ", deterministic" : "", o.in_place ? ", in place" : "");
+  const auto summary =
+      run_fuzz(options, chosen->choice.run, [](const std::string& line) { std::cout << line << std::endl; });
+  for (const auto& [id, n] : summary.xfail_ids) std::cout << fmt::format("fuzz: xfail {} x{}\n", id, n);
+  std::cout << fmt::format("fuzz: {} cases, {} runs, {} failures, {} xfail, {} unsupported{}{}\n", summary.cases,
+                           summary.runs, summary.failures, summary.xfailed, summary.skipped,
+                           summary.failures ? " (case files under " + options.out_dir + ")" : "",
+                           summary.interrupted ? ", interrupted" : "");
+  if (summary.interrupted) return kExitInterrupted;
+  return summary.failures ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+Command add_fuzz_command(CLI::App& app) {
+  auto o = std::make_shared<FuzzFlags>();
+  auto* cmd = app.add_subcommand("fuzz", "random valid cases on the backends, compared with ref; failures saved");
+  cmd->add_option("--iterations", o->iterations, "cases to draw (default 1000)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o->seed, "the stream of cases (default 1); a case file names its seed");
+  add_backend(cmd, o->backends);
+  cmd->add_option("--max-elements", o->max_elements, "elements per tensor at most (default 4096)")
+      ->check(positive("a positive number"));
+  cmd->add_option("--out", o->out_dir, "where failing cases are written (default fuzz-failures/)");
+  cmd->add_flag("--in-place", o->in_place, "scatter into data's own buffer");
+  cmd->add_flag("--deterministic", o->deterministic, "fixed reduction order: every output must match bit for bit");
+  add_external(cmd, o->backends);
+  add_expectations(cmd, o->expectations);
+  return {cmd, [o](const Invocation& invocation) { return fuzz(*o, invocation); }};
+}
+
+}  // namespace scatter::cli

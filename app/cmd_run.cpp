@@ -1,0 +1,99 @@
+// scatterctl run: load cases, run them on the selected backends, compare, report.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "scatter/report.hpp"
+
+namespace scatter::cli {
+namespace {
+
+struct RunFlags {
+  std::vector<std::string> paths;
+  BackendFlags backends;
+  SelectionFlags selection;
+  TableFlags table;
+  std::string junit;
+  std::string json;
+  std::string markdown;
+  std::string save_failures;
+  bool fail_fast = false;
+  bool in_place = false;
+  bool deterministic = false;
+  ExpectationFlags expectations;
+};
+
+// The table on stdout, and the report files asked for, with the backends this run uses.
+std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends& chosen, const Invocation& invocation) {
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(make_table_reporter(std::cout, {use_color(o.table.color), o.table.quiet, o.table.verbose,
+                                                      isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr}));
+  if (!o.junit.empty() || !o.json.empty() || !o.markdown.empty()) {
+    // The built-ins and the backends this run uses: no framework worker is started only to be listed.
+    auto context = make_run_context({}, invocation.command_line);
+    const auto& frameworks = framework_backend_names();
+    const auto& run = chosen.choice.run;
+    for (const auto& b : chosen.all) {
+      const bool used = std::find(run.begin(), run.end(), b.get()) != run.end();
+      if (!used && std::find(frameworks.begin(), frameworks.end(), b->name()) != frameworks.end()) continue;
+      const auto a = b->availability();
+      context.backends.push_back({std::string(b->name()), a.available, a.reason, a.available ? b->device() : ""});
+    }
+    if (!o.json.empty()) reporters.push_back(make_json_reporter(o.json, context));
+    if (!o.junit.empty()) reporters.push_back(make_junit_reporter(o.junit, context));
+    if (!o.markdown.empty()) reporters.push_back(make_markdown_reporter(o.markdown, context));
+  }
+  return make_tee_reporter(std::move(reporters));
+}
+
+int run(const RunFlags& o, const Invocation& invocation) {
+  prepare_report_path(o.junit, "--junit");
+  prepare_report_path(o.json, "--json");
+  prepare_report_path(o.markdown, "--markdown");
+  const auto expectations = expectations_for(o.expectations);  // a bad file is refused before any worker starts
+  const auto chosen = choose(o.backends, invocation.self_exe, false);
+  if (!chosen) return kExitEnv;
+  RunOptions options;
+  options.expectations = expectations ? &*expectations : nullptr;
+  options.strict = o.expectations.strict;
+  options.selection = o.selection.selection();
+  options.fail_fast = o.fail_fast;
+  options.save_failures = o.save_failures;
+  options.profile = o.selection.profile;
+  options.flags = {o.in_place, o.deterministic};
+  if (o.backends.timeout > 0) options.timeout = o.backends.timeout;
+  const auto loaded = load(o.paths, o.selection.max_bytes);
+  const auto reporter = reporters_for(o, *chosen, invocation);
+  return run_cases(loaded, options, chosen->choice, *reporter).exit_code;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunFlags>();
+  auto* cmd = app.add_subcommand("run", "run cases on backends, compare, report");
+  cmd->add_option("paths", o->paths, "case files or directories (default: the bundled cases/)");
+  add_backend(cmd, o->backends);
+  add_selection(cmd, o->selection);
+  add_table(cmd, o->table, "print only failures and the closing line", "print every comparison's details");
+  cmd->add_option("--junit", o->junit, "also write a JUnit XML report to FILE");
+  cmd->add_option("--json", o->json, "also write a JSON report to FILE");
+  cmd->add_option("--markdown", o->markdown, "also write a Markdown summary to FILE");
+  cmd->add_option("--save-failures", o->save_failures, "write each failing case's tensors and a repro.json under DIR");
+  cmd->add_flag("--fail-fast", o->fail_fast, "stop at the first failing case");
+  cmd->add_flag("--in-place", o->in_place, "scatter into data's own buffer (no copy into a fresh output)");
+  cmd->add_flag("--deterministic", o->deterministic,
+                "float add, sub, mul and mean in update order on every backend (bit-identical to ref)");
+  cmd->add_option("--timeout", o->backends.timeout, "seconds per case; a case over it is an error and the run goes on")
+      ->check(positive("a positive number of seconds"));
+  add_external(cmd, o->backends);
+  add_expectations(cmd, o->expectations);
+  return {cmd, [o](const Invocation& invocation) { return run(*o, invocation); }};
+}
+
+}  // namespace scatter::cli

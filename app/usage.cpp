@@ -1,0 +1,123 @@
+#include "usage.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "scatter/run.hpp"
+
+namespace scatter::cli {
+namespace {
+
+// The edit distance of two words (insertions, deletions, substitutions).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const auto above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean 'run'?" when a known word is close, else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& k : known) {
+    const auto d = edit_distance(word, k);
+    if (d < best_distance) {
+      best_distance = d;
+      best = k;
+    }
+  }
+  return best.empty() ? "" : fmt::format("; did you mean '{}'?", best);
+}
+
+// The commands a user sees (plugin-host has no group: it is hidden).
+std::vector<std::string> command_names(CLI::App& app) {
+  std::vector<std::string> names;
+  for (auto* sub : app.get_subcommands({})) {
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+// `scatterctl help [COMMAND]`, and a word that is no command, before CLI11 sees them.
+std::optional<int> command_word(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  const std::string word = argv[1];
+  const auto names = command_names(app);
+  if (word == "help") {
+    if (argc >= 3) {
+      for (auto* sub : app.get_subcommands({})) {
+        if (sub->get_name() == argv[2] && !sub->get_group().empty()) {
+          std::cout << sub->help();
+          return kExitOk;
+        }
+      }
+      std::cerr << fmt::format("scatterctl: '{}' is not a command{}\n", argv[2], did_you_mean(argv[2], names));
+      return kExitUsage;
+    }
+    std::cout << app.help();
+    return kExitOk;
+  }
+  if (std::find(names.begin(), names.end(), word) == names.end() && word != "plugin-host") {
+    std::cerr << fmt::format("scatterctl: '{}' is not a command{} (scatterctl help lists them)\n", word,
+                             did_you_mean(word, names));
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+// An unknown flag: name the closest one of its command.
+void suggest_flags(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> known;
+  for (auto* sub : app.get_subcommands({})) {
+    if (!sub->parsed()) continue;
+    for (const auto* opt : sub->get_options()) {
+      for (const auto& lname : opt->get_lnames()) known.push_back("--" + lname);
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) continue;
+    const auto flag = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
+    const auto hint = did_you_mean(flag, known);
+    if (!hint.empty()) std::cerr << fmt::format("scatterctl: '{}' is not a flag of this command{}\n", flag, hint);
+  }
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  if (const auto rc = command_word(app, argc, argv)) return rc;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    app.exit(e);
+    suggest_flags(app, argc, argv);
+    return kExitUsage;
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+}  // namespace scatter::cli

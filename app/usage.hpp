@@ -1,0 +1,15 @@
+#pragma once
+// Usage: `scatterctl help [COMMAND]`, a word that is no command, CLI11's parse errors,
+// each with the closest command or flag ("did you mean").
+
+#include <optional>
+
+#include <CLI/CLI.hpp>
+
+namespace scatter::cli {
+
+/// Parses the command line. Returns the exit code when there is nothing to run: help or
+/// the version was printed (0), or a usage error was reported (2).
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
+
+}  // namespace scatter::cli
