@@ -3,43 +3,22 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "scatter/run.hpp"
+#include "scatter/suggest.hpp"
 
 namespace scatter::cli {
 namespace {
 
-// The edit distance of two words (insertions, deletions, substitutions).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const auto above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // "; did you mean 'run'?" when a known word is close, else "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& known) {
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const auto& k : known) {
-    const auto d = edit_distance(word, k);
-    if (d < best_distance) {
-      best_distance = d;
-      best = k;
-    }
-  }
-  return best.empty() ? "" : fmt::format("; did you mean '{}'?", best);
+  const std::vector<std::string_view> words(known.begin(), known.end());
+  const auto best = closest(word, words, std::max<std::size_t>(2, word.size() / 3));
+  return best ? fmt::format("; did you mean '{}'?", *best) : "";
 }
 
 // The commands a user sees (plugin-host has no group: it is hidden).
