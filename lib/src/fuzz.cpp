@@ -303,6 +303,15 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       return *features;
     };
     for (auto* backend : backends) {
+      // A backend lost mid-run (a sticky device fault) is said once and left out, so
+      // that one fault writes one failure, not one per remaining case.
+      if (const auto a = backend->availability(); !a.available) {
+        if (summary.lost.emplace(std::string(backend->name()), a.reason).second) {
+          progress(fmt::format("{} is unavailable for the rest of the run: {}", backend->name(), a.reason));
+        }
+        ++summary.skipped;
+        continue;
+      }
       ++summary.runs;
       const bool external = backend->judges_invalid_cases();
       if (const auto* caps = backend->capabilities(); caps && unsupported_reason(*caps, *c, features_now())) {

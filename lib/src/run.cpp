@@ -135,6 +135,13 @@ CaseResult run_one(CaseContext& ctx, Backend& backend, const RunOptions& options
   const auto& c = ctx.c;
   auto r = base_result(entry, std::string(backend.name()));
   r.version = backend.version();
+  // Available when the run began: a backend lost since (a sticky device fault) skips the
+  // rest of the run with its reason.
+  if (const auto a = backend.availability(); !a.available) {
+    r.status = Status::skipped;
+    r.detail = "unavailable: " + a.reason;
+    return r;
+  }
   if (const auto* caps = backend.capabilities()) {
     r.features = trap_names(ctx, false);
     if (auto why = unsupported_reason(*caps, c, ctx.get_features())) {

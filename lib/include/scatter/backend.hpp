@@ -31,6 +31,7 @@ struct RunFlags {
   bool deterministic = false;
   bool flush_caches = false;  ///< evict the device's caches just before the timed region (cold benchmarks)
   int repeat = 1;             ///< timed repetitions an external backend runs in one request (bench)
+  bool check_launches = false;  ///< cuda: wait for and check every kernel as it is launched (names a faulting one)
 };
 
 struct BackendOutput {

@@ -43,6 +43,7 @@ struct FuzzSummary {
   std::int64_t xfailed = 0;   ///< failures an expectations entry covers
   std::map<std::string, std::int64_t> xfail_ids;  ///< "backend: entry id" -> count
   std::vector<std::string> written;  ///< case files of the failures
+  std::map<std::string, std::string> lost;  ///< backends lost mid-run (device faults), with the reason
   bool interrupted = false;
 };
 

@@ -212,6 +212,12 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
           }
         }
         if (!c || !row.error.empty() || row.failed) continue;
+        // Lost mid-run (a sticky device fault): skipped with the reason, as `run` does.
+        if (const auto a = backend->availability(); !a.available) {
+          row.skipped = true;
+          row.error = "unavailable: " + a.reason;
+          continue;
+        }
         // Outside what the backend declares: skipped with the rule, as `run` does.
         if (const auto* caps = backend->capabilities()) {
           if (auto why = unsupported_reason(*caps, *c, features_of(*c))) {

@@ -63,12 +63,31 @@ class CudaBackend final : public Backend {
   }
 
   std::string_view name() const override { return "cuda"; }
-  Availability availability() const override { return {available_, reason_}; }
   std::string device() const override { return available_ ? device_ : "none"; }
   std::vector<std::pair<std::string, std::string>> properties() const override { return properties_; }
 
+  Availability availability() const override { return {available_ && fault_.empty(), fault_.empty() ? reason_ : fault_}; }
+
+  // A sticky CUDA error (an illegal address, a trap) loses the context for the rest of
+  // the process: the backend says so, names the kernel, and refuses every later case, so
+  // that one fault costs one case and the run's other backends go on.
   BackendOutput run(const Case& c, const RunFlags& flags) override {
-    if (!available_) throw Error(ErrorCode::backend, "", "unavailable: " + reason_);
+    if (!available_ || !fault_.empty()) throw Error(ErrorCode::backend, "", "unavailable: " + availability().reason);
+    LaunchTrace trace;
+    trace.check = flags.check_launches;
+    try {
+      return run_on_device(c, flags, trace);
+    } catch (const Error& e) {
+      const cudaError_t sticky = lost_context();
+      if (sticky == cudaSuccess) throw;
+      fault_ = fault_reason(trace, sticky);
+      throw Error(ErrorCode::backend, "", fmt::format("{}; the cuda backend is unavailable for the rest of the run ({})",
+                                                      fault_, e.message()));
+    }
+  }
+
+ private:
+  BackendOutput run_on_device(const Case& c, const RunFlags& flags, LaunchTrace& trace) {
     std::string why;
     const auto geometry = make_geometry(c, why);
     if (!geometry) throw Error(ErrorCode::backend, "", "the cuda backend cannot run " + why);
@@ -111,7 +130,13 @@ class CudaBackend final : public Backend {
     }
     // 1-byte elements are reduced through their aligned 32-bit word (cas_combine, the bool
     // atomics), which for the last elements reaches up to 3 bytes past nbytes.
-    DeviceMemory out((c.data.nbytes() + 3) / 4 * 4);
+    // Those pad bytes are cleared: the word's CAS reads them (initcheck), never keeps them.
+    const std::size_t padded = (c.data.nbytes() + 3) / 4 * 4;
+    DeviceMemory out(padded);
+    if (padded > c.data.nbytes()) {
+      SCATTER_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(out.get()) + c.data.nbytes(), 0, padded - c.data.nbytes(),
+                                         stream_.get()));
+    }
     DeviceMemory data(flags.in_place ? 0 : c.data.nbytes());
     DeviceMemory updates(c.updates.nbytes());
     DeviceMemory indices(c.indices.nbytes());
@@ -137,7 +162,7 @@ class CudaBackend final : public Backend {
     buffers.indices = indices.get();
     buffers.scratch = scratch_memory.get();
     buffers.guard = static_cast<int*>(guard.get());
-    SCATTER_CUDA_CHECK(enqueue_scatter(launch, buffers, stream_.get()));
+    SCATTER_CUDA_CHECK(enqueue_scatter(launch, buffers, stream_.get(), trace));
     stream_.record_stop();
 
     Tensor result(c.data.dtype(), c.data.shape());
@@ -153,7 +178,6 @@ class CudaBackend final : public Backend {
     return {std::move(result), stream_.elapsed()};
   }
 
- private:
   // A tensor's bytes to a device buffer on the stream; nothing for an empty tensor (whose
   // device pointer is null).
   void upload(void* device, const Tensor& tensor) {
@@ -172,6 +196,7 @@ class CudaBackend final : public Backend {
 
   bool available_ = false;
   std::string reason_;
+  std::string fault_;  ///< set by a sticky device fault: the backend is lost for the run
   std::string device_;
   int sm_count_ = 1;
   int l2_bytes_ = 0;

@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "launch.hpp"
 #include "scatter/error.hpp"
 
 #define SCATTER_CUDA_CHECK(call) ::scatter::cuda::check((call), #call, __FILE__, __LINE__)
@@ -19,6 +23,25 @@ inline void check(cudaError_t e, const char* call, const char* file, int line) {
   if (e == cudaSuccess) return;
   throw Error(ErrorCode::backend, "",
               fmt::format("{}:{}: {} failed: {} ({})", file, line, call, cudaGetErrorName(e), cudaGetErrorString(e)));
+}
+
+/// After a failed call: cudaSuccess when the context still works, else the sticky error
+/// (an illegal address, a trap) that lost it; every later call would fail with it.
+inline cudaError_t lost_context() {
+  (void)cudaGetLastError();  // reads, and so clears, an error that is not sticky
+  return cudaDeviceSynchronize();
+}
+
+/// What a sticky fault says for the rest of the run: the kernel whose check failed
+/// (--check-launches), else the kernels the launch had enqueued.
+inline std::string fault_reason(const LaunchTrace& trace, cudaError_t e) {
+  const auto error = fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e));
+  if (trace.failed) return fmt::format("device fault in {} ({})", trace.failed, error);
+  if (trace.count == 0) return fmt::format("device fault outside the kernels ({})", error);
+  if (trace.count == 1) return fmt::format("device fault in {} ({})", trace.kernels[0], error);
+  const std::vector<std::string_view> kernels(trace.kernels, trace.kernels + trace.count);
+  return fmt::format("device fault in one of {} ({}; --check-launches names the kernel)", fmt::join(kernels, ", "),
+                     error);
 }
 
 // A device allocation freed on every path.

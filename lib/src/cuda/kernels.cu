@@ -22,6 +22,22 @@ constexpr int kThreads = 256;
 
 std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// The stream a launch enqueues on, and its trace: every kernel is named as it is
+// enqueued, and under --check-launches waited for and checked at once, so that a
+// fault names its kernel.
+struct Queue {
+  cudaStream_t stream;
+  LaunchTrace& trace;
+
+  cudaError_t launched(const char* kernel) {
+    trace.record(kernel);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess && trace.check) e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) trace.failed = kernel;
+    return e;
+  }
+};
+
 template <class To, class From>
 __device__ __forceinline__ To bits_as(From v) {
   static_assert(sizeof(To) == sizeof(From));
@@ -320,53 +336,55 @@ Scratch layout(const Launch& l, void* base) {
 }
 
 template <class Off, class Chunk, class W>
-void copy_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, cudaStream_t stream) {
+cudaError_t copy_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
   const auto& g = l.geometry;
   const auto chunks_per_row = static_cast<std::int64_t>(row_bytes / sizeof(Chunk));
   const std::int64_t chunks = (g.u / g.slice) * chunks_per_row;  // <= u bytes / chunk: fits Off as u does
-  k_row_copy<Off, Chunk, W><<<blocks_for(chunks, l.sm_count), kThreads, 0, stream>>>(
+  k_row_copy<Off, Chunk, W><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
       static_cast<Off>(chunks_per_row), static_cast<Off>(chunks), static_cast<const W*>(s.winner), s.row_target, static_cast<const Chunk*>(b.updates),
       static_cast<Chunk*>(b.out));
+  return q.launched("k_row_copy");
 }
 
 template <class Off, class W>
-void copy_rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, cudaStream_t stream) {
-  if (row_bytes % 16 == 0) return copy_rows<Off, uint4, W>(l, b, s, row_bytes, stream);
-  if (row_bytes % 8 == 0) return copy_rows<Off, uint2, W>(l, b, s, row_bytes, stream);
-  if (row_bytes % 4 == 0) return copy_rows<Off, unsigned int, W>(l, b, s, row_bytes, stream);
-  if (row_bytes % 2 == 0) return copy_rows<Off, unsigned short, W>(l, b, s, row_bytes, stream);
-  copy_rows<Off, unsigned char, W>(l, b, s, row_bytes, stream);
+cudaError_t copy_rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
+  if (row_bytes % 16 == 0) return copy_rows<Off, uint4, W>(l, b, s, row_bytes, q);
+  if (row_bytes % 8 == 0) return copy_rows<Off, uint2, W>(l, b, s, row_bytes, q);
+  if (row_bytes % 4 == 0) return copy_rows<Off, unsigned int, W>(l, b, s, row_bytes, q);
+  if (row_bytes % 2 == 0) return copy_rows<Off, unsigned short, W>(l, b, s, row_bytes, q);
+  return copy_rows<Off, unsigned char, W>(l, b, s, row_bytes, q);
 }
 
 // The slice ops' `none`: row winners, then a vectorized copy of the winning rows. The
 // copy moves bytes, so it does not depend on the dtype, only on the row's size.
 template <class Off, class IndexT>
 cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes,
-                     cudaStream_t stream) {
+                     Queue& q) {
   const auto& g = l.geometry;
   const std::int64_t rows_n = g.n / g.slice;
   const std::int64_t rows_u = g.u / g.slice;
   const auto* idx = static_cast<const IndexT*>(b.indices);
   const std::size_t row_bytes = static_cast<std::size_t>(g.slice) * element_bytes;
-  if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(rows_n) * winner_size(rows_u), stream)) {
+  if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(rows_n) * winner_size(rows_u), q.stream)) {
     return e;
   }
   const int blocks = blocks_for(rows_u, l.sm_count);
   if (narrow_winners(rows_u)) {
-    k_row_winners<Off, IndexT, int><<<blocks, kThreads, 0, stream>>>(
+    k_row_winners<Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(
         g, static_cast<Off>(rows_n), static_cast<Off>(rows_u), idx, static_cast<int*>(s.winner), s.row_target, b.guard);
-    copy_rows_widest<Off, int>(l, b, s, row_bytes, stream);
+    if (cudaError_t e = q.launched("k_row_winners")) return e;
+    return copy_rows_widest<Off, int>(l, b, s, row_bytes, q);
   } else {
-    k_row_winners<Off, IndexT, long long><<<blocks, kThreads, 0, stream>>>(
+    k_row_winners<Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(
         g, static_cast<Off>(rows_n), static_cast<Off>(rows_u), idx, static_cast<long long*>(s.winner), s.row_target,
         b.guard);
-    copy_rows_widest<Off, long long>(l, b, s, row_bytes, stream);
+    if (cudaError_t e = q.launched("k_row_winners")) return e;
+    return copy_rows_widest<Off, long long>(l, b, s, row_bytes, q);
   }
-  return cudaGetLastError();
 }
 
 template <class T, class IndexT, class Off>
-cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
+cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   const auto& g = l.geometry;
   auto* out = static_cast<T*>(b.out);
   const auto* upd = static_cast<const T*>(b.updates);
@@ -374,59 +392,68 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, cudaStream_t stream) {
   const Scratch s = layout(l, b.scratch);
   const int blocks = blocks_for(g.u, l.sm_count);
   if (l.reduction == Reduction::none) {
-    if (by_rows(l)) return run_rows<Off, IndexT>(l, b, s, sizeof(T), stream);
-    if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * winner_size(g.u), stream)) return e;
+    if (by_rows(l)) return run_rows<Off, IndexT>(l, b, s, sizeof(T), q);
+    if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * winner_size(g.u), q.stream)) return e;
     if (narrow_winners(g.u)) {
       auto* w = static_cast<int*>(s.winner);
-      k_winners<Off, IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
-      k_write_winners<T, Off, IndexT, int><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
+      k_winners<Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, b.guard);
+      if (cudaError_t e = q.launched("k_winners")) return e;
+      k_write_winners<T, Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out);
     } else {
       auto* w = static_cast<long long*>(s.winner);
-      k_winners<Off, IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, b.guard);
-      k_write_winners<T, Off, IndexT, long long><<<blocks, kThreads, 0, stream>>>(g, idx, w, upd, out);
+      k_winners<Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, b.guard);
+      if (cudaError_t e = q.launched("k_winners")) return e;
+      k_write_winners<T, Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out);
     }
-    return cudaGetLastError();
+    return q.launched("k_write_winners");
   }
-  if (!l.use_init_val) k_identity<T, Off, IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, out, l.reduction);
+  if (!l.use_init_val) {
+    k_identity<T, Off, IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, out, l.reduction);
+    if (cudaError_t e = q.launched("k_identity")) return e;
+  }
   const int init = l.use_init_val ? 1 : 0;
   if (uses_sort(l)) {
-    k_keys<IndexT><<<blocks, kThreads, 0, stream>>>(g, idx, s.keys[0], s.vals[0], b.guard);
+    k_keys<IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, s.keys[0], s.vals[0], b.guard);
+    if (cudaError_t e = q.launched("k_keys")) return e;
     std::size_t bytes = s.cub_bytes;
     if (cudaError_t e = cub::DeviceRadixSort::SortPairs(s.cub, bytes, s.keys[0], s.keys[1], s.vals[0], s.vals[1],
-                                                        static_cast<int>(g.u), 0, key_bits(g.n), stream)) {
+                                                        static_cast<int>(g.u), 0, key_bits(g.n), q.stream)) {
       return e;
     }
-    k_segments<T><<<blocks, kThreads, 0, stream>>>(g, s.keys[1], s.vals[1], upd, out, l.reduction, init);
-    return cudaGetLastError();
+    if (cudaError_t e = q.launched("cub::DeviceRadixSort::SortPairs")) return e;
+    k_segments<T><<<blocks, kThreads, 0, q.stream>>>(g, s.keys[1], s.vals[1], upd, out, l.reduction, init);
+    return q.launched("k_segments");
   }
   if (l.reduction == Reduction::mean) {
-    if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), stream)) return e;
+    if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), q.stream)) return e;
   }
   if (l.aggregate) {
-    k_reduce<T, Off, IndexT, true><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction,
+    k_reduce<T, Off, IndexT, true><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
                                                                       l.native_f32_add, b.guard);
   } else {
-    k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, stream>>>(g, idx, upd, out, s.count, l.reduction,
+    k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
                                                                        l.native_f32_add, b.guard);
   }
+  if (cudaError_t e = q.launched("k_reduce")) return e;
   if (l.reduction == Reduction::mean) {
     if constexpr (!__is_same(T, Bool)) {
-      k_mean<T><<<blocks_for(g.n, l.sm_count), kThreads, 0, stream>>>(g.n, out, s.count, init);
+      k_mean<T><<<blocks_for(g.n, l.sm_count), kThreads, 0, q.stream>>>(g.n, out, s.count, init);
+      return q.launched("k_mean");
     }
   }
-  return cudaGetLastError();
+  return cudaSuccess;
 }
 
 // 32-bit offsets when every offset fits (the common case), 64-bit otherwise.
 template <class T, class IndexT>
-cudaError_t run_offsets(const Launch& l, const Buffers& b, cudaStream_t stream) {
-  return offsets_fit_32(l.geometry) ? run_typed<T, IndexT, int>(l, b, stream)
-                                    : run_typed<T, IndexT, long long>(l, b, stream);
+cudaError_t run_offsets(const Launch& l, const Buffers& b, Queue& q) {
+  return offsets_fit_32(l.geometry) ? run_typed<T, IndexT, int>(l, b, q)
+                                    : run_typed<T, IndexT, long long>(l, b, q);
 }
 
 template <class T>
-cudaError_t run_index(const Launch& l, const Buffers& b, cudaStream_t stream) {
-  return l.index64 ? run_offsets<T, std::int64_t>(l, b, stream) : run_offsets<T, std::int32_t>(l, b, stream);
+cudaError_t run_index(const Launch& l, const Buffers& b, Queue& q) {
+  return l.index64 ? run_offsets<T, std::int64_t>(l, b, q) : run_offsets<T, std::int32_t>(l, b, q);
 }
 
 }  // namespace
@@ -452,29 +479,30 @@ cudaError_t enqueue_sector_writes(void* buffer, std::size_t bytes, std::int64_t 
   return cudaGetLastError();
 }
 
-cudaError_t enqueue_scatter(const Launch& l, const Buffers& b, cudaStream_t stream) {
+cudaError_t enqueue_scatter(const Launch& l, const Buffers& b, cudaStream_t stream, LaunchTrace& trace) {
   if (l.geometry.u == 0) return cudaSuccess;  // nothing to scatter: the output is data
+  Queue q{stream, trace};
   switch (l.type) {
     case DType::float64:
-      return run_index<double>(l, b, stream);
+      return run_index<double>(l, b, q);
     case DType::float32:
-      return run_index<float>(l, b, stream);
+      return run_index<float>(l, b, q);
     case DType::float16:
-      return run_index<Float16>(l, b, stream);
+      return run_index<Float16>(l, b, q);
     case DType::bfloat16:
-      return run_index<BFloat16>(l, b, stream);
+      return run_index<BFloat16>(l, b, q);
     case DType::int64:
-      return run_index<std::int64_t>(l, b, stream);
+      return run_index<std::int64_t>(l, b, q);
     case DType::int32:
-      return run_index<std::int32_t>(l, b, stream);
+      return run_index<std::int32_t>(l, b, q);
     case DType::int16:
-      return run_index<std::int16_t>(l, b, stream);
+      return run_index<std::int16_t>(l, b, q);
     case DType::int8:
-      return run_index<std::int8_t>(l, b, stream);
+      return run_index<std::int8_t>(l, b, q);
     case DType::uint8:
-      return run_index<std::uint8_t>(l, b, stream);
+      return run_index<std::uint8_t>(l, b, q);
     case DType::boolean:
-      return run_index<Bool>(l, b, stream);
+      return run_index<Bool>(l, b, q);
   }
   return cudaErrorInvalidValue;
 }

@@ -30,12 +30,28 @@ struct Buffers {
   int* guard = nullptr;           ///< set to 1 by a kernel that met an out-of-range target
 };
 
+/// The kernels one enqueue_scatter launched, in order, so that a fault can name them;
+/// with `check` (--check-launches) each is waited for and checked as it is launched,
+/// and `failed` names the one whose check failed.
+struct LaunchTrace {
+  static constexpr int kMax = 8;
+  bool check = false;
+  const char* kernels[kMax] = {};
+  int count = 0;
+  const char* failed = nullptr;
+
+  void record(const char* kernel) {
+    if (count < kMax) kernels[count++] = kernel;
+  }
+};
+
 /// Scratch bytes a launch needs (queried before allocating, 256-byte aligned parts).
 std::size_t scratch_bytes(const Launch& launch);
 
-/// Enqueues the op on `stream`: no host synchronization, no host-to-device metadata
-/// copies (the geometry travels by value). Returns the first CUDA error.
-cudaError_t enqueue_scatter(const Launch& launch, const Buffers& buffers, cudaStream_t stream);
+/// Enqueues the op on `stream`: no host synchronization (unless trace.check), no
+/// host-to-device metadata copies (the geometry travels by value). Returns the first
+/// CUDA error; `trace` names the kernels enqueued.
+cudaError_t enqueue_scatter(const Launch& launch, const Buffers& buffers, cudaStream_t stream, LaunchTrace& trace);
 
 /// Times `stores` 4-byte stores to random 32-byte sectors of `buffer` (`bytes` long) on
 /// `stream` between the two events (the sector-write ceiling of element scatter).

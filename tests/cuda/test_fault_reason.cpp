@@ -1,0 +1,46 @@
+// What the cuda backend says after a sticky device fault (device.hpp's fault_reason):
+// the kernel whose check failed under --check-launches, else the kernels the launch
+// enqueued. Host code only: built with CUDA, runs without a GPU.
+
+#include <gtest/gtest.h>
+
+#include "../../lib/src/cuda/device.hpp"
+
+namespace {
+
+using scatter::cuda::fault_reason;
+using scatter::cuda::LaunchTrace;
+
+TEST(FaultReason, NamesTheKernelWhoseCheckFailed) {
+  LaunchTrace trace;
+  trace.check = true;
+  trace.record("k_identity");
+  trace.record("k_reduce");
+  trace.failed = "k_reduce";
+  EXPECT_EQ(fault_reason(trace, cudaErrorIllegalAddress),
+            "device fault in k_reduce (cudaErrorIllegalAddress: an illegal memory access was encountered)");
+}
+
+TEST(FaultReason, WithoutChecksListsTheEnqueuedKernelsAndTheFlag) {
+  LaunchTrace trace;
+  trace.record("k_winners");
+  trace.record("k_write_winners");
+  const auto text = fault_reason(trace, cudaErrorLaunchFailure);
+  EXPECT_EQ(text.rfind("device fault in one of k_winners, k_write_winners (cudaErrorLaunchFailure: ", 0), 0u) << text;
+  EXPECT_NE(text.find("--check-launches names the kernel"), std::string::npos) << text;
+}
+
+TEST(FaultReason, OneKernelIsNamedAndNoneIsSaid) {
+  LaunchTrace one;
+  one.record("k_mean");
+  EXPECT_EQ(fault_reason(one, cudaErrorIllegalAddress).rfind("device fault in k_mean (", 0), 0u);
+  EXPECT_EQ(fault_reason(LaunchTrace{}, cudaErrorIllegalAddress).rfind("device fault outside the kernels (", 0), 0u);
+}
+
+TEST(FaultReason, TheTraceKeepsTheFirstKernelsOnly) {
+  LaunchTrace trace;
+  for (int i = 0; i < LaunchTrace::kMax + 3; ++i) trace.record("k");
+  EXPECT_EQ(trace.count, LaunchTrace::kMax);
+}
+
+}  // namespace
