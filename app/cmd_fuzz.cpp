@@ -19,6 +19,7 @@ struct FuzzFlags {
   std::string out_dir;
   bool in_place = false;
   bool deterministic = false;
+  bool check_launches = false;
   ExpectationFlags expectations;
 };
 
@@ -32,6 +33,7 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   options.max_elements = o.max_elements;
   options.out_dir = o.out_dir.empty() ? "fuzz-failures" : o.out_dir;
   options.flags = {o.in_place, o.deterministic};
+  options.flags.check_launches = o.check_launches;
   options.expectations = expectations ? &*expectations : nullptr;
   std::vector<std::string> names;
   for (auto* b : chosen->choice.run) names.emplace_back(b->name());
@@ -61,6 +63,8 @@ Command add_fuzz_command(CLI::App& app) {
   cmd->add_option("--out", o->out_dir, "where failing cases are written (default fuzz-failures/)");
   cmd->add_flag("--in-place", o->in_place, "scatter into data's own buffer");
   cmd->add_flag("--deterministic", o->deterministic, "fixed reduction order: every output must match bit for bit");
+  cmd->add_flag("--check-launches", o->check_launches,
+                "cuda: wait for and check every kernel launch (slower; names the kernel of a device fault)");
   add_external(cmd, o->backends);
   add_expectations(cmd, o->expectations);
   return {cmd, [o](const Invocation& invocation) { return fuzz(*o, invocation); }};

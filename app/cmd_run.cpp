@@ -25,6 +25,7 @@ struct RunFlags {
   bool fail_fast = false;
   bool in_place = false;
   bool deterministic = false;
+  bool check_launches = false;
   ExpectationFlags expectations;
 };
 
@@ -66,6 +67,7 @@ int run(const RunFlags& o, const Invocation& invocation) {
   options.save_failures = o.save_failures;
   options.profile = o.selection.profile;
   options.flags = {o.in_place, o.deterministic};
+  options.flags.check_launches = o.check_launches;
   if (o.backends.timeout > 0) options.timeout = o.backends.timeout;
   const auto loaded = load(o.paths, o.selection.max_bytes);
   const auto reporter = reporters_for(o, *chosen, invocation);
@@ -89,6 +91,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--in-place", o->in_place, "scatter into data's own buffer (no copy into a fresh output)");
   cmd->add_flag("--deterministic", o->deterministic,
                 "float add, sub, mul and mean in update order on every backend (bit-identical to ref)");
+  cmd->add_flag("--check-launches", o->check_launches,
+                "cuda: wait for and check every kernel launch (slower; names the kernel of a device fault)");
   cmd->add_option("--timeout", o->backends.timeout, "seconds per case; a case over it is an error and the run goes on")
       ->check(positive("a positive number of seconds"));
   add_external(cmd, o->backends);
