@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -22,6 +24,7 @@
 
 #include "../lib/src/cuda/geometry.hpp"
 #include "scatter/backend.hpp"
+#include "scatter/compare.hpp"
 #include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
 
@@ -48,9 +51,16 @@ void store_as(std::byte* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
-// The kernels' work, one thread after another in update order.
+// The order the reductions meet the output in. The GPU's is free: `update` is the
+// reference's (and --deterministic's), `reverse` the last update first, `warp_tree`
+// the aggregated path (k_reduce's kAggregate): each warp of 32 consecutive updates
+// merges its updates to one target in a pairwise tree (as cg::reduce does), then the
+// warps land last to first.
+enum class Order { update, reverse, warp_tree };
+
+// The kernels' work, one thread after another.
 template <class T, class IndexT, class Off>
-Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
+Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
   Tensor out = c.data.clone();
   auto* o = out.bytes();
   const auto* upd = c.updates.bytes();
@@ -100,10 +110,29 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
     for (std::int64_t i = 0; i < g.u; ++i) store_as(at(target(i)), cu::identity<T>(r));
   }
   std::vector<std::int64_t> count(static_cast<std::size_t>(g.n), 0);
-  for (std::int64_t i = 0; i < g.u; ++i) {  // k_reduce (or k_segments) in update order
-    const auto t = target(i);
-    store_as(at(t), cu::combine(r, load_as<T>(at(t)), update(i)));
-    ++count[static_cast<std::size_t>(t)];
+  auto land = [&](std::int64_t t, T value, std::int64_t updates) {
+    store_as(at(t), cu::combine(r, load_as<T>(at(t)), value));
+    count[static_cast<std::size_t>(t)] += updates;
+  };
+  if (order == Order::warp_tree) {
+    for (std::int64_t warp = (g.u - 1) / 32; warp >= 0; --warp) {
+      std::map<std::int64_t, std::vector<T>> peers;  // target -> the warp's updates to it, lane order
+      for (std::int64_t i = warp * 32; i < std::min(g.u, warp * 32 + 32); ++i) peers[target(i)].push_back(update(i));
+      for (auto& [t, values] : peers) {
+        const auto n = static_cast<std::int64_t>(values.size());
+        for (std::size_t stride = 1; stride < values.size(); stride *= 2) {
+          for (std::size_t k = 0; k + stride < values.size(); k += 2 * stride) {
+            values[k] = cu::combine(cu::merge_of<T>(r), values[k], values[k + stride]);
+          }
+        }
+        land(t, values.front(), n);
+      }
+    }
+  } else {
+    for (std::int64_t k = 0; k < g.u; ++k) {  // k_reduce (or k_segments)
+      const auto i = order == Order::reverse ? g.u - 1 - k : k;
+      land(target(i), update(i), 1);
+    }
   }
   if (r == Reduction::mean) {  // k_mean
     if constexpr (!std::is_same_v<T, cu::Bool>) {
@@ -119,42 +148,42 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g) {
 }
 
 template <class T, class IndexT>
-Tensor emulate_offsets(const Case& c, const cu::Geometry& g, bool off32) {
-  return off32 ? emulate_typed<T, IndexT, int>(c, g) : emulate_typed<T, IndexT, std::int64_t>(c, g);
+Tensor emulate_offsets(const Case& c, const cu::Geometry& g, bool off32, Order order) {
+  return off32 ? emulate_typed<T, IndexT, int>(c, g, order) : emulate_typed<T, IndexT, std::int64_t>(c, g, order);
 }
 
 template <class T>
-Tensor emulate_index(const Case& c, const cu::Geometry& g, bool off32) {
-  return c.indices.dtype() == DType::int64 ? emulate_offsets<T, std::int64_t>(c, g, off32)
-                                           : emulate_offsets<T, std::int32_t>(c, g, off32);
+Tensor emulate_index(const Case& c, const cu::Geometry& g, bool off32, Order order) {
+  return c.indices.dtype() == DType::int64 ? emulate_offsets<T, std::int64_t>(c, g, off32, order)
+                                           : emulate_offsets<T, std::int32_t>(c, g, off32, order);
 }
 
 // off32: the kernels' 32-bit offset path (taken when offsets_fit_32), else 64-bit.
-Tensor emulate(const Case& c, bool off32) {
+Tensor emulate(const Case& c, bool off32, Order order = Order::update) {
   std::string why;
   const auto g = cu::make_geometry(c, why);
   if (!g) throw std::runtime_error("no geometry: " + why);
   switch (c.data.dtype()) {
     case DType::float64:
-      return emulate_index<double>(c, *g, off32);
+      return emulate_index<double>(c, *g, off32, order);
     case DType::float32:
-      return emulate_index<float>(c, *g, off32);
+      return emulate_index<float>(c, *g, off32, order);
     case DType::float16:
-      return emulate_index<Float16>(c, *g, off32);
+      return emulate_index<Float16>(c, *g, off32, order);
     case DType::bfloat16:
-      return emulate_index<BFloat16>(c, *g, off32);
+      return emulate_index<BFloat16>(c, *g, off32, order);
     case DType::int64:
-      return emulate_index<std::int64_t>(c, *g, off32);
+      return emulate_index<std::int64_t>(c, *g, off32, order);
     case DType::int32:
-      return emulate_index<std::int32_t>(c, *g, off32);
+      return emulate_index<std::int32_t>(c, *g, off32, order);
     case DType::int16:
-      return emulate_index<std::int16_t>(c, *g, off32);
+      return emulate_index<std::int16_t>(c, *g, off32, order);
     case DType::int8:
-      return emulate_index<std::int8_t>(c, *g, off32);
+      return emulate_index<std::int8_t>(c, *g, off32, order);
     case DType::uint8:
-      return emulate_index<std::uint8_t>(c, *g, off32);
+      return emulate_index<std::uint8_t>(c, *g, off32, order);
     case DType::boolean:
-      return emulate_index<cu::Bool>(c, *g, off32);
+      return emulate_index<cu::Bool>(c, *g, off32, order);
   }
   throw std::runtime_error("unknown dtype");
 }
@@ -201,6 +230,35 @@ TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
     ASSERT_EQ(scatter::fuzz_verdict(c, emulate(c, false), want, kExact), "") << text;
   }
   for (int n : by_op) EXPECT_GT(n, 400);
+}
+
+// The GPU's free order: every fuzzed case, its reductions applied last update first and
+// through the warp-merge tree, still passes the comparison rules (a tolerance only for
+// float add, sub, mul and mean; everything else bit for bit). A failure here would
+// otherwise first show on a GPU.
+TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  int reordered = 0;
+  for (std::int64_t i = 0; i < 2000; ++i) {
+    const auto text = scatter::fuzz_case(11, i, 1024);
+    const auto loaded = scatter::load_text(text, "fuzz.json", options);
+    ASSERT_TRUE(loaded.cases.front().decl) << text;
+    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    const auto want = scatter::reference_scatter(c);
+    for (const auto order : {Order::reverse, Order::warp_tree}) {
+      const auto got = emulate(c, true, order);
+      const auto cmp = scatter::compare_outputs(c, got, want, false);
+      ASSERT_TRUE(cmp.passed) << (order == Order::reverse ? "reverse" : "warp tree") << ": " << cmp.mismatches
+                              << " of " << cmp.elements << " differ beyond " << cmp.rule << "\n" << text;
+      if (!scatter::is_order_dependent(c.attrs.reduction, c.data.dtype())) {
+        ASSERT_EQ(scatter::fuzz_verdict(c, got, want, kExact), "") << "order-independent, so bit for bit\n" << text;
+      } else {
+        reordered += std::memcmp(got.bytes(), want.bytes(), want.nbytes()) != 0;
+      }
+    }
+  }
+  EXPECT_GT(reordered, 50) << "the orders must differ from the reference's somewhere, or this checks nothing";
 }
 
 // The native atomics the kernels use in place of combine() compute the same thing.
