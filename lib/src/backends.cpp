@@ -4,12 +4,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "external/worker_backend.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/plugin.hpp"
+#include "scatter/run.hpp"
 
 namespace scatter {
 namespace {
@@ -63,5 +67,78 @@ std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& con
 }
 
 std::vector<std::unique_ptr<Backend>> make_all_backends() { return make_all_backends(BackendConfig{}); }
+
+// ---- --backend lists: names, `all` (the built-ins), `frameworks`, plugin:PATH
+
+std::vector<std::string> split_backend_list(const std::string& list) {
+  std::vector<std::string> names;
+  std::string::size_type start = 0;
+  while (start <= list.size()) {
+    const auto comma = list.find(',', start);
+    const auto name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!name.empty()) names.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (names.empty()) names.push_back("all");
+  return names;
+}
+
+std::vector<std::string> plugin_paths(const std::string& list) {
+  std::vector<std::string> paths;
+  for (const auto& name : split_backend_list(list)) {
+    if (name.rfind("plugin:", 0) == 0) paths.push_back(name.substr(7));
+  }
+  return paths;
+}
+
+namespace {
+
+bool is_framework(std::string_view name) {
+  const auto& names = framework_backend_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool is_builtin(std::string_view name) { return !is_framework(name) && name.rfind("plugin:", 0) != 0; }
+
+}  // namespace
+
+BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all) {
+  BackendChoice choice;
+  auto chosen = [&](const Backend* b) { return std::find(choice.run.begin(), choice.run.end(), b) != choice.run.end(); };
+  for (const auto& name : split_backend_list(list)) {
+    if (name == "all" || name == "frameworks") {
+      const bool frameworks = name == "frameworks";
+      for (const auto& b : all) {
+        if (chosen(b.get()) || (frameworks ? !is_framework(b->name()) : !is_builtin(b->name()))) continue;
+        const auto a = b->availability();
+        if (a.available) {
+          choice.run.push_back(b.get());
+        } else if (frameworks) {
+          choice.not_running.emplace_back(std::string(b->name()), "unavailable: " + a.reason);
+        } else {
+          choice.skipped.emplace_back(b.get(), "unavailable: " + a.reason);
+        }
+      }
+      continue;
+    }
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& b) { return b->name() == name; });
+    if (it == all.end()) {
+      std::vector<std::string_view> known{"all", "frameworks"};
+      for (const auto& b : all) {
+        if (b->name().rfind("plugin:", 0) != 0) known.push_back(b->name());
+      }
+      known.push_back("plugin:PATH");
+      throw Error(ErrorCode::schema, "--backend", fmt::format("'{}' is not a backend ({})", name, fmt::join(known, ", ")));
+    }
+    const auto a = (*it)->availability();
+    if (!a.available) {
+      choice.unavailable_named.emplace_back(name, a.reason);
+    } else if (!chosen(it->get())) {
+      choice.run.push_back(it->get());
+    }
+  }
+  return choice;
+}
 
 }  // namespace scatter

@@ -166,15 +166,8 @@ std::uint32_t parse_element_feature(std::string_view name) {
 }
 
 std::string_view to_string(Rule rule) {
-  switch (rule) {
-    case Rule::exact:
-      return "exact";
-    case Rule::any_of_duplicates:
-      return "any-of-duplicates";
-    case Rule::allclose:
-      return "allclose";
-  }
-  return "?";
+  constexpr std::string_view kNames[] = {"exact", "any-of-duplicates", "allclose"};  // Rule's order
+  return kNames[static_cast<int>(rule)];
 }
 
 double round_up_3_digits(double x) {

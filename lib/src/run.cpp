@@ -327,21 +327,8 @@ void run_invalid_on_external(const CaseEntry& entry, const RunOptions& options, 
 }  // namespace
 
 std::string_view to_string(Status status) {
-  switch (status) {
-    case Status::passed:
-      return "passed";
-    case Status::failed:
-      return "FAILED";
-    case Status::error:
-      return "ERROR";
-    case Status::skipped:
-      return "skipped";
-    case Status::xfail:
-      return "xfail";
-    case Status::xpass:
-      return "XPASS";
-  }
-  return "?";
+  constexpr std::string_view kNames[] = {"passed", "FAILED", "ERROR", "skipped", "xfail", "XPASS"};  // Status's order
+  return kNames[static_cast<int>(status)];
 }
 
 bool is_selected(const CaseEntry& e, const Selection& sel) {
@@ -377,77 +364,6 @@ void parse_shard(const std::string& text, Selection& sel) {
   }
   sel.shard_index = i;
   sel.shard_count = n;
-}
-
-std::vector<std::string> split_backend_list(const std::string& list) {
-  std::vector<std::string> names;
-  std::string::size_type start = 0;
-  while (start <= list.size()) {
-    const auto comma = list.find(',', start);
-    const auto name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!name.empty()) names.push_back(name);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (names.empty()) names.push_back("all");
-  return names;
-}
-
-std::vector<std::string> plugin_paths(const std::string& list) {
-  std::vector<std::string> paths;
-  for (const auto& name : split_backend_list(list)) {
-    if (name.rfind("plugin:", 0) == 0) paths.push_back(name.substr(7));
-  }
-  return paths;
-}
-
-namespace {
-
-bool is_framework(std::string_view name) {
-  const auto& names = framework_backend_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-bool is_builtin(std::string_view name) { return !is_framework(name) && name.rfind("plugin:", 0) != 0; }
-
-}  // namespace
-
-BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all) {
-  BackendChoice choice;
-  auto chosen = [&](const Backend* b) { return std::find(choice.run.begin(), choice.run.end(), b) != choice.run.end(); };
-  for (const auto& name : split_backend_list(list)) {
-    if (name == "all" || name == "frameworks") {
-      const bool frameworks = name == "frameworks";
-      for (const auto& b : all) {
-        if (chosen(b.get()) || (frameworks ? !is_framework(b->name()) : !is_builtin(b->name()))) continue;
-        const auto a = b->availability();
-        if (a.available) {
-          choice.run.push_back(b.get());
-        } else if (frameworks) {
-          choice.not_running.emplace_back(std::string(b->name()), "unavailable: " + a.reason);
-        } else {
-          choice.skipped.emplace_back(b.get(), "unavailable: " + a.reason);
-        }
-      }
-      continue;
-    }
-    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& b) { return b->name() == name; });
-    if (it == all.end()) {
-      std::vector<std::string_view> known{"all", "frameworks"};
-      for (const auto& b : all) {
-        if (b->name().rfind("plugin:", 0) != 0) known.push_back(b->name());
-      }
-      known.push_back("plugin:PATH");
-      throw Error(ErrorCode::schema, "--backend", fmt::format("'{}' is not a backend ({})", name, fmt::join(known, ", ")));
-    }
-    const auto a = (*it)->availability();
-    if (!a.available) {
-      choice.unavailable_named.emplace_back(name, a.reason);
-    } else if (!chosen(it->get())) {
-      choice.run.push_back(it->get());
-    }
-  }
-  return choice;
 }
 
 RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const BackendChoice& backends,

@@ -106,7 +106,9 @@ inline constexpr DType kDTypes[] = {DType::float64, DType::float32, DType::float
 enum class DTypeKind { floating, signed_integer, unsigned_integer, boolean };
 
 struct DTypeInfo {
-  std::string_view name;  ///< the spec's spelling ("bool" for DType::boolean)
+  std::string_view name;        ///< the spec's spelling ("bool" for DType::boolean)
+  std::string_view short_name;  ///< in benchmark names ("f32")
+  std::string_view npy;         ///< the .npy descr (NumPy has no bfloat16: raw 2-byte records)
   int bytes;
   DTypeKind kind;
 };
@@ -114,27 +116,27 @@ struct DTypeInfo {
 constexpr DTypeInfo info_of(DType d) {
   switch (d) {
     case DType::float64:
-      return {"float64", 8, DTypeKind::floating};
+      return {"float64", "f64", "<f8", 8, DTypeKind::floating};
     case DType::float32:
-      return {"float32", 4, DTypeKind::floating};
+      return {"float32", "f32", "<f4", 4, DTypeKind::floating};
     case DType::float16:
-      return {"float16", 2, DTypeKind::floating};
+      return {"float16", "f16", "<f2", 2, DTypeKind::floating};
     case DType::bfloat16:
-      return {"bfloat16", 2, DTypeKind::floating};
+      return {"bfloat16", "bf16", "<V2", 2, DTypeKind::floating};
     case DType::int64:
-      return {"int64", 8, DTypeKind::signed_integer};
+      return {"int64", "i64", "<i8", 8, DTypeKind::signed_integer};
     case DType::int32:
-      return {"int32", 4, DTypeKind::signed_integer};
+      return {"int32", "i32", "<i4", 4, DTypeKind::signed_integer};
     case DType::int16:
-      return {"int16", 2, DTypeKind::signed_integer};
+      return {"int16", "i16", "<i2", 2, DTypeKind::signed_integer};
     case DType::int8:
-      return {"int8", 1, DTypeKind::signed_integer};
+      return {"int8", "i8", "|i1", 1, DTypeKind::signed_integer};
     case DType::uint8:
-      return {"uint8", 1, DTypeKind::unsigned_integer};
+      return {"uint8", "u8", "|u1", 1, DTypeKind::unsigned_integer};
     case DType::boolean:
-      return {"bool", 1, DTypeKind::boolean};
+      return {"bool", "bool", "|b1", 1, DTypeKind::boolean};
   }
-  return {"unknown", 1, DTypeKind::boolean};
+  return {"unknown", "?", "", 1, DTypeKind::boolean};
 }
 
 constexpr bool is_float(DType d) { return info_of(d).kind == DTypeKind::floating; }

@@ -33,21 +33,6 @@ TensorDecl zeros(DType dtype, Shape shape) {
   return {dtype, std::move(shape), g};
 }
 
-std::string short_name(DType d) {
-  switch (d) {
-    case DType::float32:
-      return "f32";
-    case DType::float16:
-      return "f16";
-    case DType::bfloat16:
-      return "bf16";
-    case DType::int32:
-      return "i32";
-    default:
-      return std::string(to_string(d));
-  }
-}
-
 struct Builder {
   std::vector<BenchItem> items;
 
@@ -119,7 +104,7 @@ void nd_suite(Builder& b, BenchSize size) {
         indices(i64, {n / 4, 1}, false, 2), uniform(f32, {n / 4}, 3));
   for (auto r : {Reduction::add, Reduction::mul, Reduction::min, Reduction::max}) {
     for (auto d : {DType::float32, DType::float16, DType::bfloat16, DType::int32}) {
-      b.add(fmt::format("nd/reduce/{}/{}", to_string(r), short_name(d)), "reduction", Op::scatter_nd, r, 0,
+      b.add(fmt::format("nd/reduce/{}/{}", to_string(r), info_of(d).short_name), "reduction", Op::scatter_nd, r, 0,
             uniform(d, {n}, 1), indices(i64, {n / 4, 1}, false, 2), uniform(d, {n / 4}, 3));
     }
   }
@@ -153,7 +138,7 @@ void elements_suite(Builder& b, BenchSize size) {
         zeros(f32, {100}), indices(i64, {n / 4}, false, 2), uniform(f32, {n / 4}, 3));
   for (auto r : {Reduction::add, Reduction::mul, Reduction::min, Reduction::max, Reduction::mean}) {
     for (auto d : {DType::float32, DType::float16, DType::bfloat16, DType::int32}) {
-      b.add(fmt::format("elements/reduce/{}/{}", to_string(r), short_name(d)), "reduction", Op::scatter_elements, r, 1,
+      b.add(fmt::format("elements/reduce/{}/{}", to_string(r), info_of(d).short_name), "reduction", Op::scatter_elements, r, 1,
             uniform(d, {rows, cols}, 1), indices(i64, {rows, cols / 4}, false, 2), uniform(d, {rows, cols / 4}, 3));
     }
   }

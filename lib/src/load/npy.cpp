@@ -17,31 +17,7 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 
-std::string_view descr_of(DType dtype) {
-  switch (dtype) {
-    case DType::float64:
-      return "<f8";
-    case DType::float32:
-      return "<f4";
-    case DType::float16:
-      return "<f2";
-    case DType::bfloat16:
-      return "<V2";  // NumPy has no bfloat16; ml_dtypes arrays save as raw 2-byte records
-    case DType::int64:
-      return "<i8";
-    case DType::int32:
-      return "<i4";
-    case DType::int16:
-      return "<i2";
-    case DType::int8:
-      return "|i1";
-    case DType::uint8:
-      return "|u1";
-    case DType::boolean:
-      return "|b1";
-  }
-  return "";
-}
+std::string_view descr_of(DType dtype) { return info_of(dtype).npy; }
 
 // Whether a header descr denotes dtype ('<' or '|' byte order for one-byte types).
 bool descr_matches(std::string descr, DType dtype) {

@@ -1,6 +1,7 @@
 // The JSON report: every result with its comparison, a context block, and a schema
 // version, for dashboards and scripts.
 
+#include <cctype>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -52,21 +53,9 @@ ordered_json comparison_json(const Comparison& c) {
 // An invalid case is an error whatever its status: it never ran to a verdict.
 std::string status_text(const CaseResult& r) {
   if (r.invalid && r.status == Status::failed) return "error";
-  switch (r.status) {
-    case Status::passed:
-      return "passed";
-    case Status::failed:
-      return "failed";
-    case Status::error:
-      return "error";
-    case Status::xfail:
-      return "xfail";
-    case Status::xpass:
-      return "xpass";
-    case Status::skipped:
-      return "skipped";
-  }
-  return "error";
+  std::string text(to_string(r.status));  // lower case: "FAILED" -> "failed"
+  for (auto& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return text;
 }
 
 class JsonReporter final : public detail::CollectingReporter {
