@@ -154,6 +154,11 @@ fake identity run "$cases" --expectations "$TMP/xpass.json" --strict
 check "XPASS --strict: exit 1" rc_is 1
 check "XPASS --strict: the row says it fails the run" out_has '^ +XPASS \[names-a-passing-case\]: .*\(--strict: a failure\)$'
 check "XPASS --strict: counted as failed" last_line_matches '^scatterctl: 3 passed, 1 failed, 0 skipped$'
+fake identity run "$cases" --expectations "$TMP/xpass.json" --strict -q --junit "$TMP/xpass.xml"
+check "XPASS --strict -q: exit 1" rc_is 1
+check "XPASS --strict -q: the row that fails the run is shown" out_has '^w2_same .* numpy +XPASS '
+check "XPASS --strict: a JUnit failure, not a pass" grep -q '<failure message="XPASS \[names-a-passing-case\].*type="xpass"' "$TMP/xpass.xml"
+check "XPASS --strict: JUnit counts it" grep -q '<testsuites name="scatterctl" tests="[0-9]*" failures="1"' "$TMP/xpass.xml"
 
 fake identity run "$cases" --expectations "$TMP/no_citation.json"
 check "an entry without citation: exit 2 (a bad --expectations value)" rc_is 2

@@ -45,6 +45,7 @@ struct CaseResult {
   std::optional<Comparison> comparison;
   std::optional<Error> error;
   bool invalid = false;   ///< the case was rejected (exit 3), not a backend failure
+  bool strict = false;    ///< an XPASS that fails the run (--strict, or its entry's `strict`)
   double seconds = 0.0;
   std::string expectation;  ///< the expectations entry behind an xfail or xpass
   std::string lowering;     ///< what an external backend built for the case

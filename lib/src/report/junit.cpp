@@ -22,7 +22,7 @@ class JunitReporter final : public detail::CollectingReporter {
     int skipped = 0;
     double total = 0.0;
     for (const auto& r : results_) {
-      failures += r.status == Status::failed && !r.invalid;
+      failures += (r.status == Status::failed && !r.invalid) || (r.status == Status::xpass && r.strict);
       errors += r.status == Status::error || (r.status == Status::failed && r.invalid);
       skipped += r.status == Status::skipped;
       total += r.seconds;
@@ -59,6 +59,8 @@ class JunitReporter final : public detail::CollectingReporter {
       if (r.status == Status::error || (r.status == Status::failed && r.invalid)) {
         const auto code = r.error ? std::string(to_string(r.error->code())) : r.invalid ? "invalid" : "error";
         out += fmt::format("      <error message=\"{}\" type=\"{}\"/>\n", xml_escape(r.detail), xml_escape(code));
+      } else if (r.status == Status::xpass && r.strict) {  // fails the run: a failure, not a pass
+        out += fmt::format("      <failure message=\"{}\" type=\"xpass\"/>\n", xml_escape(r.detail));
       } else if (r.status == Status::failed) {
         const auto text = r.comparison ? detail::comparison_text(*r.comparison, "") : r.detail;
         out += fmt::format("      <failure message=\"{}\" type=\"mismatch\">{}</failure>\n",

@@ -100,7 +100,7 @@ class TableReporter final : public Reporter {
 
   void on_result(const CaseResult& raw) override {
     const auto r = detail::printable(raw);  // no byte of a file name or a backend reaches the terminal as it is
-    const bool bad = r.status == Status::failed || r.status == Status::error;
+    const bool bad = r.status == Status::failed || r.status == Status::error || (r.status == Status::xpass && r.strict);
     if (options_.quiet && !bad) return;
     std::lock_guard lock(io_);
     clear_progress();
