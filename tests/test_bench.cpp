@@ -382,5 +382,26 @@ TEST(Measure, StopsWhenStableAndReportsTheMedian) {
   EXPECT_LT(t.spread, 0.005);
 }
 
+// Every string a bench report prints is valid UTF-8 without control characters: a
+// plugin's error text, a device name or a derived case name may hold any bytes.
+TEST(BenchReports, EveryStringIsPrintable) {
+  BenchReport report;
+  report.context.device = "dev\x1b[2J";
+  BenchRow row;
+  row.name = "caf\xe9";
+  row.backend = "plugin:/x/\xff.so";
+  row.error = "bad \x01 bytes \xc3";
+  row.shape = "f32 \x07";
+  report.rows.push_back(row);
+  for (const auto& text : {bench_table(report), bench_markdown(report), bench_json(report)}) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const auto ch = static_cast<unsigned char>(text[i]);
+      ASSERT_FALSE(ch < 32 && ch != '\n' && ch != '\t') << "a control character at " << i << " of\n" << text;
+      ASSERT_LT(ch, 0x80) << "a raw byte >= 0x80 at " << i << " (every non-ASCII byte here is invalid UTF-8)\n" << text;
+    }
+    EXPECT_NE(text.find("xe9"), std::string::npos) << "the byte is shown escaped\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace scatter

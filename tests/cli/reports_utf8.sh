@@ -153,4 +153,23 @@ t = testcase("needs_npy@-")
 assert t.getAttribute("file") == r["file"] and t.getElementsByTagName("error"), t.toxml()
 assert "d\\xe9" in t.getElementsByTagName("error")[0].getAttribute("message")
 '
+# 6. compare: benchmark names in report files are anybody's text; control characters
+# (an escape sequence) escaped in the JSON reach compare's table and Markdown escaped.
+python3 - "$TMP" <<'PY'
+import json, sys
+rows = [{"name": "nd/x\u0001y@ref", "run_type": "iteration", "real_time": t, "time_unit": "ns"} for t in (1.0, 1.1, 0.9)]
+rows += [{"name": "esc\u001b[31m@ref", "run_type": "iteration", "real_time": 1.0, "time_unit": "ns"}]
+text = json.dumps({"context": {}, "benchmarks": rows})
+open(sys.argv[1] + "/base.json", "w").write(text)
+open(sys.argv[1] + "/next.json", "w").write(text)
+PY
+NO_COLOR=1 "$BIN" compare "$TMP/base.json" "$TMP/next.json" --markdown "$TMP/compare.md" >"$TMP/compare.out" 2>&1
+python3 - "$TMP" <<'PY' || { cat "$TMP/compare.out"; fail "compare: the table or the Markdown is not printable UTF-8"; }
+import sys
+for name in ("compare.md", "compare.out"):
+    text = open(sys.argv[1] + "/" + name, encoding="utf-8", errors="strict").read()
+    assert not any(ord(c) < 32 and c not in "\t\n" for c in text), "a control character in " + name
+    assert "nd/x" in text, text
+PY
+
 echo "reports_utf8: ok"

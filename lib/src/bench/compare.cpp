@@ -337,6 +337,13 @@ BenchComparison compare_bench(const std::string& base_json, const std::string& n
 
 namespace {
 
+// Names and warnings come from report files: printable_text before they are printed.
+BenchComparison printable(BenchComparison c) {
+  for (auto& d : c.rows) d.name = printable_text(d.name);
+  for (auto& w : c.warnings) w = printable_text(w);
+  return c;
+}
+
 std::string us_or_ms(double seconds) {
   if (seconds <= 0) return "-";
   if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
@@ -367,7 +374,8 @@ std::string summary(const BenchComparison& c) {
 
 }  // namespace
 
-std::string compare_table(const BenchComparison& c) {
+std::string compare_table(const BenchComparison& raw) {
+  const auto c = printable(raw);
   std::string out = fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", "benchmark", "base", "new", "change",
                                 "95% interval", "p", "verdict");
   for (const auto& d : c.rows) {
@@ -378,7 +386,8 @@ std::string compare_table(const BenchComparison& c) {
   return out;
 }
 
-std::string compare_markdown(const BenchComparison& c) {
+std::string compare_markdown(const BenchComparison& raw) {
+  const auto c = printable(raw);
   std::string out = fmt::format("## scatterctl compare: {} slower, {} missing, geometric mean {:+.2f}%: gate {}\n\n",
                                 c.regressions, c.missing, c.geomean_change * 100, c.failed ? "**failed**" : "passed");
   for (const auto& w : c.warnings) out += "- warning: " + w + "\n";

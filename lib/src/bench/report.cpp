@@ -10,11 +10,31 @@
 #include <fmt/format.h>
 
 #include "scatter/bench.hpp"
+#include "scatter/error.hpp"
 
 namespace scatter {
 namespace {
 
 std::string row_name(const BenchRow& r) { return bench_name(r.name, r.backend); }
+
+// Every string a report prints, through printable_text: valid UTF-8, no control
+// characters (a case file's name, a plugin's error or device text may hold anything).
+BenchReport printable(BenchReport report) {
+  auto& c = report.context;
+  for (auto* text : {&c.date, &c.host, &c.device, &c.version, &c.git_commit, &c.build_type, &c.mode, &c.size}) {
+    *text = printable_text(*text);
+  }
+  for (auto& [key, value] : c.properties) {
+    key = printable_text(key);
+    value = printable_text(value);
+  }
+  for (auto& r : report.rows) {
+    for (auto* text : {&r.name, &r.group, &r.backend, &r.shape, &r.error, &r.timed_by, &r.expectation}) {
+      *text = printable_text(*text);
+    }
+  }
+  return report;
+}
 
 // 812 ns, 3.41 us, 12.3 ms, 1.20 s
 std::string human_time(double seconds) {
@@ -50,7 +70,8 @@ std::string sector_cell(const BenchRow& r) {
 
 }  // namespace
 
-std::string bench_json(const BenchReport& report) {
+std::string bench_json(const BenchReport& raw) {
+  const auto report = printable(raw);  // no byte of a name reaches a report as it is
   nlohmann::ordered_json doc;
   const auto& c = report.context;
   doc["context"] = {{"date", c.date},
@@ -124,7 +145,8 @@ std::string bench_json(const BenchReport& report) {
   return doc.dump(2) + "\n";
 }
 
-std::string bench_table(const BenchReport& report) {
+std::string bench_table(const BenchReport& raw) {
+  const auto report = printable(raw);  // no byte of a name reaches a report as it is
   const auto& c = report.context;
   const bool working_set = std::any_of(report.rows.begin(), report.rows.end(),
                                        [](const BenchRow& r) { return r.working_set_copy_bandwidth > 0; });
@@ -171,7 +193,8 @@ std::string bench_table(const BenchReport& report) {
   return out;
 }
 
-std::string bench_markdown(const BenchReport& report) {
+std::string bench_markdown(const BenchReport& raw) {
+  const auto report = printable(raw);  // no byte of a name reaches a report as it is
   const auto& c = report.context;
   std::string out = fmt::format("## scatterctl bench: {} ({})\n\n", c.mode, c.size);
   out += fmt::format("- device: {}\n- copy bandwidth: {:.1f} GB/s (read + write counted); host rows: a cold copy of "
