@@ -52,6 +52,37 @@ TEST(BenchCompare, IdenticalReportsAreTheSame) {
   EXPECT_DOUBLE_EQ(c.geomean_change, 0.0);
 }
 
+// Several runs of a side pool their samples: a benchmark's median is over all of them.
+TEST(BenchCompare, RunsOfOneSidePoolTheirSamples) {
+  const auto base1 = report("cpu", {{"a@ref", std::vector<double>(5, 100.0)}});
+  const auto base2 = report("cpu", {{"a@ref", std::vector<double>(6, 300.0)}});
+  const auto next = report("cpu", {{"a@ref", std::vector<double>(11, 300.0)}});
+  const auto pooled = compare_bench(std::vector<std::string>{base1, base2}, std::vector<std::string>{next}, {});
+  EXPECT_EQ(row(pooled, "a@ref").base_samples, 11u);
+  EXPECT_DOUBLE_EQ(row(pooled, "a@ref").base, 300e-6) << "the median of 5 x 100 and 6 x 300 us";
+  EXPECT_EQ(compare_bench(base1, next, {}).rows.front().base_samples, 5u);
+  // A side may not mix devices.
+  EXPECT_THROW(compare_bench(std::vector<std::string>{base1, report("gpu", {{"a@ref", {1, 2, 3}}})},
+                             std::vector<std::string>{next}, {}),
+               Error);
+}
+
+// The whole suite drifting past --threshold but not past --suite-threshold (20%): a quiet
+// machine's run-to-run swing, not a regression.
+TEST(BenchCompare, ASuiteDriftBelowTheSuiteThresholdPasses) {
+  std::vector<std::pair<std::string, std::vector<double>>> base_rows, next_rows;
+  for (int i = 0; i < 6; ++i) {
+    base_rows.push_back({"b" + std::to_string(i) + "@ref", noisy(100, 0.01, 15, 10 + i)});
+    next_rows.push_back({"b" + std::to_string(i) + "@ref", noisy(112, 0.01, 15, 20 + i)});
+  }
+  const auto base = report("cpu", base_rows);
+  const auto next = report("cpu", next_rows);
+  EXPECT_FALSE(compare_bench(base, next, {}).suite_regression) << "+12% is inside the default 20%";
+  CompareBenchOptions strict;
+  strict.suite_threshold = 0.10;
+  EXPECT_TRUE(compare_bench(base, next, strict).suite_regression) << "+12% is past 10%";
+}
+
 TEST(BenchCompare, TwiceAsSlowIsARegression) {
   const auto base = report("cpu", {{"a@ref", noisy(100, 0.01, 15, 1)}, {"b@ref", noisy(50, 0.01, 15, 2)}});
   const auto next = report("cpu", {{"a@ref", noisy(200, 0.01, 15, 3)}, {"b@ref", noisy(50, 0.01, 15, 4)}});

@@ -70,16 +70,21 @@ std::vector<std::unique_ptr<Backend>> make_all_backends() { return make_all_back
 
 // ---- --backend lists: names, `all` (the built-ins), `frameworks`, plugin:PATH
 
-std::vector<std::string> split_backend_list(const std::string& list) {
-  std::vector<std::string> names;
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> items;
   std::string::size_type start = 0;
   while (start <= list.size()) {
     const auto comma = list.find(',', start);
-    const auto name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!name.empty()) names.push_back(name);
+    auto item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) items.push_back(std::move(item));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  return items;
+}
+
+std::vector<std::string> split_backend_list(const std::string& list) {
+  auto names = split_commas(list);
   if (names.empty()) names.push_back("all");
   return names;
 }

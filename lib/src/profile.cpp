@@ -7,6 +7,7 @@
 #include "scatter/profile.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -35,8 +36,7 @@ struct Profile {
   std::int64_t max_elements = INT64_MAX;
 };
 
-const std::set<DType> kAllDtypes{DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64,
-                                 DType::int32,   DType::int16,   DType::int8,    DType::uint8,    DType::boolean};
+const std::set<DType> kAllDtypes(std::begin(kDTypes), std::end(kDTypes));
 
 std::set<DType> without(std::set<DType> s, std::initializer_list<DType> drop) {
   for (auto d : drop) s.erase(d);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "dispatch.hpp"
 #include "scatter/error.hpp"
 
 namespace scatter {
@@ -70,29 +71,10 @@ std::int64_t index_at(const Tensor& indices, std::int64_t offset) {
 }
 
 double element_as_double(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::float64:
-      return t.data<double>()[i];
-    case DType::float32:
-      return t.data<float>()[i];
-    case DType::float16:
-      return to_double(t.data<Float16>()[i]);
-    case DType::bfloat16:
-      return to_double(t.data<BFloat16>()[i]);
-    case DType::int64:
-      return static_cast<double>(t.data<std::int64_t>()[i]);
-    case DType::int32:
-      return t.data<std::int32_t>()[i];
-    case DType::int16:
-      return t.data<std::int16_t>()[i];
-    case DType::int8:
-      return t.data<std::int8_t>()[i];
-    case DType::uint8:
-      return t.data<std::uint8_t>()[i];
-    case DType::boolean:
-      return t.data<std::uint8_t>()[i] ? 1.0 : 0.0;
-  }
-  return 0.0;
+  return detail::dispatch(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return detail::widen(t.data<T>()[i]);
+  });
 }
 
 namespace {

@@ -206,6 +206,9 @@ struct BenchComparison {
 
 struct CompareBenchOptions {
   double threshold = 0.05;
+  /// The whole suite's median change that fails the gate on quiet machines: back-to-back
+  /// runs of one build drift by up to 15% on a 2-core VM (docs/benchmarks.md).
+  double suite_threshold = 0.20;
   bool allow_device_mismatch = false;
   bool allow_missing = false;
   double confidence = 0.95;
@@ -223,6 +226,11 @@ RatioEstimate hodges_lehmann_ratio(const std::vector<double>& base, const std::v
 /// Compares two bench JSON texts. Throws Error(schema) for a text that is not a
 /// report, Error(backend) for different devices unless allowed.
 BenchComparison compare_bench(const std::string& base_json, const std::string& next_json,
+                              const CompareBenchOptions& options);
+/// The same with several reports per side, pooled: each benchmark's samples from every
+/// report of its side. Runs of base and new interleaved in time share the machine's slow
+/// spells, which a single run per side cannot (docs/benchmarks.md).
+BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const std::vector<std::string>& next_jsons,
                               const CompareBenchOptions& options);
 std::string compare_table(const BenchComparison& comparison);
 std::string compare_markdown(const BenchComparison& comparison);

@@ -105,6 +105,8 @@ struct BackendChoice {
   std::vector<std::pair<std::string, std::string>> unavailable_named;  ///< asked for by name
 };
 BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all);
+/// The non-empty items of a comma-separated list.
+std::vector<std::string> split_commas(const std::string& list);
 /// The names of a --backend list ("all" when empty).
 std::vector<std::string> split_backend_list(const std::string& list);
 /// The PATHs of the list's plugin:PATH entries (BackendConfig::plugins).

@@ -204,10 +204,53 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
   return std::erfc(std::max(z, 0.0) / std::sqrt(2.0));
 }
 
+namespace {
+
+// Several runs of one side, pooled: every benchmark's samples from all of them, its
+// median recomputed. Runs of base and new interleaved in time (base, new, base, new)
+// share the machine's slow and fast spells, which one run per side cannot.
+Parsed pool(const std::vector<std::string>& texts, const char* which) {
+  if (texts.empty()) throw Error(ErrorCode::schema, which, "no report given");
+  Parsed all = parse(texts.front(), which);
+  for (std::size_t i = 1; i < texts.size(); ++i) {
+    const auto p = parse(texts[i], which);
+    if (p.device != all.device) {
+      throw Error(ErrorCode::backend, which,
+                  fmt::format("pools reports of different devices ('{}' and '{}')", all.device, p.device));
+    }
+    all.busy = all.busy || p.busy;
+    all.load1 = std::max(all.load1, p.load1);
+    for (const auto& name : p.order) {
+      const auto& e = p.entries.at(name);
+      auto it = all.entries.find(name);
+      if (it == all.entries.end()) {
+        all.order.push_back(name);
+        all.entries[name] = e;
+        continue;
+      }
+      auto& mine = it->second;
+      if (mine.error || e.error) {
+        if (!mine.error) mine = e;  // an error in any run is the benchmark's
+        continue;
+      }
+      mine.samples.insert(mine.samples.end(), e.samples.begin(), e.samples.end());
+      mine.median = median_of(mine.samples);
+    }
+  }
+  return all;
+}
+
+}  // namespace
+
 BenchComparison compare_bench(const std::string& base_json, const std::string& next_json,
                               const CompareBenchOptions& options) {
-  const auto base = parse(base_json, "BASE");
-  const auto next = parse(next_json, "NEW");
+  return compare_bench(std::vector<std::string>{base_json}, std::vector<std::string>{next_json}, options);
+}
+
+BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const std::vector<std::string>& next_jsons,
+                              const CompareBenchOptions& options) {
+  const auto base = pool(base_jsons, "BASE");
+  const auto next = pool(next_jsons, "NEW");
   BenchComparison c;
   c.base_device = base.device;
   c.next_device = next.device;
@@ -302,7 +345,8 @@ BenchComparison compare_bench(const std::string& base_json, const std::string& n
     // same way past the threshold (their intervals exclude 1).
     int up_rows = 0;
     for (const auto& d : c.rows) up_rows += d.ratio > 0 && d.ratio_low > 1.0 ? 1 : 0;
-    if (c.drift > std::log(up) && up_rows * 2 > static_cast<int>(logs.size())) {
+    if (c.drift > std::log(1.0 + std::max(options.threshold, options.suite_threshold)) &&
+        up_rows * 2 > static_cast<int>(logs.size())) {
       if (busy) {
         c.warnings.push_back(fmt::format(
             "the whole suite moved by {:+.1f}% (median), on a busy machine: a neighbour's load cannot be told from a "

@@ -90,8 +90,7 @@ Shape parse_dims(const std::string& dims, const std::string& path) {
 
 // The dtype a header descr denotes, when it is one of the spec's.
 std::optional<DType> dtype_of_descr(const std::string& descr) {
-  for (const auto dtype : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64, DType::int32,
-                           DType::int16, DType::int8, DType::uint8, DType::boolean}) {
+  for (const auto dtype : kDTypes) {
     if (descr_matches(descr, dtype)) return dtype;
   }
   return std::nullopt;
