@@ -32,14 +32,6 @@ std::string names_of(const T (&values)[N]) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-std::string allowed_reductions(Op op) {
-  std::vector<std::string_view> names;
-  for (const auto r : kReductions) {
-    if (op_allows(op, r)) names.push_back(to_string(r));
-  }
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
 const json& object(const json& v, const std::string& field) {
   if (!v.is_object()) throw Error(ErrorCode::schema, field, fmt::format("must be an object, got {}", detail::excerpt(v)));
   return v;

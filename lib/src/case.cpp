@@ -31,6 +31,16 @@ std::optional<Op> parse_op(std::string_view name) {
   return std::nullopt;
 }
 
+std::string allowed_reductions(Op op) {
+  std::string names;
+  for (const auto r : kReductions) {
+    if (!op_allows(op, r)) continue;
+    if (!names.empty()) names += ", ";
+    names += to_string(r);
+  }
+  return names;
+}
+
 // Reduction names are exact (the spec makes only op aliases case-insensitive).
 std::optional<Reduction> parse_reduction(std::string_view name) {
   for (const auto r : kReductions) {

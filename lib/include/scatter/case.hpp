@@ -21,6 +21,8 @@ std::string_view to_string(Reduction reduction);
 /// Canonical names and the spec's aliases; ops case-insensitively ("ScatterNDUpdate").
 std::optional<Op> parse_op(std::string_view name);
 std::optional<Reduction> parse_reduction(std::string_view name);
+/// "none, add, ...": the reductions the spec allows on `op`, for messages.
+std::string allowed_reductions(Op op);
 
 /// A number as written in a case file: integers stay exact, never through double.
 struct Scalar {
