@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../lib/src/cuda/geometry.hpp"
+#include "../lib/src/dispatch.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/fuzz.hpp"
@@ -163,29 +164,10 @@ Tensor emulate(const Case& c, bool off32, Order order = Order::update) {
   std::string why;
   const auto g = cu::make_geometry(c, why);
   if (!g) throw std::runtime_error("no geometry: " + why);
-  switch (c.data.dtype()) {
-    case DType::float64:
-      return emulate_index<double>(c, *g, off32, order);
-    case DType::float32:
-      return emulate_index<float>(c, *g, off32, order);
-    case DType::float16:
-      return emulate_index<Float16>(c, *g, off32, order);
-    case DType::bfloat16:
-      return emulate_index<BFloat16>(c, *g, off32, order);
-    case DType::int64:
-      return emulate_index<std::int64_t>(c, *g, off32, order);
-    case DType::int32:
-      return emulate_index<std::int32_t>(c, *g, off32, order);
-    case DType::int16:
-      return emulate_index<std::int16_t>(c, *g, off32, order);
-    case DType::int8:
-      return emulate_index<std::int8_t>(c, *g, off32, order);
-    case DType::uint8:
-      return emulate_index<std::uint8_t>(c, *g, off32, order);
-    case DType::boolean:
-      return emulate_index<cu::Bool>(c, *g, off32, order);
-  }
-  throw std::runtime_error("unknown dtype");
+  return scatter::detail::dispatch(c.data.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return emulate_index<T>(c, *g, off32, order);
+  });
 }
 
 const scatter::RunFlags kExact{false, true};  // fuzz_verdict's bit-for-bit rule for every reduction
