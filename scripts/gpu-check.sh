@@ -367,9 +367,9 @@ stage_sanitize() {
   step "memcheck, deterministic in place" 6 "$files/memcheck-deterministic.log" "${san[@]}" --tool memcheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q --deterministic --in-place "${cl[@]}"
   step "memcheck, fuzz" 5 "$files/memcheck-fuzz.log" "${san[@]}" --tool memcheck \
-    "$bin" fuzz --backend "$backend" --iterations 200 --seed 9 --out "$work/failures/memcheck-fuzz"
+    "$bin" fuzz --backend "$backend" --iterations 200 --seed 9 --out "$work/failures/memcheck-fuzz" "${cl[@]}"
   step "racecheck, deterministic float reductions" 4 "$files/racecheck.log" "${san[@]}" --tool racecheck \
-    "$bin" run "${sel[@]}" --backend "$backend" -q --deterministic "${race[@]}"
+    "$bin" run "${sel[@]}" --backend "$backend" -q --deterministic "${race[@]}" "${cl[@]}"
   step "synccheck" 3 "$files/synccheck.log" "${san[@]}" --tool synccheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q "${cl[@]}"
   step "initcheck" 2 "$files/initcheck.log" "${san[@]}" --tool initcheck \
