@@ -51,7 +51,7 @@ class RefBackend final : public Backend {
     if (!flags.in_place) std::memcpy(out.bytes(), c.data.bytes(), c.data.nbytes());
     reference_scatter_into(c, out);
     const std::chrono::duration<double> took = Clock::now() - start;
-    return {std::move(out), took.count()};
+    return {std::move(out), took.count(), {}, {}, {}};
   }
 };
 
