@@ -13,6 +13,16 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+// Whether `key` is the canonical name or one of the (possibly empty) alias slots.
+template <std::size_t N>
+bool answers_to(std::string_view key, std::string_view name, const std::string_view (&aliases)[N]) {
+  if (key == name) return true;
+  for (const auto alias : aliases) {
+    if (!alias.empty() && alias == key) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view to_string(Op op) { return op_names(op).name; }
@@ -23,10 +33,7 @@ std::optional<Op> parse_op(std::string_view name) {
   const auto key = lower(name);
   for (const auto op : kOps) {
     const auto names = op_names(op);
-    if (names.name == key) return op;
-    for (const auto alias : names.aliases) {
-      if (!alias.empty() && alias == key) return op;
-    }
+    if (answers_to(key, names.name, names.aliases)) return op;
   }
   return std::nullopt;
 }
@@ -45,10 +52,7 @@ std::string allowed_reductions(Op op) {
 std::optional<Reduction> parse_reduction(std::string_view name) {
   for (const auto r : kReductions) {
     const auto info = info_of(r);
-    if (info.name == name) return r;
-    for (const auto alias : info.aliases) {
-      if (!alias.empty() && alias == name) return r;
-    }
+    if (answers_to(name, info.name, info.aliases)) return r;
   }
   return std::nullopt;
 }
