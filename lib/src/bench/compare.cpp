@@ -216,7 +216,8 @@ Parsed pool(const std::vector<std::string>& texts, const char* which) {
     const auto p = parse(texts[i], which);
     if (p.device != all.device) {
       throw Error(ErrorCode::backend, which,
-                  fmt::format("pools reports of different devices ('{}' and '{}')", all.device, p.device));
+                  fmt::format("report {} of {} is from device '{}', report 1 from '{}': a side pools one device's runs",
+                              i + 1, texts.size(), p.device, all.device));
     }
     all.busy = all.busy || p.busy;
     all.load1 = std::max(all.load1, p.load1);
