@@ -115,7 +115,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
     store_as(at(t), cu::combine(r, load_as<T>(at(t)), value));
     count[static_cast<std::size_t>(t)] += updates;
   };
-  if (order == Order::warp_tree) {
+  if (order == Order::warp_tree && cu::may_aggregate(r, c.data.dtype())) {
     for (std::int64_t warp = (g.u - 1) / 32; warp >= 0; --warp) {
       std::map<std::int64_t, std::vector<T>> peers;  // target -> the warp's updates to it, lane order
       for (std::int64_t i = warp * 32; i < std::min(g.u, warp * 32 + 32); ++i) peers[target(i)].push_back(update(i));
@@ -191,6 +191,14 @@ TEST(CudaElements, EveryBundledCaseMatchesTheReferenceBitForBit) {
       EXPECT_EQ(scatter::fuzz_verdict(c, emulate(c, off32), want, kExact), "")
           << entry.file << ": " << entry.name << (off32 ? " (32-bit offsets)" : " (64-bit offsets)");
     }
+    // The GPU's other orders pass the case's comparison (its expected output where it has
+    // one, with its tolerance): the per-step edge cases allow no merged updates.
+    for (const auto order : {Order::reverse, Order::warp_tree}) {
+      const auto cmp = scatter::compare_outputs(c, emulate(c, true, order), c.expected ? *c.expected : want,
+                                              c.expected.has_value());
+      EXPECT_TRUE(cmp.passed) << entry.file << ": " << entry.name << (order == Order::reverse ? " (reverse)" : " (warp tree)")
+                              << ": " << cmp.mismatches << " of " << cmp.elements << " differ beyond " << cmp.rule;
+    }
     ++checked;
   }
   EXPECT_GT(checked, 250);  // the bundled suite, not an empty directory
@@ -240,7 +248,7 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
       }
     }
   }
-  EXPECT_GT(reordered, 50) << "the orders must differ from the reference's somewhere, or this checks nothing";
+  EXPECT_GT(reordered, 10) << "the orders must differ from the reference's somewhere, or this checks nothing";
 }
 
 // The native atomics the kernels use in place of combine() compute the same thing.

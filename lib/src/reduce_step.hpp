@@ -135,7 +135,7 @@ SCATTER_HD Reduction merge_of(Reduction r) {
 /// 0, 1, +inf/max/true or -inf/lowest/false.
 template <class T>
 SCATTER_HD T identity(Reduction r) {
-  const Identity id = info_of(r).identity;
+  const Identity id = identity_of(r);
   if constexpr (__is_same(T, Bool)) {
     return Bool{static_cast<std::uint8_t>(id == Identity::one || id == Identity::highest)};
   } else if constexpr (kIsFloat<T>) {

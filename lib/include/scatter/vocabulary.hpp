@@ -51,6 +51,28 @@ enum class Identity {
   lowest,   ///< -inf, the type's lowest, false
 };
 
+/// The identity alone, as a plain switch with no strings: device code calls this one.
+/// (Device code must not call info_of: with --expt-relaxed-constexpr, nvcc compiles a
+/// run-time call of it, string_views and all, to nothing, and the caller's stores with
+/// it; tests/cuda/ptx_kernels_store.py checks every kernel still stores.)
+constexpr Identity identity_of(Reduction r) {
+  switch (r) {
+    case Reduction::add:
+    case Reduction::sub:
+    case Reduction::mean:
+      return Identity::zero;
+    case Reduction::mul:
+      return Identity::one;
+    case Reduction::min:
+      return Identity::highest;
+    case Reduction::max:
+      return Identity::lowest;
+    case Reduction::none:
+      break;
+  }
+  return Identity::none;
+}
+
 struct ReductionInfo {
   std::string_view name;
   std::string_view aliases[2];  ///< exact spellings the spec also accepts ("sum", "prod")
@@ -66,19 +88,19 @@ struct ReductionInfo {
 constexpr ReductionInfo info_of(Reduction r) {
   switch (r) {
     case Reduction::none:
-      return {"none", {}, "u", Identity::none, false, true};
+      return {"none", {}, "u", identity_of(r), false, true};
     case Reduction::add:
-      return {"add", {"sum", {}}, "out + u", Identity::zero, true, true};
+      return {"add", {"sum", {}}, "out + u", identity_of(r), true, true};
     case Reduction::sub:
-      return {"sub", {}, "out - u", Identity::zero, true, true};
+      return {"sub", {}, "out - u", identity_of(r), true, true};
     case Reduction::mul:
-      return {"mul", {"prod", "multiply"}, "out * u", Identity::one, true, true};
+      return {"mul", {"prod", "multiply"}, "out * u", identity_of(r), true, true};
     case Reduction::min:
-      return {"min", {}, "min(out, u)", Identity::highest, false, true};
+      return {"min", {}, "min(out, u)", identity_of(r), false, true};
     case Reduction::max:
-      return {"max", {}, "max(out, u)", Identity::lowest, false, true};
+      return {"max", {}, "max(out, u)", identity_of(r), false, true};
     case Reduction::mean:
-      return {"mean", {}, "out + u (a sum; divided by the count at the end)", Identity::zero, true, false};
+      return {"mean", {}, "out + u (a sum; divided by the count at the end)", identity_of(r), true, false};
   }
   return {"unknown", {}, "", Identity::none, false, false};
 }

@@ -98,7 +98,7 @@ class CudaBackend final : public Backend {
     launch.reduction = c.attrs.reduction;
     launch.use_init_val = c.attrs.use_init_val;
     launch.deterministic = flags.deterministic;
-    if (launch.reduction != Reduction::none) {
+    if (may_aggregate(launch.reduction, launch.type)) {
       launch.aggregate = launch.index64 ? warp_duplicates_likely(*geometry, c.indices.data<std::int64_t>())
                                         : warp_duplicates_likely(*geometry, c.indices.data<std::int32_t>());
     }

@@ -60,6 +60,12 @@ inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
   return g;
 }
 
+/// Whether k_reduce may merge a warp's updates to one target before its atomic: only
+/// where a merge equals applying them one at a time, bit for bit (integers, bool, min,
+/// max). Float add, sub, mul and mean round after every step (the spec), and a merge is
+/// no order of steps: in float16, 2048 + 1 + 1 is 2048 in any order, 2048 + (1 + 1) is 2050.
+inline bool may_aggregate(Reduction r, DType t) { return r != Reduction::none && !is_order_dependent(r, t); }
+
 /// Whether warps of consecutive updates are likely to share targets, from the first
 /// 1024 updates' targets (host indices): fewer than 3/4 distinct per window of 32. Then
 /// the reductions combine a warp's duplicates before the atomic (k_reduce's kAggregate).

@@ -210,11 +210,11 @@ struct CombineOp {
 };
 
 // Reductions: one atomic (native or CAS) per update. With kAggregate (chosen on the host
-// when a sample shows duplicate targets inside warps), the threads of a warp that share
-// a target first combine their updates in registers and one of them does the atomic:
-// under contention, up to 32 times fewer atomics on one address. The updates merge with
-// merge_of(r) (sub merges by adding), which is commutative and associative up to float
-// rounding, which the spec's tolerance covers.
+// when a sample shows duplicate targets inside warps, and only where may_aggregate: no
+// float add, sub, mul or mean), the threads of a warp that share a target first combine
+// their updates in registers and one of them does the atomic: under contention, up to
+// 32 times fewer atomics on one address. The updates merge with merge_of(r) (sub merges
+// by adding), exact for the integers (wrapping), bool, min and max.
 template <class T, class Off, class IndexT, bool kAggregate>
 __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, Reduction r,
                          bool native_f32_add, int* guard) {

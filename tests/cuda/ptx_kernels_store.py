@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Every kernel in a PTX file must write memory: a kernel whose body the compiler reduced
+to a bare `ret` has lost its stores (undefined behaviour, or a call nvcc compiled to
+nothing, as a run-time call of a host constexpr function under --expt-relaxed-constexpr
+was). No GPU needed: nvcc emits the PTX at build time.
+
+    ptx_kernels_store.py FILE.ptx [--min-kernels N]
+
+Exit 0 when every entry has a store (st., atom., red.), 1 with the names of those that
+have none, 2 on a usage error or when fewer than N kernels were found (a PTX file that
+is not the one meant).
+"""
+import re
+import sys
+
+
+def kernels(text):
+    """(name, body) of each .entry, the body up to its closing brace at column 0."""
+    for m in re.finditer(r"^\.(?:visible\s+)?\.?entry\s+(\S+?)\(", text, re.M):
+        start = text.index("{", m.end())
+        end = text.index("\n}", start)
+        yield m.group(1), text[start:end]
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 2 if len(argv) < 2 else 0
+    minimum = 1
+    if "--min-kernels" in argv:
+        minimum = int(argv[argv.index("--min-kernels") + 1])
+    text = open(argv[1], errors="replace").read()
+    found = list(kernels(text))
+    if len(found) < minimum:
+        print(f"ptx_kernels_store: {len(found)} kernels in {argv[1]}, expected at least {minimum}")
+        return 2
+    store = re.compile(r"^\s*(?:@%p\d+\s+)?(?:st|atom|red)\.", re.M)
+    # CUB's EmptyKernel is empty by design (it only anchors CUB's PTX version query).
+    empty = [name for name, body in found if not store.search(body) and "EmptyKernel" not in name]
+    for name in empty:
+        print(f"ptx_kernels_store: kernel {name} has no store, atomic or reduction: its body was compiled away")
+    print(f"ptx_kernels_store: {len(found) - len(empty)} of {len(found)} kernels write memory")
+    return 1 if empty else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
