@@ -190,7 +190,7 @@ stage_build() {
   # setup.sh --offline never calls apt-get: it builds from deps/debs/ (scripts/fetch-deps.sh)
   # when that folder has a manifest, else from the system's packages, and names what is missing.
   step "configure and build" 1 "$files/build.log" \
-    env BUILD_DIR="$build_dir" BUILD_TYPE=Release scripts/setup.sh --offline -- "${args[@]}" ||
+    env BUILD_DIR="$build_dir" BUILD_TYPE=Release SCATTER_GIT_COMMIT="${COMMIT:-}" scripts/setup.sh --offline -- "${args[@]}" ||
     fail "the build failed (the end of build.log is above)"
   step "nvcc --version" 1 "$files/versions.txt" nvcc --version || fail "nvcc --version failed"
   if [ "${GPU_CHECK_ASSUME_GPU:-0}" != 1 ]; then
@@ -235,8 +235,9 @@ for m in re.finditer(r"Test\s+#\d+: (\S+) \.*\s*(\*{0,3}[A-Za-z][A-Za-z ]*?)\s+[
 passed = sorted(n for n, s in status.items() if s == "Passed")
 failed = sorted(n for n, s in status.items() if s != "Passed" and s != "Skipped")
 skipped = sorted(n for n, s in status.items() if s == "Skipped")
-m = re.search(r"tests passed, (\d+) tests? failed out of (\d+)", text)
-total = int(m.group(2)) if m else None
+# "100% tests passed out of 480" when none failed, "..., 2 tests failed out of 480" otherwise
+m = re.search(r"tests passed(?:, \d+ tests? failed)? out of (\d+)", text)
+total = int(m.group(1)) if m else None
 json.dump({"total": total, "finished": len(status), "passed": len(passed), "failed": len(failed),
            "skipped": len(skipped), "failed_tests": failed[:100]}, open(counts, "w"))
 with open(notes, "a") as f:
