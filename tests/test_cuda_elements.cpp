@@ -76,9 +76,20 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
     return t;
   };
 
-  if (r == Reduction::none && g.op != Op::scatter_elements) {  // k_row_winners, then k_row_copy
+  if (r == Reduction::none && g.op != Op::scatter_elements) {  // k_row_direct; with a duplicate row, k_row_winners, then k_row_copy
     const std::int64_t rows_n = g.n / g.slice;
     const std::int64_t rows_u = g.u / g.slice;
+    const auto bytes_per_row = g.slice * static_cast<std::int64_t>(sizeof(T));
+    std::vector<bool> seen(static_cast<std::size_t>(rows_n), false);
+    bool duplicate = false;
+    for (std::int64_t m = 0; m < rows_u; ++m) {
+      const std::int64_t t = cu::row_target_of<Off>(g, idx, static_cast<Off>(m));
+      if (t < 0 || t >= rows_n) continue;  // checked below
+      std::memcpy(o + t * bytes_per_row, upd + m * bytes_per_row, static_cast<std::size_t>(bytes_per_row));
+      duplicate = duplicate || seen[static_cast<std::size_t>(t)];
+      seen[static_cast<std::size_t>(t)] = true;
+    }
+    if (!duplicate) return out;
     std::vector<std::int64_t> winner(static_cast<std::size_t>(rows_n), -1);
     std::vector<std::int64_t> row_target(static_cast<std::size_t>(rows_u));
     for (std::int64_t m = 0; m < rows_u; ++m) {
@@ -95,7 +106,16 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
     }
     return out;
   }
-  if (r == Reduction::none) {  // k_winners, then k_write_winners
+  if (r == Reduction::none) {  // k_write_direct; with a duplicate, k_winners, then k_write_winners
+    std::vector<bool> seen(static_cast<std::size_t>(g.n), false);
+    bool duplicate = false;
+    for (std::int64_t i = 0; i < g.u; ++i) {
+      const auto t = target(i);
+      store_as(at(t), update(i));
+      duplicate = duplicate || seen[static_cast<std::size_t>(t)];
+      seen[static_cast<std::size_t>(t)] = true;
+    }
+    if (!duplicate) return out;
     std::vector<std::int64_t> winner(static_cast<std::size_t>(g.n), -1);
     for (std::int64_t i = 0; i < g.u; ++i) {
       auto& w = winner[static_cast<std::size_t>(target(i))];
@@ -249,6 +269,22 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
     }
   }
   EXPECT_GT(reordered, 10) << "the orders must differ from the reference's somewhere, or this checks nothing";
+}
+
+// The packed float16/bfloat16 atomics add -0.0 to the pair's other element: that leaves
+// every value but NaN bit for bit (+0.0 too: +0.0 + -0.0 is +0.0 when rounding to nearest).
+TEST(CudaElements, AddingNegativeZeroKeepsEveryHalf) {
+  int checked = 0;
+  for (std::uint32_t a = 0; a < 0x10000; ++a) {
+    const Float16 h{static_cast<std::uint16_t>(a)};
+    const BFloat16 b{static_cast<std::uint16_t>(a)};
+    if (!std::isnan(cu::Num<Float16>::to(h))) {
+      ASSERT_EQ(cu::combine(Reduction::add, h, Float16{0x8000}).bits, h.bits) << std::hex << a;
+      ++checked;
+    }
+    if (!std::isnan(cu::Num<BFloat16>::to(b))) ASSERT_EQ(cu::combine(Reduction::add, b, BFloat16{0x8000}).bits, b.bits) << std::hex << a;
+  }
+  EXPECT_GT(checked, 60000);
 }
 
 // The native atomics the kernels use in place of combine() compute the same thing.

@@ -4,7 +4,10 @@ to a bare `ret` has lost its stores (undefined behaviour, or a call nvcc compile
 nothing, as a run-time call of a host constexpr function under --expt-relaxed-constexpr
 was). No GPU needed: nvcc emits the PTX at build time.
 
-    ptx_kernels_store.py FILE.ptx [--min-kernels N]
+    ptx_kernels_store.py FILE.ptx [--min-kernels N] [--require NAME=INSTRUCTION]...
+
+--require: every kernel whose mangled name contains NAME must contain INSTRUCTION (a
+substring of a PTX line), e.g. the packed float16 atomic in the float16 reductions.
 
 Exit 0 when every entry has a store (st., atom., red.), 1 with the names of those that
 have none, 2 on a usage error or when fewer than N kernels were found (a PTX file that
@@ -29,6 +32,7 @@ def main(argv):
     minimum = 1
     if "--min-kernels" in argv:
         minimum = int(argv[argv.index("--min-kernels") + 1])
+    required = [argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--require"]
     text = open(argv[1], errors="replace").read()
     found = list(kernels(text))
     if len(found) < minimum:
@@ -40,7 +44,19 @@ def main(argv):
     for name in empty:
         print(f"ptx_kernels_store: kernel {name} has no store, atomic or reduction: its body was compiled away")
     print(f"ptx_kernels_store: {len(found) - len(empty)} of {len(found)} kernels write memory")
-    return 1 if empty else 0
+    missing = 0
+    for name_part, instruction in required:
+        matched = [(name, body) for name, body in found if name_part in name]
+        lacking = [name for name, body in matched if instruction not in body]
+        if not matched:
+            print(f"ptx_kernels_store: no kernel's name contains {name_part}")
+            missing += 1
+        for name in lacking:
+            print(f"ptx_kernels_store: kernel {name} lacks {instruction}")
+        missing += len(lacking)
+        if matched and not lacking:
+            print(f"ptx_kernels_store: all {len(matched)} kernels named *{name_part}* have {instruction}")
+    return 1 if empty or missing else 0
 
 
 if __name__ == "__main__":

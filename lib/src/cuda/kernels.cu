@@ -80,6 +80,21 @@ __device__ void cas_combine(T* p, T v, Reduction r) {
   }
 }
 
+// A 16-bit float's aligned 4-byte pair and the two lanes to add to it: the value in the
+// element's lane, -0.0 in the other (x + -0.0 is x, for +0.0 too). The output buffer is
+// padded to 4 bytes, so the last element's pair is inside it.
+template <class T>
+__device__ __forceinline__ auto packed_pair(T* p, unsigned short bits) {
+  struct Pair {
+    unsigned int* pair;
+    unsigned int lanes;
+  };
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  const bool high = (address & 2) != 0;
+  const unsigned int lanes = high ? (static_cast<unsigned int>(bits) << 16) | 0x8000u : 0x80000000u | bits;
+  return Pair{reinterpret_cast<unsigned int*>(address & ~std::uintptr_t{3}), lanes};
+}
+
 // out = f(out, v) atomically: native instructions where the hardware has them.
 // native_f32_add false: float32 add/sub go through the CAS loop (atom.add.f32 flushes
 // subnormals; see f32_native_add_exact).
@@ -92,15 +107,17 @@ __device__ void atomic_combine(T* p, T v, Reduction r, bool native_f32_add) {
     if (add) return static_cast<void>(atomicAdd(p, v));
     if (sub) return static_cast<void>(atomicAdd(p, -v));  // negation is exact
   } else if constexpr (__is_same(T, Float16)) {
-    if (add || sub) {
+    if (add || sub) {  // the packed atomic on the aligned pair (a lone __half add is a CAS loop)
       const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
-      return static_cast<void>(atomicAdd(reinterpret_cast<__half*>(p), __ushort_as_half(bits)));
+      const auto [pair, lanes] = packed_pair(p, bits);
+      return static_cast<void>(atomicAdd(reinterpret_cast<__half2*>(pair), bits_as<__half2>(lanes)));
     }
   } else if constexpr (__is_same(T, BFloat16)) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (add || sub) {
       const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
-      return static_cast<void>(atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __ushort_as_bfloat16(bits)));
+      const auto [pair, lanes] = packed_pair(p, bits);
+      return static_cast<void>(atomicAdd(reinterpret_cast<__nv_bfloat162*>(pair), bits_as<__nv_bfloat162>(lanes)));
     }
 #endif
   } else if constexpr (__is_same(T, std::int32_t)) {
@@ -145,10 +162,36 @@ __device__ __forceinline__ Off guarded(Off target, Off n, int* guard) {
   return -1;
 }
 
-// `none`, pass 1: the largest update index per target wins (W: int when the update
-// count fits, else long long; -1 is "no update").
+// Element `none`, pass 1, the only one when the targets are unique: every update writes
+// its element and marks it in a bitmap of the output; an element marked twice raises
+// `duplicate`. Only then do the winner passes below do any work (each returns at once
+// otherwise) and make the last update win, as in the reference.
+template <class T, class Off, class IndexT>
+__global__ void k_write_direct(Geometry g, const IndexT* __restrict__ idx, const T* __restrict__ upd,
+                               T* __restrict__ out, unsigned int* __restrict__ seen, int* duplicate, int* guard) {
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
+    const Off o = guarded(target_of<Off>(g, idx, i), n, guard);
+    if (o < 0) continue;
+    out[o] = upd[i];
+    const unsigned int bit = 1u << (static_cast<unsigned int>(o) & 31u);
+    if (atomicOr(seen + (o >> 5), bit) & bit) *duplicate = 1;
+  }
+}
+
+// With duplicates only: every winner slot to -1 ("no update").
+template <class W>
+__global__ void k_clear_winners(std::int64_t n, W* winner, const int* duplicate) {
+  if (*duplicate == 0) return;
+  for (std::int64_t i = thread_start(); i < n; i += grid_stride()) winner[i] = W{-1};
+}
+
+// `none` with duplicates, pass 2: the largest update index per target wins (W: int when
+// the update count fits, else long long).
 template <class Off, class IndexT, class W>
-__global__ void k_winners(Geometry g, const IndexT* idx, W* winner, int* guard) {
+__global__ void k_winners(Geometry g, const IndexT* idx, W* winner, const int* duplicate, int* guard) {
+  if (*duplicate == 0) return;
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
@@ -157,9 +200,11 @@ __global__ void k_winners(Geometry g, const IndexT* idx, W* winner, int* guard) 
   }
 }
 
-// Pass 2: only the winners read their update, so heavy duplicates cost no bandwidth.
+// Pass 3: only the winners read their update, so heavy duplicates cost no bandwidth.
 template <class T, class Off, class IndexT, class W>
-__global__ void k_write_winners(Geometry g, const IndexT* idx, const W* winner, const T* upd, T* out) {
+__global__ void k_write_winners(Geometry g, const IndexT* idx, const W* winner, const T* upd, T* out,
+                                const int* duplicate) {
+  if (*duplicate == 0) return;
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
@@ -168,11 +213,34 @@ __global__ void k_write_winners(Geometry g, const IndexT* idx, const W* winner, 
   }
 }
 
-// The slice ops' `none`, pass 1: one thread per update row finds its output row,
-// keeps it for pass 2 and bids for it.
+// The slice ops' `none`, pass 1, the only one when the target rows are unique: the update
+// rows are copied in `Chunk`s (16 bytes when the row's bytes allow: the buffers are
+// 256-byte aligned and rows start at multiples of the row size), consecutive threads on
+// consecutive chunks of a row; each row's first chunk marks its output row in a bitmap,
+// and a row marked twice raises `duplicate` for the winner passes below.
+template <class Off, class IndexT, class Chunk>
+__global__ void k_row_direct(Geometry g, Off rows_n, Off chunks_per_row, Off chunks, const IndexT* __restrict__ idx,
+                             const Chunk* __restrict__ upd, Chunk* __restrict__ out, unsigned int* __restrict__ seen,
+                             int* duplicate, int* guard) {
+  for (Off c = thread_start<Off>(); c < chunks; c += grid_stride<Off>()) {
+    const Off m = c / chunks_per_row;
+    const Off j = c - m * chunks_per_row;
+    const Off t = guarded(row_target_of<Off>(g, idx, m), rows_n, guard);
+    if (t < 0) continue;
+    out[t * chunks_per_row + j] = upd[c];
+    if (j == 0) {
+      const unsigned int bit = 1u << (static_cast<unsigned int>(t) & 31u);
+      if (atomicOr(seen + (t >> 5), bit) & bit) *duplicate = 1;
+    }
+  }
+}
+
+// With duplicate rows, pass 2: one thread per update row finds its output row, keeps it
+// for pass 3 and bids for it.
 template <class Off, class IndexT, class W>
 __global__ void k_row_winners(Geometry g, Off rows_n, Off rows_u, const IndexT* idx, W* winner, long long* row_target,
-                              int* guard) {
+                              const int* duplicate, int* guard) {
+  if (*duplicate == 0) return;
   for (Off m = thread_start<Off>(); m < rows_u; m += grid_stride<Off>()) {
     const Off t = guarded(row_target_of<Off>(g, idx, m), rows_n, guard);
     if (t >= 0) atomicMax(&winner[t], static_cast<W>(m));
@@ -180,12 +248,11 @@ __global__ void k_row_winners(Geometry g, Off rows_n, Off rows_u, const IndexT* 
   }
 }
 
-// Pass 2: the winning rows are copied in `Chunk`s (16 bytes when the row's bytes
-// allow: the buffers are 256-byte aligned and rows start at multiples of the row
-// size), consecutive threads on consecutive chunks of a row.
+// Pass 3: the winning rows are copied again, chunk by chunk as in pass 1.
 template <class Off, class Chunk, class W>
 __global__ void k_row_copy(Off chunks_per_row, Off chunks, const W* winner, const long long* row_target,
-                           const Chunk* upd, Chunk* out) {
+                           const Chunk* upd, Chunk* out, const int* duplicate) {
+  if (*duplicate == 0) return;
   for (Off c = thread_start<Off>(); c < chunks; c += grid_stride<Off>()) {
     const Off m = c / chunks_per_row;
     const Off t = static_cast<Off>(row_target[m]);
@@ -281,6 +348,8 @@ int blocks_for(std::int64_t items, int sm_count) {
 struct Scratch {
   void* winner = nullptr;       // int or long long per target (element, or row for the slice ops)
   long long* row_target = nullptr;
+  unsigned int* seen = nullptr;  // element `none`: one bit per output element
+  int* duplicate = nullptr;      // element `none`: set when an element is targeted twice
   unsigned int* count = nullptr;
   long long* keys[2] = {nullptr, nullptr};
   long long* vals[2] = {nullptr, nullptr};
@@ -321,6 +390,10 @@ Scratch layout(const Launch& l, void* base) {
     } else {
       s.winner = take(static_cast<std::size_t>(g.n) * winner_size(g.u));
     }
+    // One bit per output element (or row), then the flag: one span, cleared by one memset.
+    const std::int64_t targets = by_rows(l) ? g.n / g.slice : g.n;
+    s.seen = static_cast<unsigned int*>(take(static_cast<std::size_t>((targets + 31) / 32) * sizeof(unsigned int)));
+    s.duplicate = static_cast<int*>(take(sizeof(int)));
   } else if (uses_sort(l)) {
     for (int i = 0; i < 2; ++i) {
       s.keys[i] = static_cast<long long*>(take(static_cast<std::size_t>(g.u) * sizeof(long long)));
@@ -335,52 +408,55 @@ Scratch layout(const Launch& l, void* base) {
   return s;
 }
 
-template <class Off, class Chunk, class W>
-cudaError_t copy_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
+// Clears the bitmap and the flag of element and row `none` (adjacent in the layout).
+cudaError_t clear_seen(const Scratch& s, Queue& q) {
+  const auto bytes = static_cast<std::size_t>(reinterpret_cast<char*>(s.duplicate) - reinterpret_cast<char*>(s.seen));
+  return cudaMemsetAsync(s.seen, 0, bytes + sizeof(int), q.stream);
+}
+
+// The slice ops' `none` in `Chunk`s: the direct copy, then (only with duplicate rows) the
+// winners and the copy of the winning rows.
+template <class Off, class IndexT, class Chunk, class W>
+cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
   const auto& g = l.geometry;
-  const auto chunks_per_row = static_cast<std::int64_t>(row_bytes / sizeof(Chunk));
-  const std::int64_t chunks = (g.u / g.slice) * chunks_per_row;  // <= u bytes / chunk: fits Off as u does
+  const auto rows_n = static_cast<Off>(g.n / g.slice);
+  const auto rows_u = static_cast<Off>(g.u / g.slice);
+  const auto chunks_per_row = static_cast<Off>(row_bytes / sizeof(Chunk));
+  const Off chunks = rows_u * chunks_per_row;  // <= u bytes / chunk: fits Off as u does
+  const auto* idx = static_cast<const IndexT*>(b.indices);
+  const auto* upd = static_cast<const Chunk*>(b.updates);
+  auto* out = static_cast<Chunk*>(b.out);
+  auto* winner = static_cast<W*>(s.winner);
+  if (cudaError_t e = clear_seen(s, q)) return e;
+  k_row_direct<Off, IndexT, Chunk><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
+      g, rows_n, chunks_per_row, chunks, idx, upd, out, s.seen, s.duplicate, b.guard);
+  if (cudaError_t e = q.launched("k_row_direct")) return e;
+  k_clear_winners<W><<<blocks_for(rows_n, l.sm_count), kThreads, 0, q.stream>>>(rows_n, winner, s.duplicate);
+  if (cudaError_t e = q.launched("k_clear_winners")) return e;
+  k_row_winners<Off, IndexT, W><<<blocks_for(rows_u, l.sm_count), kThreads, 0, q.stream>>>(
+      g, rows_n, rows_u, idx, winner, s.row_target, s.duplicate, b.guard);
+  if (cudaError_t e = q.launched("k_row_winners")) return e;
   k_row_copy<Off, Chunk, W><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
-      static_cast<Off>(chunks_per_row), static_cast<Off>(chunks), static_cast<const W*>(s.winner), s.row_target, static_cast<const Chunk*>(b.updates),
-      static_cast<Chunk*>(b.out));
+      chunks_per_row, chunks, winner, s.row_target, upd, out, s.duplicate);
   return q.launched("k_row_copy");
 }
 
-template <class Off, class W>
-cudaError_t copy_rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
-  if (row_bytes % 16 == 0) return copy_rows<Off, uint4, W>(l, b, s, row_bytes, q);
-  if (row_bytes % 8 == 0) return copy_rows<Off, uint2, W>(l, b, s, row_bytes, q);
-  if (row_bytes % 4 == 0) return copy_rows<Off, unsigned int, W>(l, b, s, row_bytes, q);
-  if (row_bytes % 2 == 0) return copy_rows<Off, unsigned short, W>(l, b, s, row_bytes, q);
-  return copy_rows<Off, unsigned char, W>(l, b, s, row_bytes, q);
+template <class Off, class IndexT, class W>
+cudaError_t rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
+  if (row_bytes % 16 == 0) return rows_in<Off, IndexT, uint4, W>(l, b, s, row_bytes, q);
+  if (row_bytes % 8 == 0) return rows_in<Off, IndexT, uint2, W>(l, b, s, row_bytes, q);
+  if (row_bytes % 4 == 0) return rows_in<Off, IndexT, unsigned int, W>(l, b, s, row_bytes, q);
+  if (row_bytes % 2 == 0) return rows_in<Off, IndexT, unsigned short, W>(l, b, s, row_bytes, q);
+  return rows_in<Off, IndexT, unsigned char, W>(l, b, s, row_bytes, q);
 }
 
-// The slice ops' `none`: row winners, then a vectorized copy of the winning rows. The
-// copy moves bytes, so it does not depend on the dtype, only on the row's size.
+// The slice ops' `none`: it moves bytes, so it depends on the row's size, not the dtype.
 template <class Off, class IndexT>
-cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes,
-                     Queue& q) {
+cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes, Queue& q) {
   const auto& g = l.geometry;
-  const std::int64_t rows_n = g.n / g.slice;
-  const std::int64_t rows_u = g.u / g.slice;
-  const auto* idx = static_cast<const IndexT*>(b.indices);
   const std::size_t row_bytes = static_cast<std::size_t>(g.slice) * element_bytes;
-  if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(rows_n) * winner_size(rows_u), q.stream)) {
-    return e;
-  }
-  const int blocks = blocks_for(rows_u, l.sm_count);
-  if (narrow_winners(rows_u)) {
-    k_row_winners<Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(
-        g, static_cast<Off>(rows_n), static_cast<Off>(rows_u), idx, static_cast<int*>(s.winner), s.row_target, b.guard);
-    if (cudaError_t e = q.launched("k_row_winners")) return e;
-    return copy_rows_widest<Off, int>(l, b, s, row_bytes, q);
-  } else {
-    k_row_winners<Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(
-        g, static_cast<Off>(rows_n), static_cast<Off>(rows_u), idx, static_cast<long long*>(s.winner), s.row_target,
-        b.guard);
-    if (cudaError_t e = q.launched("k_row_winners")) return e;
-    return copy_rows_widest<Off, long long>(l, b, s, row_bytes, q);
-  }
+  return narrow_winners(g.u / g.slice) ? rows_widest<Off, IndexT, int>(l, b, s, row_bytes, q)
+                                       : rows_widest<Off, IndexT, long long>(l, b, s, row_bytes, q);
 }
 
 template <class T, class IndexT, class Off>
@@ -393,17 +469,24 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   const int blocks = blocks_for(g.u, l.sm_count);
   if (l.reduction == Reduction::none) {
     if (by_rows(l)) return run_rows<Off, IndexT>(l, b, s, sizeof(T), q);
-    if (cudaError_t e = cudaMemsetAsync(s.winner, 0xFF, static_cast<std::size_t>(g.n) * winner_size(g.u), q.stream)) return e;
+    if (cudaError_t e = clear_seen(s, q)) return e;
+    k_write_direct<T, Off, IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.seen, s.duplicate, b.guard);
+    if (cudaError_t e = q.launched("k_write_direct")) return e;
+    const int clear_blocks = blocks_for(g.n, l.sm_count);
     if (narrow_winners(g.u)) {
       auto* w = static_cast<int*>(s.winner);
-      k_winners<Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, b.guard);
+      k_clear_winners<int><<<clear_blocks, kThreads, 0, q.stream>>>(g.n, w, s.duplicate);
+      if (cudaError_t e = q.launched("k_clear_winners")) return e;
+      k_winners<Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, s.duplicate, b.guard);
       if (cudaError_t e = q.launched("k_winners")) return e;
-      k_write_winners<T, Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out);
+      k_write_winners<T, Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out, s.duplicate);
     } else {
       auto* w = static_cast<long long*>(s.winner);
-      k_winners<Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, b.guard);
+      k_clear_winners<long long><<<clear_blocks, kThreads, 0, q.stream>>>(g.n, w, s.duplicate);
+      if (cudaError_t e = q.launched("k_clear_winners")) return e;
+      k_winners<Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, s.duplicate, b.guard);
       if (cudaError_t e = q.launched("k_winners")) return e;
-      k_write_winners<T, Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out);
+      k_write_winners<T, Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out, s.duplicate);
     }
     return q.launched("k_write_winners");
   }
