@@ -287,6 +287,28 @@ TEST(CudaElements, AddingNegativeZeroKeepsEveryHalf) {
   EXPECT_GT(checked, 60000);
 }
 
+// The packed atomics give a NaN in the pair's other lane the hardware's canonical bits
+// (seen on an H100: fuzz cases whose untargeted elements held NaN), so data with a NaN
+// takes the CAS path; half_nan_in finds it in either 16-bit format, and no infinity.
+TEST(CudaElements, HalfNanInFindsNansNotInfinities) {
+  auto with = [](DType dtype, std::uint16_t bits) {
+    Tensor t(dtype, {3});
+    auto* v = reinterpret_cast<std::uint16_t*>(t.bytes());
+    v[0] = 0x3C00;
+    v[1] = bits;
+    v[2] = 0;
+    return cu::half_nan_in(t);
+  };
+  EXPECT_TRUE(with(DType::float16, 0x7E01));   // quiet NaN with a payload
+  EXPECT_TRUE(with(DType::float16, 0xFC01));   // signalling, negative
+  EXPECT_FALSE(with(DType::float16, 0x7C00));  // +inf
+  EXPECT_FALSE(with(DType::float16, 0xFBFF));  // lowest finite
+  EXPECT_TRUE(with(DType::bfloat16, 0x7FC1));
+  EXPECT_TRUE(with(DType::bfloat16, 0xFF81));
+  EXPECT_FALSE(with(DType::bfloat16, 0x7F80));  // +inf
+  EXPECT_FALSE(with(DType::bfloat16, 0x7E00));  // finite in bfloat16 (a NaN's bits in float16)
+}
+
 // The native atomics the kernels use in place of combine() compute the same thing.
 TEST(CudaElements, SubtractionIsAdditionOfTheNegation) {
   // atomicAdd(p, -v) for float/double and the sign-flipped half/bfloat16 add.

@@ -104,7 +104,9 @@ class CudaBackend final : public Backend {
     }
     const bool adds = launch.reduction == Reduction::add || launch.reduction == Reduction::sub ||
                       launch.reduction == Reduction::mean;
-    if (launch.type == DType::float32 && adds) launch.native_f32_add = f32_native_add_exact(c);
+    if (launch.type == DType::float32 && adds) launch.native_add = f32_native_add_exact(c);
+    const bool half = launch.type == DType::float16 || launch.type == DType::bfloat16;
+    if (half && adds) launch.native_add = !half_nan_in(c.data);
     launch.sm_count = sm_count_;
     if (launch.deterministic && geometry->u > INT32_MAX) {
       throw Error(ErrorCode::backend, "",

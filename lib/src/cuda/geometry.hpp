@@ -98,4 +98,15 @@ inline bool f32_native_add_exact(const Case& c) {
   return all_pass(c.updates) && (!c.attrs.use_init_val || all_pass(c.data));
 }
 
+/// Whether a float16 or bfloat16 tensor holds a NaN: the packed atomics would change
+/// its bits in an element no update targets (see packed_pair in kernels.cu).
+inline bool half_nan_in(const Tensor& t) {
+  const auto* v = reinterpret_cast<const std::uint16_t*>(t.bytes());
+  const std::uint16_t exponent = t.dtype() == DType::float16 ? 0x7C00 : 0x7F80;
+  for (std::int64_t i = 0; i < t.numel(); ++i) {
+    if ((v[i] & exponent) == exponent && (v[i] & static_cast<std::uint16_t>(~exponent & 0x7FFF)) != 0) return true;
+  }
+  return false;
+}
+
 }  // namespace scatter::cuda

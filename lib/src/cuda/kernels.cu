@@ -82,7 +82,9 @@ __device__ void cas_combine(T* p, T v, Reduction r) {
 
 // A 16-bit float's aligned 4-byte pair and the two lanes to add to it: the value in the
 // element's lane, -0.0 in the other (x + -0.0 is x, for +0.0 too). The output buffer is
-// padded to 4 bytes, so the last element's pair is inside it.
+// padded to 4 bytes, so the last element's pair is inside it. The hardware gives a NaN in
+// the other lane its canonical bits, which an element no update targets must not change:
+// the host takes this path only where data holds no NaN (native_add).
 template <class T>
 __device__ __forceinline__ auto packed_pair(T* p, unsigned short bits) {
   struct Pair {
@@ -96,25 +98,25 @@ __device__ __forceinline__ auto packed_pair(T* p, unsigned short bits) {
 }
 
 // out = f(out, v) atomically: native instructions where the hardware has them.
-// native_f32_add false: float32 add/sub go through the CAS loop (atom.add.f32 flushes
-// subnormals; see f32_native_add_exact).
+// native_add false: float32 add/sub go through the CAS loop (atom.add.f32 flushes
+// subnormals; see f32_native_add_exact), and float16/bfloat16 too (data with a NaN).
 template <class T>
-__device__ void atomic_combine(T* p, T v, Reduction r, bool native_f32_add) {
+__device__ void atomic_combine(T* p, T v, Reduction r, bool native_add) {
   const bool add = r == Reduction::add || r == Reduction::mean;
   const bool sub = r == Reduction::sub;
   if constexpr (__is_same(T, double) || __is_same(T, float)) {
-    if (__is_same(T, float) && !native_f32_add) return cas_combine(p, v, r);
+    if (__is_same(T, float) && !native_add) return cas_combine(p, v, r);
     if (add) return static_cast<void>(atomicAdd(p, v));
     if (sub) return static_cast<void>(atomicAdd(p, -v));  // negation is exact
   } else if constexpr (__is_same(T, Float16)) {
-    if (add || sub) {  // the packed atomic on the aligned pair (a lone __half add is a CAS loop)
+    if ((add || sub) && native_add) {  // the packed atomic on the aligned pair (a lone __half add is a CAS loop)
       const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
       const auto [pair, lanes] = packed_pair(p, bits);
       return static_cast<void>(atomicAdd(reinterpret_cast<__half2*>(pair), bits_as<__half2>(lanes)));
     }
   } else if constexpr (__is_same(T, BFloat16)) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (add || sub) {
+    if ((add || sub) && native_add) {
       const auto bits = static_cast<unsigned short>(sub ? v.bits ^ 0x8000u : v.bits);
       const auto [pair, lanes] = packed_pair(p, bits);
       return static_cast<void>(atomicAdd(reinterpret_cast<__nv_bfloat162*>(pair), bits_as<__nv_bfloat162>(lanes)));
@@ -284,7 +286,7 @@ struct CombineOp {
 // by adding), exact for the integers (wrapping), bool, min and max.
 template <class T, class Off, class IndexT, bool kAggregate>
 __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, unsigned int* count, Reduction r,
-                         bool native_f32_add, int* guard) {
+                         bool native_add, int* guard) {
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
@@ -295,11 +297,11 @@ __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, un
       const auto peers = cg::labeled_partition(active, static_cast<unsigned long long>(o));
       const T sum = cg::reduce(peers, upd[i], CombineOp<T>{merge_of<T>(r)});
       if (peers.thread_rank() == 0) {
-        atomic_combine(out + o, sum, r, native_f32_add);
+        atomic_combine(out + o, sum, r, native_add);
         if (count != nullptr) atomicAdd(count + o, static_cast<unsigned int>(peers.size()));
       }
     } else {
-      atomic_combine(out + o, upd[i], r, native_f32_add);
+      atomic_combine(out + o, upd[i], r, native_add);
       if (count != nullptr) atomicAdd(count + o, 1u);
     }
   }
@@ -512,10 +514,10 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   }
   if (l.aggregate) {
     k_reduce<T, Off, IndexT, true><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
-                                                                      l.native_f32_add, b.guard);
+                                                                      l.native_add, b.guard);
   } else {
     k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
-                                                                       l.native_f32_add, b.guard);
+                                                                       l.native_add, b.guard);
   }
   if (cudaError_t e = q.launched("k_reduce")) return e;
   if (l.reduction == Reduction::mean) {

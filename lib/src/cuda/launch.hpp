@@ -17,7 +17,9 @@ struct Launch {
   bool use_init_val = true;
   bool deterministic = false;
   bool aggregate = false;  ///< combine a warp's duplicates before the atomic (see warp_duplicates_likely)
-  bool native_f32_add = true;  ///< float32 add/sub/mean through atomicAdd (see f32_native_add_exact), else CAS
+  /// add/sub/mean through the native atomic: float32 where every summand passes
+  /// f32_native_add_exact, float16/bfloat16 (packed pairs) where data has no NaN; else CAS.
+  bool native_add = true;
   int sm_count = 1;
 };
 
