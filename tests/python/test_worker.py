@@ -417,8 +417,51 @@ def test_backend(backend, tmp):
         w.close()
 
 
+def test_torch_timed_region():
+    """The torch worker's timed call, checked with a stand-in for torch (no torch needed): out
+    of place it clones data inside the call (the byte model counts that copy), so data stays
+    as it was; in place it runs the op on the restored output alone."""
+    from scatterctl_worker.torch_backend import _Prepared
+
+    class FakeTensor:
+        clones = 0
+
+        def __init__(self, values):
+            self.values = list(values)
+
+        def clone(self):
+            FakeTensor.clones += 1
+            return FakeTensor(self.values)
+
+        def copy_(self, other):
+            self.values = list(other.values)
+
+    class FakeDevice:
+        type = "cpu"
+
+    def op(out):
+        out.values[0] += 1
+
+    for in_place in (False, True):
+        data = FakeTensor([5, 6])
+        prep = _Prepared(None, FakeDevice(), data, op, None, "", in_place)
+        before = FakeTensor.clones
+        for _ in range(3):
+            prep.reset()
+            prep.call()
+        clones = FakeTensor.clones - before
+        if data.values != [5, 6] or prep.out.values != [6, 6]:
+            fail(f"torch timed region (in_place={in_place}): data {data.values}, output {prep.out.values}")
+        if clones != (0 if in_place else 3):
+            fail(f"torch timed region (in_place={in_place}): {clones} clones in 3 calls")
+        if ("clone" in prep.timing) == in_place:
+            fail(f"torch timed region (in_place={in_place}): the timing says '{prep.timing}'")
+    print("torch timed region: out of place clones in the call, in place does not")
+
+
 def main():
     names = sys.argv[1:] or FRAMEWORKS
+    test_torch_timed_region()
     with tempfile.TemporaryDirectory(prefix="scatterctl-worker-test-") as tmp:
         for b in names:
             if b != "numpy" and not importable(b):
