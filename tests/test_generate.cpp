@@ -330,5 +330,82 @@ TEST(GenerateErrors, NegativeNotForScatterUpdate) {
                   ErrorCode::values, "inputs.indices.generate.negative: scatter_update takes no negative indices");
 }
 
+// --- large tensors: the generators split them among threads ---
+// From 2^21 elements a tensor is generated in chunks, one thread each; every element
+// must still be the spec's draw at its own position. The expected values come from one
+// sequential stream, as the spec states them.
+
+constexpr std::int64_t kLarge = (std::int64_t{1} << 21) + 12345;
+
+double unit_of(std::uint64_t draw) { return static_cast<double>(draw >> 11) * 0x1.0p-53; }
+
+TEST(LargeGenerators, UniformIsOneStreamInRowMajorOrder) {
+  const auto c = load_case(
+      data_case("float32", {kLarge}, R"("generate": {"kind": "uniform", "low": -3, "high": 5, "seed": 11})"));
+  SplitMix64 rng(11);
+  const auto got = elements<float>(c.data);
+  for (std::int64_t i = 0; i < kLarge; ++i) {
+    const auto want = static_cast<float>(-3.0 + 8.0 * unit_of(rng.next()));
+    ASSERT_EQ(got[static_cast<std::size_t>(i)], want) << "element " << i;
+  }
+}
+
+TEST(LargeGenerators, RandintIsOneStreamInRowMajorOrder) {
+  const auto c =
+      load_case(data_case("int64", {kLarge}, R"("generate": {"kind": "randint", "low": -7, "high": 1000, "seed": 3})"));
+  SplitMix64 rng(3);
+  const auto got = elements<std::int64_t>(c.data);
+  for (std::int64_t i = 0; i < kLarge; ++i) {
+    ASSERT_EQ(got[static_cast<std::size_t>(i)], -7 + static_cast<std::int64_t>(rng.next() % 1007)) << "element " << i;
+  }
+}
+
+// Not unique, then the negative pass: its draws follow the n index draws in the one stream.
+TEST(LargeGenerators, IndicesAndTheirNegativePassAreOneStream) {
+  const auto c = load_case(indices_case("scatter_elements", "", {5, kLarge}, "int64", {1, kLarge},
+                                        R"({"kind": "indices", "negative": 0.5, "seed": 9})", {1, kLarge}));
+  SplitMix64 rng(9);
+  std::vector<std::int64_t> want(static_cast<std::size_t>(kLarge));
+  for (auto& v : want) v = static_cast<std::int64_t>(rng.next() % 5);
+  for (auto& v : want) {
+    if (unit_of(rng.next()) < 0.5) v -= 5;
+  }
+  EXPECT_EQ(index_values(c.indices), want);
+}
+
+// Unique along axis 0: line L (a column) is a fresh partial Fisher-Yates of [0, 4) taking
+// draws 4L to 4L + 3; threads split the lines.
+TEST(LargeGenerators, UniqueLinesAreOneStream) {
+  const std::int64_t columns = kLarge / 4 + 7;
+  const auto c = load_case(indices_case("scatter_elements", "", {4, columns}, "int32", {4, columns},
+                                        R"({"kind": "indices", "unique": true, "seed": 2})", {4, columns}));
+  SplitMix64 rng(2);
+  std::vector<std::int64_t> want(static_cast<std::size_t>(4 * columns));
+  for (std::int64_t line = 0; line < columns; ++line) {
+    std::int64_t a[4] = {0, 1, 2, 3};
+    for (std::int64_t j = 0; j < 4; ++j) {
+      const auto r = j + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(4 - j));
+      std::swap(a[j], a[r]);
+      want[static_cast<std::size_t>(j * columns + line)] = a[j];
+    }
+  }
+  EXPECT_EQ(index_values(c.indices), want);
+}
+
+// An error names the first bad element in row-major order, whichever thread met it first:
+// float16 overflows from the element whose value reaches 65520 (it rounds to infinity),
+// and every element after it overflows too.
+TEST(LargeGenerators, AnErrorNamesTheFirstBadElement) {
+  std::int64_t first = 0;
+  while (static_cast<double>(first) * 0.08 < 65520.0) ++first;
+  ASSERT_LT(first, kLarge);
+  try {
+    load_case(data_case("float16", {kLarge}, R"("generate": {"kind": "arange", "start": 0, "step": 0.08})"));
+    FAIL() << "no overflow error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("element " + std::to_string(first) + " = "), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace scatter

@@ -69,6 +69,9 @@ class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
   std::uint64_t next();
+  /// Moves past `draws` draws at once (the state is a counter), so that a thread can start
+  /// at any element of a generated tensor.
+  void skip(std::uint64_t draws) { state_ += draws * 0x9E3779B97F4A7C15ULL; }
 
  private:
   std::uint64_t state_;

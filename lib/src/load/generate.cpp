@@ -3,9 +3,12 @@
 
 #include <cmath>
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <numeric>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -28,6 +31,49 @@ namespace {
 
 // (draw >> 11) * 2^-53: a double in [0, 1).
 double unit(std::uint64_t draw) { return static_cast<double>(draw >> 11) * 0x1.0p-53; }
+
+// Runs body(begin, end) over [0, n) in contiguous chunks, one thread each, up to the
+// machine's threads, with at least 2^20 elements a chunk (one chunk, on this thread,
+// below 2^21). Each chunk goes in row-major order and stops at its first error; the
+// error of the lowest chunk that has one is rethrown, so it names the first bad element,
+// as one loop would. The tensors are the same bits for any number of threads: every
+// draw is SplitMix64's at its own position (SplitMix64::skip). Each thread gets the
+// case's deadline, which is thread-local.
+template <class Body>
+void in_chunks(std::int64_t n, const Body& body) {
+  constexpr std::int64_t kMinChunk = std::int64_t{1} << 20;
+  const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::int64_t chunks = std::clamp<std::int64_t>(n / kMinChunk, 1, cores);
+  if (chunks == 1) {
+    body(std::int64_t{0}, n);
+    return;
+  }
+  const auto deadline = case_seconds_left();
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(chunks));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(chunks));
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    threads.emplace_back([&, c] {
+      set_case_deadline(deadline);
+      try {
+        body(n / chunks * c + std::min(c, n % chunks), n / chunks * (c + 1) + std::min(c + 1, n % chunks));
+      } catch (...) {
+        errors[static_cast<std::size_t>(c)] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+// The generator's stream, moved to draw `at`.
+SplitMix64 stream_at(std::uint64_t seed, std::int64_t at) {
+  SplitMix64 rng(seed);
+  rng.skip(static_cast<std::uint64_t>(at));
+  return rng;
+}
 
 std::int64_t integral(const Scalar& s, const std::string& field) {
   if (s.kind == Scalar::Kind::integer) return s.integer;
@@ -95,22 +141,26 @@ void arange(const Generator& g, Tensor& out, const std::string& field) {
     if constexpr (kIsFloat<T>) {
       const double start = g.start.as_double();
       const double step = g.step.as_double();
-      for (std::int64_t i = 0; i < out.numel(); ++i) {
-        if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
-        put_float_checked<T>(out, i, start + static_cast<double>(i) * step, field);
-      }
+      in_chunks(out.numel(), [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+          if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
+          put_float_checked<T>(out, i, start + static_cast<double>(i) * step, field);
+        }
+      });
     } else {
       const auto start = integral(g.start, field + ".start");
       const auto step = integral(g.step, field + ".step");
-      for (std::int64_t i = 0; i < out.numel(); ++i) {
-        std::int64_t v = 0;
-        if (__builtin_mul_overflow(i, step, &v) || __builtin_add_overflow(start, v, &v)) {
-          throw Error(ErrorCode::values, field,
-                      fmt::format("element {} = {} + {} * {} overflows int64", i, start, i, step));
+      in_chunks(out.numel(), [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+          std::int64_t v = 0;
+          if (__builtin_mul_overflow(i, step, &v) || __builtin_add_overflow(start, v, &v)) {
+            throw Error(ErrorCode::values, field,
+                        fmt::format("element {} = {} + {} * {} overflows int64", i, start, i, step));
+          }
+          check_int(v, out.dtype(), field, i);
+          put_int<T>(out, i, v);
         }
-        check_int(v, out.dtype(), field, i);
-        put_int<T>(out, i, v);
-      }
+      });
     }
   });
 }
@@ -130,23 +180,25 @@ void uniform(const Generator& g, Tensor& out, const std::string& field) {
   if (!std::isfinite(low) || !std::isfinite(high)) {
     throw Error(ErrorCode::values, field, fmt::format("low = {} and high = {} must be finite", low, high));
   }
-  SplitMix64 rng(g.seed);
   dispatch(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto [lo, hi] = int_range(out.dtype());
-    for (std::int64_t i = 0; i < out.numel(); ++i) {
-      if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
-      const double v = low + (high - low) * unit(rng.next());
-      if constexpr (kIsFloat<T>) {
-        put_float_checked<T>(out, i, v, field);
-      } else {
-        const double f = std::floor(v);
-        if (f < static_cast<double>(lo) || f > static_cast<double>(hi)) {
-          out_of_range(field, i, fmt::format("{}", f), out.dtype());
+    in_chunks(out.numel(), [&](std::int64_t begin, std::int64_t end) {
+      auto rng = stream_at(g.seed, begin);
+      for (std::int64_t i = begin; i < end; ++i) {
+        if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
+        const double v = low + (high - low) * unit(rng.next());
+        if constexpr (kIsFloat<T>) {
+          put_float_checked<T>(out, i, v, field);
+        } else {
+          const double f = std::floor(v);
+          if (f < static_cast<double>(lo) || f > static_cast<double>(hi)) {
+            out_of_range(field, i, fmt::format("{}", f), out.dtype());
+          }
+          put_int<T>(out, i, static_cast<std::int64_t>(f));
         }
-        put_int<T>(out, i, static_cast<std::int64_t>(f));
       }
-    }
+    });
   });
 }
 
@@ -161,14 +213,16 @@ void randint(const Generator& g, Tensor& out, const std::string& field) {
     check_int(high - 1, out.dtype(), field + ".high - 1", 0);
   }
   const auto span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
-  SplitMix64 rng(g.seed);
   dispatch(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    for (std::int64_t i = 0; i < out.numel(); ++i) {
-      if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
-      const auto v = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + rng.next() % span);
-      put_int<T>(out, i, v);
-    }
+    in_chunks(out.numel(), [&](std::int64_t begin, std::int64_t end) {
+      auto rng = stream_at(g.seed, begin);
+      for (std::int64_t i = begin; i < end; ++i) {
+        if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
+        const auto v = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + rng.next() % span);
+        put_int<T>(out, i, v);
+      }
+    });
   });
 }
 
@@ -226,9 +280,13 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
     }
   }
   std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-  SplitMix64 rng(g.seed);
+  std::int64_t draws = 0;  // taken from the stream before the negative pass
   if (!g.unique) {
-    for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s(i)));
+    in_chunks(n, [&](std::int64_t begin, std::int64_t end) {
+      auto rng = stream_at(g.seed, begin);
+      for (std::int64_t i = begin; i < end; ++i) v[i] = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s(i)));
+    });
+    draws = n;
   } else if (d.attrs.op == Op::scatter_elements) {
     const auto axis = static_cast<std::size_t>(d.attrs.axis);
     const auto m = shape[axis];
@@ -237,14 +295,21 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
     // Lines along the axis, in row-major order of their other coordinates.
     const auto stride = strides_of(shape)[axis];
     const auto lines = m == 0 ? 0 : n / m;
-    std::vector<std::int64_t> drawn;
-    for (std::int64_t line = 0; line < lines; ++line) {
-      const auto outer = line / stride;
-      const auto inner = line % stride;
-      const auto base = outer * m * stride + inner;
-      partial_fisher_yates(extent, m, rng, drawn);
-      for (std::int64_t j = 0; j < m; ++j) v[base + j * stride] = drawn[j];
-    }
+    // Line L takes draws L * m to L * m + m - 1: lines split among threads like elements.
+    in_chunks(n, [&](std::int64_t begin, std::int64_t end) {
+      const auto first = lines == 0 ? 0 : begin / m;
+      const auto last = lines == 0 ? 0 : end / m;
+      auto rng = stream_at(g.seed, first * m);
+      std::vector<std::int64_t> drawn;
+      for (std::int64_t line = first; line < last; ++line) {
+        const auto outer = line / stride;
+        const auto inner = line % stride;
+        const auto base = outer * m * stride + inner;
+        partial_fisher_yates(extent, m, rng, drawn);
+        for (std::int64_t j = 0; j < m; ++j) v[base + j * stride] = drawn[j];
+      }
+    });
+    draws = lines * m;
   } else if (d.attrs.op == Op::scatter_nd) {
     const auto k = shape.back();
     const Shape prefix(d.data.shape.begin(), d.data.shape.begin() + k);
@@ -252,7 +317,9 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
     const auto tuples = numel(Shape(shape.begin(), shape.end() - 1));
     need_unique(positions, tuples, field, fmt::format("positions of data.shape[:{}] = {}", k, format_shape(prefix)));
     std::vector<std::int64_t> drawn;
+    SplitMix64 rng(g.seed);
     partial_fisher_yates(positions, tuples, rng, drawn);
+    draws = tuples;
     for (std::int64_t t = 0; t < tuples; ++t) {
       const auto coord = unravel(drawn[t], prefix);
       for (std::int64_t j = 0; j < k; ++j) v[t * k + j] = coord[j];
@@ -261,25 +328,32 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
     const auto extent = d.data.shape[d.attrs.axis];
     need_unique(extent, n, field, fmt::format("along data.shape[{}] = {}", d.attrs.axis, extent));
     std::vector<std::int64_t> drawn;
+    SplitMix64 rng(g.seed);
     partial_fisher_yates(extent, n, rng, drawn);
+    draws = n;
     v = std::move(drawn);
   }
   if (g.negative > 0.0) {
     if (d.attrs.op == Op::scatter_update) {
       throw Error(ErrorCode::values, field + ".negative", "scatter_update takes no negative indices");
     }
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (unit(rng.next()) < g.negative) v[i] -= s(i);
-    }
+    in_chunks(n, [&](std::int64_t begin, std::int64_t end) {
+      auto rng = stream_at(g.seed, draws + begin);
+      for (std::int64_t i = begin; i < end; ++i) {
+        if (unit(rng.next()) < g.negative) v[i] -= s(i);
+      }
+    });
   }
-  for (std::int64_t i = 0; i < n; ++i) {
-    check_int(v[i], out.dtype(), field, i);
-    if (out.dtype() == DType::int32) {
-      out.data<std::int32_t>()[i] = static_cast<std::int32_t>(v[i]);
-    } else {
-      out.data<std::int64_t>()[i] = v[i];
+  in_chunks(n, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      check_int(v[i], out.dtype(), field, i);
+      if (out.dtype() == DType::int32) {
+        out.data<std::int32_t>()[i] = static_cast<std::int32_t>(v[i]);
+      } else {
+        out.data<std::int64_t>()[i] = v[i];
+      }
     }
-  }
+  });
 }
 
 }  // namespace
