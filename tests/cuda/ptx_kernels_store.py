@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Every kernel in a PTX file must write memory: a kernel whose body the compiler reduced
+"""Every kernel in a PTX file (or, with --sass, in `cuobjdump -sass` output) must write memory: a kernel whose body the compiler reduced
 to a bare `ret` has lost its stores (undefined behaviour, or a call nvcc compiled to
 nothing, as a run-time call of a host constexpr function under --expt-relaxed-constexpr
 was). No GPU needed: nvcc emits the PTX at build time.
 
     ptx_kernels_store.py FILE.ptx [--min-kernels N] [--require NAME=INSTRUCTION]...
+    ptx_kernels_store.py --sass FILE.sass [--min-kernels N] [--require NAME=INSTRUCTION]...
 
 --require: every kernel whose mangled name contains NAME must contain INSTRUCTION (a
 substring of a PTX line), e.g. the packed float16 atomic in the float16 reductions.
@@ -25,6 +26,13 @@ def kernels(text):
         yield m.group(1), text[start:end]
 
 
+def sass_kernels(text):
+    """(name, body) of each `Function : NAME` section of cuobjdump -sass output."""
+    parts = re.split(r"^\s*Function : (\S+)\s*$", text, flags=re.M)
+    for i in range(1, len(parts) - 1, 2):
+        yield parts[i], parts[i + 1]
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -33,12 +41,18 @@ def main(argv):
     if "--min-kernels" in argv:
         minimum = int(argv[argv.index("--min-kernels") + 1])
     required = [argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--require"]
+    sass = "--sass" in argv
+    if sass:
+        argv = [a for a in argv if a != "--sass"]
     text = open(argv[1], errors="replace").read()
-    found = list(kernels(text))
+    found = list(sass_kernels(text) if sass else kernels(text))
     if len(found) < minimum:
         print(f"ptx_kernels_store: {len(found)} kernels in {argv[1]}, expected at least {minimum}")
         return 2
-    store = re.compile(r"^\s*(?:@%p\d+\s+)?(?:st|atom|red)\.", re.M)
+    if sass:  # ST, STG, ATOM, ATOMG, RED, REDG (shared memory's STS and ATOMS do not count)
+        store = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?(?:STG?|ATOMG?|REDG?)\.", re.M)
+    else:
+        store = re.compile(r"^\s*(?:@%p\d+\s+)?(?:st|atom|red)\.", re.M)
     # CUB's EmptyKernel is empty by design (it only anchors CUB's PTX version query).
     empty = [name for name, body in found if not store.search(body) and "EmptyKernel" not in name]
     for name in empty:
