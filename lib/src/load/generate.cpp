@@ -182,7 +182,9 @@ void uniform(const Generator& g, Tensor& out, const std::string& field) {
   }
   dispatch(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const auto [lo, hi] = int_range(out.dtype());
+    const auto range = int_range(out.dtype());  // not a structured binding: clang cannot capture one
+    const auto lo = range.first;
+    const auto hi = range.second;
     in_chunks(out.numel(), [&](std::int64_t begin, std::int64_t end) {
       auto rng = stream_at(g.seed, begin);
       for (std::int64_t i = begin; i < end; ++i) {
