@@ -5,20 +5,17 @@
 # missing or stale (scripts/gpu-check.sh passes its COMMIT).
 if(DEFINED ENV{SCATTER_GIT_COMMIT} AND NOT "$ENV{SCATTER_GIT_COMMIT}" STREQUAL "")
   set(commit "$ENV{SCATTER_GIT_COMMIT}")
-  set(rc 0)
-  set(given TRUE)
 else()
   execute_process(COMMAND git rev-parse HEAD WORKING_DIRECTORY ${SRC}
                   OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-endif()
-if(given)
-elseif(NOT rc EQUAL 0)
-  set(commit "unknown")
-else()
-  execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SRC}
-                  OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(NOT changes STREQUAL "")
-    string(APPEND commit "+dirty")
+  if(NOT rc EQUAL 0)
+    set(commit "unknown")
+  else()
+    execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SRC}
+                    OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(NOT changes STREQUAL "")
+      string(APPEND commit "+dirty")
+    endif()
   endif()
 endif()
 set(text "#pragma once\n// Generated at build time by cmake/git_commit.cmake.\n#include <string_view>\nnamespace scatter {\ninline constexpr std::string_view kGitCommit = \"${commit}\";\n}  // namespace scatter\n")

@@ -350,8 +350,8 @@ int blocks_for(std::int64_t items, int sm_count) {
 struct Scratch {
   void* winner = nullptr;       // int or long long per target (element, or row for the slice ops)
   long long* row_target = nullptr;
-  unsigned int* seen = nullptr;  // element `none`: one bit per output element
-  int* duplicate = nullptr;      // element `none`: set when an element is targeted twice
+  unsigned int* seen = nullptr;  // `none`: one bit per output element (row, for the slice ops)
+  int* duplicate = nullptr;      // `none`: set when an element (row) is targeted twice
   unsigned int* count = nullptr;
   long long* keys[2] = {nullptr, nullptr};
   long long* vals[2] = {nullptr, nullptr};
@@ -461,6 +461,26 @@ cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::s
                                        : rows_widest<Off, IndexT, long long>(l, b, s, row_bytes, q);
 }
 
+// Element `none`: the direct write, then (only with a duplicate target) the winners.
+template <class T, class Off, class IndexT, class W>
+cudaError_t elements_none(const Launch& l, const Buffers& b, const Scratch& s, Queue& q) {
+  const auto& g = l.geometry;
+  auto* out = static_cast<T*>(b.out);
+  const auto* upd = static_cast<const T*>(b.updates);
+  const auto* idx = static_cast<const IndexT*>(b.indices);
+  auto* winner = static_cast<W*>(s.winner);
+  const int blocks = blocks_for(g.u, l.sm_count);
+  if (cudaError_t e = clear_seen(s, q)) return e;
+  k_write_direct<T, Off, IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.seen, s.duplicate, b.guard);
+  if (cudaError_t e = q.launched("k_write_direct")) return e;
+  k_clear_winners<W><<<blocks_for(g.n, l.sm_count), kThreads, 0, q.stream>>>(g.n, winner, s.duplicate);
+  if (cudaError_t e = q.launched("k_clear_winners")) return e;
+  k_winners<Off, IndexT, W><<<blocks, kThreads, 0, q.stream>>>(g, idx, winner, s.duplicate, b.guard);
+  if (cudaError_t e = q.launched("k_winners")) return e;
+  k_write_winners<T, Off, IndexT, W><<<blocks, kThreads, 0, q.stream>>>(g, idx, winner, upd, out, s.duplicate);
+  return q.launched("k_write_winners");
+}
+
 template <class T, class IndexT, class Off>
 cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   const auto& g = l.geometry;
@@ -471,26 +491,8 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   const int blocks = blocks_for(g.u, l.sm_count);
   if (l.reduction == Reduction::none) {
     if (by_rows(l)) return run_rows<Off, IndexT>(l, b, s, sizeof(T), q);
-    if (cudaError_t e = clear_seen(s, q)) return e;
-    k_write_direct<T, Off, IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.seen, s.duplicate, b.guard);
-    if (cudaError_t e = q.launched("k_write_direct")) return e;
-    const int clear_blocks = blocks_for(g.n, l.sm_count);
-    if (narrow_winners(g.u)) {
-      auto* w = static_cast<int*>(s.winner);
-      k_clear_winners<int><<<clear_blocks, kThreads, 0, q.stream>>>(g.n, w, s.duplicate);
-      if (cudaError_t e = q.launched("k_clear_winners")) return e;
-      k_winners<Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, s.duplicate, b.guard);
-      if (cudaError_t e = q.launched("k_winners")) return e;
-      k_write_winners<T, Off, IndexT, int><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out, s.duplicate);
-    } else {
-      auto* w = static_cast<long long*>(s.winner);
-      k_clear_winners<long long><<<clear_blocks, kThreads, 0, q.stream>>>(g.n, w, s.duplicate);
-      if (cudaError_t e = q.launched("k_clear_winners")) return e;
-      k_winners<Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, s.duplicate, b.guard);
-      if (cudaError_t e = q.launched("k_winners")) return e;
-      k_write_winners<T, Off, IndexT, long long><<<blocks, kThreads, 0, q.stream>>>(g, idx, w, upd, out, s.duplicate);
-    }
-    return q.launched("k_write_winners");
+    return narrow_winners(g.u) ? elements_none<T, Off, IndexT, int>(l, b, s, q)
+                               : elements_none<T, Off, IndexT, long long>(l, b, s, q);
   }
   if (!l.use_init_val) {
     k_identity<T, Off, IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, out, l.reduction);

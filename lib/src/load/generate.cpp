@@ -50,19 +50,21 @@ void in_chunks(std::int64_t n, const Body& body) {
   }
   const auto deadline = case_seconds_left();
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(chunks));
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(chunks));
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    threads.emplace_back([&, c] {
-      set_case_deadline(deadline);
-      try {
-        body(n / chunks * c + std::min(c, n % chunks), n / chunks * (c + 1) + std::min(c + 1, n % chunks));
-      } catch (...) {
-        errors[static_cast<std::size_t>(c)] = std::current_exception();
-      }
-    });
+  {
+    // jthread: the threads already started are joined even if starting one more throws.
+    std::vector<std::jthread> threads;
+    threads.reserve(static_cast<std::size_t>(chunks));
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      threads.emplace_back([&, c] {
+        set_case_deadline(deadline);
+        try {
+          body(n / chunks * c + std::min(c, n % chunks), n / chunks * (c + 1) + std::min(c + 1, n % chunks));
+        } catch (...) {
+          errors[static_cast<std::size_t>(c)] = std::current_exception();
+        }
+      });
+    }
   }
-  for (auto& t : threads) t.join();
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
