@@ -17,7 +17,7 @@
 namespace scatter::cli {
 
 const char* const kBackendHelp =
-    "comma-separated: ref, cuda, all (the built-ins, default), numpy, onnx, onnxruntime, openvino, tvm, torch, jax, "
+    "comma-separated: ref, cpu, cuda, all (the built-ins, default), numpy, onnx, onnxruntime, openvino, tvm, torch, jax, "
     "frameworks (every available one), plugin:PATH";
 
 Selection SelectionFlags::selection() const {
@@ -43,6 +43,8 @@ void add_selection(CLI::App* cmd, SelectionFlags& flags) {
 
 void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help) {
   cmd->add_option("--backend", flags.backend, help);
+  cmd->add_option("--threads", flags.threads, "threads of the cpu backend (default: one per core)")
+      ->check(CLI::Range(1, 4096));
 }
 
 void add_external(CLI::App* cmd, BackendFlags& flags) {
@@ -139,6 +141,7 @@ std::vector<std::unique_ptr<Backend>> backends_for(const BackendFlags& flags, co
   config.self_exe = self_exe;
   config.plugins = plugin_paths(flags.backend);
   if (flags.timeout > 0) config.request_timeout = flags.timeout;
+  config.threads = flags.threads;
   return make_all_backends(config);
 }
 

@@ -48,6 +48,7 @@ struct BackendFlags {
   std::string python;
   bool isolate = false;
   double timeout = 0.0;  ///< run's --timeout: also the workers' request time-out
+  int threads = 0;       ///< --threads of the cpu backend; 0: one per core
 };
 extern const char* const kBackendHelp;
 void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help = kBackendHelp);

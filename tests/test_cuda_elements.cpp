@@ -28,6 +28,7 @@
 #include "scatter/compare.hpp"
 #include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -193,35 +194,23 @@ Tensor emulate(const Case& c, bool off32, Order order = Order::update) {
 const scatter::RunFlags kExact{false, true};  // fuzz_verdict's bit-for-bit rule for every reduction
 
 TEST(CudaElements, EveryBundledCaseMatchesTheReferenceBitForBit) {
-  scatter::LoadOptions options;
-  options.max_bytes = scatter::default_max_bytes();
-  const auto loaded = scatter::load_paths({SCATTER_CASES_DIR}, options);
-  int checked = 0;
-  for (const auto& entry : loaded.cases) {
-    const bool large = std::find(entry.tags.begin(), entry.tags.end(), "large") != entry.tags.end();
-    if (!entry.decl || entry.expect_error || large) continue;
-    Case c;
-    try {
-      c = scatter::materialize(*entry.decl);
-    } catch (const scatter::Error&) {
-      continue;  // rejected at materialization (index, values): never reaches a backend
-    }
+  const auto cases = scatter::testing::bundled_cases();
+  for (const auto& [what, c] : cases) {
     const auto want = scatter::reference_scatter(c);
     for (const bool off32 : {true, false}) {
       EXPECT_EQ(scatter::fuzz_verdict(c, emulate(c, off32), want, kExact), "")
-          << entry.file << ": " << entry.name << (off32 ? " (32-bit offsets)" : " (64-bit offsets)");
+          << what << (off32 ? " (32-bit offsets)" : " (64-bit offsets)");
     }
     // The GPU's other orders pass the case's comparison (its expected output where it has
     // one, with its tolerance): the per-step edge cases allow no merged updates.
     for (const auto order : {Order::reverse, Order::warp_tree}) {
       const auto cmp = scatter::compare_outputs(c, emulate(c, true, order), c.expected ? *c.expected : want,
                                               c.expected.has_value());
-      EXPECT_TRUE(cmp.passed) << entry.file << ": " << entry.name << (order == Order::reverse ? " (reverse)" : " (warp tree)")
+      EXPECT_TRUE(cmp.passed) << what << (order == Order::reverse ? " (reverse)" : " (warp tree)")
                               << ": " << cmp.mismatches << " of " << cmp.elements << " differ beyond " << cmp.rule;
     }
-    ++checked;
   }
-  EXPECT_GT(checked, 250);  // the bundled suite, not an empty directory
+  EXPECT_GT(cases.size(), 250u);  // the bundled suite, not an empty directory
 }
 
 TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {

@@ -176,10 +176,11 @@ class RunBackends : public ::testing::Test {
   void SetUp() override {
     all_ = scatter::make_all_backends();
     // The built-ins, then one per framework (started only when asked for).
-    ASSERT_EQ(all_.size(), 2u + scatter::framework_backend_names().size());
+    ASSERT_EQ(all_.size(), 3u + scatter::framework_backend_names().size());
     ASSERT_EQ(all_[0]->name(), "ref");
-    ASSERT_EQ(all_[1]->name(), "cuda");
-    const auto cuda = all_[1]->availability();
+    ASSERT_EQ(all_[1]->name(), "cpu");
+    ASSERT_EQ(all_[2]->name(), "cuda");
+    const auto cuda = all_[2]->availability();
     if (cuda.available) GTEST_SKIP() << "cuda is available in this build; these tests cover a build without it";
     cuda_reason_ = cuda.reason;
   }
@@ -187,11 +188,12 @@ class RunBackends : public ::testing::Test {
   std::string cuda_reason_;
 };
 
-TEST_F(RunBackends, AllRunsRefAndSkipsCudaWithTheReason) {
+TEST_F(RunBackends, AllRunsRefAndCpuAndSkipsCudaWithTheReason) {
   EXPECT_FALSE(cuda_reason_.empty());
   const auto choice = scatter::choose_backends("all", all_);
-  ASSERT_EQ(choice.run.size(), 1u);
+  ASSERT_EQ(choice.run.size(), 2u);
   EXPECT_EQ(choice.run[0]->name(), "ref");
+  EXPECT_EQ(choice.run[1]->name(), "cpu");
   ASSERT_EQ(choice.skipped.size(), 1u);
   EXPECT_EQ(choice.skipped[0].first->name(), "cuda");
   EXPECT_EQ(choice.skipped[0].second, "unavailable: " + cuda_reason_);
@@ -200,7 +202,7 @@ TEST_F(RunBackends, AllRunsRefAndSkipsCudaWithTheReason) {
 
 TEST_F(RunBackends, EmptyListMeansAll) {
   const auto choice = scatter::choose_backends("", all_);
-  ASSERT_EQ(choice.run.size(), 1u);
+  ASSERT_EQ(choice.run.size(), 2u);
   EXPECT_EQ(choice.skipped.size(), 1u);
 }
 
@@ -231,7 +233,7 @@ TEST_F(RunBackends, UnknownNameThrows) {
   } catch (const scatter::Error& e) {
     EXPECT_EQ(e.code(), scatter::ErrorCode::schema);
     EXPECT_EQ(e.message(),
-              "--backend: 'rocm' is not a backend (all, frameworks, ref, cuda, numpy, onnx, onnxruntime, openvino, tvm, "
+              "--backend: 'rocm' is not a backend (all, frameworks, ref, cpu, cuda, numpy, onnx, onnxruntime, openvino, tvm, "
               "torch, jax, plugin:PATH)");
   }
 }
@@ -243,7 +245,9 @@ TEST(RunBackendsFrameworks, UnstartableWorkersAreNotRunningWithTheReason) {
   config.python = "/nonexistent/python";
   const auto all = scatter::make_all_backends(config);
   const auto builtins = scatter::choose_backends("all", all);
-  for (const auto* b : builtins.run) EXPECT_TRUE(b->name() == "ref" || b->name() == "cuda") << b->name();
+  for (const auto* b : builtins.run) {
+    EXPECT_TRUE(b->name() == "ref" || b->name() == "cpu" || b->name() == "cuda") << b->name();
+  }
   const auto choice = scatter::choose_backends("frameworks", all);
   EXPECT_TRUE(choice.run.empty());
   EXPECT_TRUE(choice.skipped.empty());

@@ -156,6 +156,31 @@ inline void PrintTo(const Rejection& r, std::ostream* os) { *os << r.name; }
 /// The test name of a table row, for INSTANTIATE_TEST_SUITE_P.
 inline std::string rejection_name(const ::testing::TestParamInfo<Rejection>& info) { return info.param.name; }
 
+/// A bundled case (cases/) that reaches a backend: valid, not `large`, materialized.
+struct BundledCase {
+  std::string what;  ///< "file: name"
+  Case c;
+};
+
+/// Every bundled case that reaches a backend (the others are skipped: expect_error,
+/// tagged large, or rejected at materialization).
+inline std::vector<BundledCase> bundled_cases() {
+  LoadOptions options;
+  options.max_bytes = default_max_bytes();
+  const auto loaded = load_paths({SCATTER_CASES_DIR}, options);
+  std::vector<BundledCase> cases;
+  for (const auto& entry : loaded.cases) {
+    const bool large = std::find(entry.tags.begin(), entry.tags.end(), "large") != entry.tags.end();
+    if (!entry.decl || entry.expect_error || large) continue;
+    try {
+      cases.push_back({entry.file + ": " + entry.name, materialize(*entry.decl)});
+    } catch (const Error&) {
+      // rejected at materialization (index, values): never reaches a backend
+    }
+  }
+  return cases;
+}
+
 }  // namespace scatter::testing
 
 /// Expects `json` to be rejected with exactly `code` and `message` (field + detail).

@@ -34,6 +34,17 @@ std::string worker_path() {
   return std::string(SCATTER_SOURCE_DIR) + "/lib/python";
 }
 
+// The cpu backend's grain: the config's, else $SCATTERCTL_CPU_GRAIN (a positive integer;
+// anything else is ignored), else its default.
+std::int64_t cpu_grain(const BackendConfig& config) {
+  if (config.cpu_grain > 0) return config.cpu_grain;
+  const char* env = std::getenv("SCATTERCTL_CPU_GRAIN");
+  if (!env || !*env) return 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(env, &end, 10);
+  return end && *end == '\0' && v > 0 ? v : 0;
+}
+
 std::unique_ptr<Backend> make_isolated_plugin(const std::string& path, const BackendConfig& config) {
   std::string self = config.self_exe;
   if (self.empty()) self = std::filesystem::read_symlink("/proc/self/exe").string();
@@ -58,6 +69,7 @@ std::unique_ptr<Backend> make_framework_backend(const std::string& name, const B
 std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config) {
   std::vector<std::unique_ptr<Backend>> all;
   all.push_back(make_ref_backend());
+  all.push_back(make_cpu_backend(config.threads, cpu_grain(config)));
   all.push_back(make_cuda_backend());
   for (const auto& name : framework_backend_names()) all.push_back(make_framework_backend(name, config));
   for (const auto& path : config.plugins) {

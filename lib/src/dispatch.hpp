@@ -45,6 +45,36 @@ decltype(auto) dispatch(DType dtype, F&& f) {
   SCATTER_ASSERT(false && "unknown dtype");
 }
 
+/// Calls f(std::integral_constant<Reduction, R>{}) with the reduction as a constant.
+template <class F>
+decltype(auto) dispatch_reduction(Reduction r, F&& f) {
+  switch (r) {
+    case Reduction::none:
+      return f(std::integral_constant<Reduction, Reduction::none>{});
+    case Reduction::add:
+      return f(std::integral_constant<Reduction, Reduction::add>{});
+    case Reduction::sub:
+      return f(std::integral_constant<Reduction, Reduction::sub>{});
+    case Reduction::mul:
+      return f(std::integral_constant<Reduction, Reduction::mul>{});
+    case Reduction::min:
+      return f(std::integral_constant<Reduction, Reduction::min>{});
+    case Reduction::max:
+      return f(std::integral_constant<Reduction, Reduction::max>{});
+    case Reduction::mean:
+      return f(std::integral_constant<Reduction, Reduction::mean>{});
+  }
+  SCATTER_ASSERT(false && "unknown reduction");
+}
+
+/// Calls f(TypeTag<I>{}) with the storage type of an index dtype (int32 or int64).
+template <class F>
+decltype(auto) dispatch_index(DType dtype, F&& f) {
+  if (dtype == DType::int32) return f(TypeTag<std::int32_t>{});
+  SCATTER_ASSERT(dtype == DType::int64 && "indices are int32 or int64");
+  return f(TypeTag<std::int64_t>{});
+}
+
 template <class T>
 inline constexpr bool kIsInt = std::is_integral_v<T>;
 

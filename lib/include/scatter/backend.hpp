@@ -105,9 +105,16 @@ struct BackendConfig {
   std::string self_exe;                 ///< scatterctl itself, which hosts isolated plugins
   std::vector<std::string> plugins;     ///< paths of the plugin:PATH backends asked for
   std::optional<double> request_timeout;  ///< seconds a worker may take per case (default 300)
+  int threads = 0;                      ///< --threads of the cpu backend; 0: one per core
+  std::int64_t cpu_grain = 0;           ///< the cpu backend's grain; 0: $SCATTERCTL_CPU_GRAIN, else its default
 };
 
 std::unique_ptr<Backend> make_ref_backend();
+/// The fast CPU backend, exact like the reference, on `threads` threads (0: one per
+/// core). A case is split over as many threads as have `grain` elements of work each
+/// (output plus updates; 0: the default, 2^15); a grain of 1 splits even tiny cases, at
+/// any element, which is how the tests reach the threads' range boundaries.
+std::unique_ptr<Backend> make_cpu_backend(int threads = 0, std::int64_t grain = 0);
 /// The cuda backend, or a stand-in that reports why it is unavailable.
 std::unique_ptr<Backend> make_cuda_backend();
 /// A framework backend served by a worker process (numpy, onnx, onnxruntime, ...).

@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <string>
+#include <cstdlib>
 #include <map>
+#include <utility>
 #include <vector>
 
+#include "../cpu/pool.hpp"
 #include "probes.hpp"
 
 namespace scatter {
@@ -15,23 +20,23 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+// [begin, end) of part t of n equal parts of `size`.
+std::pair<std::size_t, std::size_t> part(std::size_t size, int t, int n) {
+  return {size * static_cast<std::size_t>(t) / static_cast<std::size_t>(n),
+          size * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(n)};
+}
+
+// The host's lines, measured on `threads` threads at once (the cpu backend's), each
+// moving its own part: the same parallelism as the rows they are the 100% of.
 class HostProbe final : public BandwidthProbe {
  public:
+  explicit HostProbe(int threads) : threads_(std::max(1, threads)), pool_(threads_) {}
+
   // memcpy of 256 MiB, best of 5, read + write counted.
   double copy() override {
     if (copy_ > 0.0) return copy_;
     static constexpr std::size_t kBytes = 256u << 20;
-    std::unique_ptr<char[]> src(new char[kBytes]);
-    std::unique_ptr<char[]> dst(new char[kBytes]);
-    std::memset(src.get(), 1, kBytes);
-    std::memset(dst.get(), 2, kBytes);
-    double best = 1e30;
-    for (int i = 0; i < 5; ++i) {
-      const auto start = Clock::now();
-      std::memcpy(dst.get(), src.get(), kBytes);
-      best = std::min(best, seconds_since(start));
-    }
-    copy_ = 2.0 * kBytes / best;
+    copy_ = 2.0 * kBytes / best_copy(kBytes, 5, false);
     return copy_;
   }
 
@@ -46,11 +51,14 @@ class HostProbe final : public BandwidthProbe {
     double best = 1e30;
     for (int round = 0; round < 3; ++round) {
       const auto start = Clock::now();
-      std::uint64_t x = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(round + 1);
-      for (std::uint64_t i = 0; i < kStores; ++i) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64: cheap next to a cache miss
-        buffer[(x % kSectors) * 8] = static_cast<std::uint32_t>(i);
-      }
+      pool_.run(threads_, [&](int t) {
+        const auto [first, last] = part(kStores, t, threads_);
+        std::uint64_t x = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(round * threads_ + t + 1);
+        for (auto i = first; i < last; ++i) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64: cheap next to a cache miss
+          buffer[(x % kSectors) * 8] = static_cast<std::uint32_t>(i);
+        }
+      });
       best = std::min(best, seconds_since(start));
     }
     sectors_ = 32.0 * static_cast<double>(kStores) / best;
@@ -62,23 +70,37 @@ class HostProbe final : public BandwidthProbe {
   double copy_of(std::uint64_t bytes) override {
     if (auto it = by_size_.find(bytes); it != by_size_.end()) return it->second;
     const std::size_t half = std::max<std::size_t>(static_cast<std::size_t>(bytes / 2), 64);
-    std::unique_ptr<char[]> src(new char[half]);
-    std::unique_ptr<char[]> dst(new char[half]);
-    std::memset(src.get(), 1, half);
-    std::memset(dst.get(), 2, half);
-    std::vector<double> took;
-    for (int i = 0; i < 5; ++i) {
-      flush_host_caches();
-      const auto start = Clock::now();
-      std::memcpy(dst.get(), src.get(), half);
-      took.push_back(seconds_since(start));
-    }
-    std::sort(took.begin(), took.end());
-    const double med = took[2];
+    const double med = best_copy(half, 5, true);
     return by_size_[bytes] = med > 0 ? 2.0 * static_cast<double>(half) / med : 0.0;
   }
 
  private:
+  // Seconds of a memcpy of `bytes` split over the threads: the best of `samples`, or
+  // with `cold` the median, the caches evicted before each.
+  double best_copy(std::size_t bytes, int samples, bool cold) {
+    std::unique_ptr<char[]> src(new char[bytes]);
+    std::unique_ptr<char[]> dst(new char[bytes]);
+    pool_.run(threads_, [&](int t) {  // each thread's pages first touched by it
+      const auto [first, last] = part(bytes, t, threads_);
+      std::memset(src.get() + first, 1, last - first);
+      std::memset(dst.get() + first, 2, last - first);
+    });
+    std::vector<double> took;
+    for (int i = 0; i < samples; ++i) {
+      if (cold) flush_host_caches();
+      const auto start = Clock::now();
+      pool_.run(threads_, [&](int t) {
+        const auto [first, last] = part(bytes, t, threads_);
+        std::memcpy(dst.get() + first, src.get() + first, last - first);
+      });
+      took.push_back(seconds_since(start));
+    }
+    std::sort(took.begin(), took.end());
+    return cold ? took[took.size() / 2] : took.front();
+  }
+
+  int threads_;
+  detail::cpu::Pool pool_;  // the cpu backend's kind of threads, started once
   double copy_ = 0.0;
   double sectors_ = 0.0;
   std::map<std::uint64_t, double> by_size_;
@@ -90,6 +112,18 @@ bool runs_on_host(const Backend& b) {
 
 }  // namespace
 
+std::string host_cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "CPU";
+}
+
 void flush_host_caches() {
   static constexpr std::size_t kBytes = 256u << 20;
   static const std::unique_ptr<char[]> buffer(new char[kBytes]);
@@ -97,7 +131,7 @@ void flush_host_caches() {
   std::memset(buffer.get(), ++value, kBytes);
 }
 
-std::unique_ptr<BandwidthProbe> make_host_probe() { return std::make_unique<HostProbe>(); }
+std::unique_ptr<BandwidthProbe> make_host_probe(int threads) { return std::make_unique<HostProbe>(threads); }
 
 BandwidthProbe* probe_for(const Backend& backend) {
   if (backend.name() == "cuda") {
@@ -105,8 +139,17 @@ BandwidthProbe* probe_for(const Backend& backend) {
     return device.get();
   }
   if (!runs_on_host(backend)) return nullptr;
-  static const auto host = make_host_probe();
-  return host.get();
+  // The cpu backend's lines on its own threads; every other host backend's on one.
+  int threads = 1;
+  if (backend.name() == "cpu") {
+    for (const auto& [key, value] : backend.properties()) {
+      if (key == "threads") threads = std::max(1, std::atoi(value.c_str()));
+    }
+  }
+  static std::map<int, std::unique_ptr<BandwidthProbe>> hosts;
+  auto& probe = hosts[threads];
+  if (!probe) probe = make_host_probe(threads);
+  return probe.get();
 }
 
 }  // namespace scatter

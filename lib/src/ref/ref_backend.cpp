@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,24 +17,12 @@ namespace scatter {
 namespace detail {
 namespace {
 
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  }
-  return "CPU";
-}
-
 class RefBackend final : public Backend {
  public:
   std::string_view name() const override { return "ref"; }
   Availability availability() const override { return {true, ""}; }
   std::string device() const override {
-    return fmt::format("{} ({} threads)", cpu_name(), std::thread::hardware_concurrency());
+    return fmt::format("{} ({} threads)", host_cpu_name(), std::thread::hardware_concurrency());
   }
   // Out of place, the copy of data is part of the op; in place it is done first,
   // outside the timed region. The reference has one order only: deterministic.

@@ -1,0 +1,207 @@
+// The cpu backend: fast and exact. The output is split into one range per thread; each
+// thread copies its range of data (out of place), then applies, in update order, the
+// updates that land in it (scatter_range.hpp). The result is the reference's, bit for
+// bit, for every op, reduction and dtype: the same steps on each element in the same
+// order, with no atomics and no --deterministic tax (docs/backends.md, "cpu").
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../bench/probes.hpp"
+#include "../dispatch.hpp"
+#include "pool.hpp"
+#include "runs.hpp"
+#include "scatter/backend.hpp"
+#include "scatter_range.hpp"
+
+namespace scatter {
+namespace detail::cpu {
+
+Geometry geometry_of(const Case& c) {
+  Geometry g;
+  g.op = c.attrs.op;
+  const auto& dshape = c.data.shape();
+  const auto& ishape = c.indices.shape();
+  const auto ostride = strides_of(dshape);
+  switch (c.attrs.op) {
+    case Op::scatter_elements: {
+      g.len = 1;
+      g.runs = c.indices.numel();
+      g.rank = static_cast<int>(ishape.size());
+      g.axis = c.attrs.axis;
+      g.extent = dshape[static_cast<std::size_t>(g.axis)];
+      g.row = ishape.empty() ? 1 : ishape.back();
+      for (std::size_t d = 0; d < ishape.size(); ++d) {
+        g.ushape[d] = ishape[d];
+        g.ostride[d] = ostride[d];
+      }
+      const bool along_rows = g.axis == g.rank - 1;
+      g.col_stride = along_rows ? 0 : 1;
+      g.index_stride = along_rows ? 1 : ostride[static_cast<std::size_t>(g.axis)];
+      break;
+    }
+    case Op::scatter_nd: {
+      g.k = ishape.back();
+      const auto k = static_cast<std::size_t>(g.k);
+      g.len = numel(Shape(dshape.begin() + static_cast<std::ptrdiff_t>(k), dshape.end()));
+      g.runs = numel(Shape(ishape.begin(), ishape.end() - 1));
+      for (std::size_t j = 0; j < k; ++j) {
+        g.extents[j] = dshape[j];
+        g.ostride[j] = ostride[j];
+      }
+      break;
+    }
+    case Op::scatter_update: {
+      const auto axis = static_cast<std::ptrdiff_t>(c.attrs.axis);
+      g.outer = numel(Shape(dshape.begin(), dshape.begin() + axis));
+      g.len = numel(Shape(dshape.begin() + axis + 1, dshape.end()));
+      g.extent = dshape[static_cast<std::size_t>(axis)];
+      g.count = c.indices.numel();
+      g.runs = g.outer * g.count;
+      break;
+    }
+  }
+  return g;
+}
+
+namespace {
+
+// Elements of work (output plus updates) per thread, at least: below it, one thread is
+// faster than waking another.
+constexpr std::int64_t kDefaultGrain = std::int64_t{1} << 15;
+
+/// The threads' ranges of the output: equal parts, their bounds on 64-byte lines (so
+/// that no two threads write one cache line) unless `align` is false.
+std::vector<std::int64_t> share_bounds(std::int64_t numel, std::size_t element, int tasks, bool align_lines) {
+  const auto align = align_lines ? static_cast<std::int64_t>(std::max<std::size_t>(1, 64 / element)) : 1;
+  std::vector<std::int64_t> bounds(static_cast<std::size_t>(tasks) + 1, numel);
+  for (int t = 0; t < tasks; ++t) {
+    const auto even = static_cast<std::int64_t>(static_cast<__int128>(numel) * t / tasks);
+    bounds[static_cast<std::size_t>(t)] = t == 0 ? 0 : std::min(numel, even / align * align);
+  }
+  return bounds;
+}
+
+/// Everything a run needs that is allocated before its timed region.
+struct Prepared {
+  Geometry geometry;
+  std::vector<std::int64_t> bounds;
+  std::unique_ptr<std::uint32_t[]> counts32;  // mean, up to 2^32 - 1 runs
+  std::unique_ptr<std::uint64_t[]> counts64;  // mean, beyond
+  int tasks = 1;
+};
+
+template <class T, Reduction R, class Count, class I>
+void scatter_all(const Case& c, const Prepared& p, Count* counts, Tensor& out, bool in_place, Pool& pool,
+                 std::vector<Scratch>& scratch) {
+  const I* idx = c.indices.data<I>();
+  pool.run(p.tasks, [&](int t) {
+    Share<T, Count> sh;
+    sh.data = c.data.data<T>();
+    sh.updates = c.updates.data<T>();
+    sh.out = out.data<T>();
+    sh.counts = counts;
+    sh.in_place = in_place;
+    sh.use_init_val = c.attrs.use_init_val;
+    sh.lo = p.bounds[static_cast<std::size_t>(t)];
+    sh.hi = p.bounds[static_cast<std::size_t>(t) + 1];
+    Poll poll{&pool, t == 0};
+    try {
+      scatter_share<T, R, Count>(p.geometry, idx, sh, scratch[static_cast<std::size_t>(t)], poll);
+    } catch (const Stopped&) {
+      // another task failed or the run was cancelled: the pool rethrows why
+    }
+  });
+}
+
+void scatter(const Case& c, const Prepared& p, Tensor& out, bool in_place, Pool& pool, std::vector<Scratch>& scratch) {
+  dispatch(c.data.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    dispatch_reduction(c.attrs.reduction, [&](auto reduction) {
+      constexpr Reduction R = decltype(reduction)::value;
+      dispatch_index(c.indices.dtype(), [&](auto index) {
+        using I = typename decltype(index)::type;
+        if (p.counts64) {
+          scatter_all<T, R, std::uint64_t, I>(c, p, p.counts64.get(), out, in_place, pool, scratch);
+        } else {
+          scatter_all<T, R, std::uint32_t, I>(c, p, p.counts32.get(), out, in_place, pool, scratch);
+        }
+      });
+    });
+  });
+}
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(int threads, std::int64_t grain)
+      : threads_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+        grain_(grain > 0 ? grain : kDefaultGrain) {}
+
+  std::string_view name() const override { return "cpu"; }
+  Availability availability() const override { return {true, ""}; }
+  std::string device() const override { return fmt::format("{} ({} threads)", host_cpu_name(), threads_); }
+  std::vector<std::pair<std::string, std::string>> properties() const override {
+    return {{"threads", std::to_string(threads_)}};
+  }
+
+  // As the reference: the output allocated and its pages touched before the timed
+  // region; out of place, the copy of data is part of the op (each thread copies its range).
+  BackendOutput run(const Case& c, const RunFlags& flags) override {
+    using Clock = std::chrono::steady_clock;
+    Pool& workers = pool();
+    Prepared p;
+    p.geometry = geometry_of(c);
+    const auto n = c.data.numel();
+    const auto work = n + p.geometry.runs * p.geometry.len;
+    p.tasks = static_cast<int>(std::clamp<std::int64_t>(std::min(work / grain_, n), 1, workers.size()));
+    p.bounds = share_bounds(n, size_of(c.data.dtype()), p.tasks, grain_ >= 64);
+    if (c.attrs.reduction == Reduction::mean) {
+      if (p.geometry.runs < (std::int64_t{1} << 32)) {
+        p.counts32.reset(new std::uint32_t[static_cast<std::size_t>(n)]);
+        std::memset(p.counts32.get(), 0, static_cast<std::size_t>(n) * sizeof(std::uint32_t));
+      } else {
+        p.counts64.reset(new std::uint64_t[static_cast<std::size_t>(n)]);
+        std::memset(p.counts64.get(), 0, static_cast<std::size_t>(n) * sizeof(std::uint64_t));
+      }
+    }
+    Tensor out = flags.in_place ? c.data.clone() : Tensor(c.data.dtype(), c.data.shape());
+    if (!flags.in_place) std::memset(out.bytes(), 0, out.nbytes());
+    if (flags.flush_caches) flush_host_caches();
+    const auto start = Clock::now();
+    scatter(c, p, out, flags.in_place, workers, scratch_);
+    const std::chrono::duration<double> took = Clock::now() - start;
+    return {std::move(out), took.count(), {}, {}, {}};
+  }
+
+ private:
+  // The threads start on the first run, not when the registry is built (`info`, `list`).
+  Pool& pool() {
+    std::call_once(started_, [&] {
+      pool_ = std::make_unique<Pool>(threads_);
+      scratch_.resize(static_cast<std::size_t>(pool_->size()));
+    });
+    return *pool_;
+  }
+
+  int threads_;
+  std::int64_t grain_;
+  std::once_flag started_;
+  std::unique_ptr<Pool> pool_;
+  std::vector<Scratch> scratch_;
+};
+
+}  // namespace
+}  // namespace detail::cpu
+
+std::unique_ptr<Backend> make_cpu_backend(int threads, std::int64_t grain) {
+  return std::make_unique<detail::cpu::CpuBackend>(threads, grain);
+}
+
+}  // namespace scatter

@@ -1,0 +1,51 @@
+#pragma once
+// A fork-join pool for the cpu backend: run(n, task) runs task(0) .. task(n - 1), task 0
+// on the calling thread, and returns when all have returned. While the caller waits it
+// polls for --timeout and Ctrl-C (poll_cancel: the deadline is per thread, and the caller
+// owns it). A cancel or a task's exception sets stop(), which the tasks poll, and is
+// rethrown once every task has returned: no task outlives the buffers it writes.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace scatter::detail::cpu {
+
+class Pool {
+ public:
+  /// `threads` workers in all, the caller included (at least 1).
+  explicit Pool(int threads);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  int size() const { return size_; }
+  /// Set when the current run is cancelled or a task failed: tasks return early.
+  bool stopping() const { return stop_.load(std::memory_order_relaxed); }
+  /// Runs task(t) for t in [0, min(n, size())); rethrows the first failure.
+  void run(int n, const std::function<void(int)>& task);
+
+ private:
+  void work(int id);
+  void fail(std::exception_ptr error);  // with mutex_ held
+
+  int size_;
+  std::mutex mutex_;
+  std::condition_variable start_;
+  std::condition_variable done_;
+  std::uint64_t generation_ = 0;
+  int tasks_ = 0;    // tasks of the current run
+  int pending_ = 0;  // worker tasks not yet returned
+  const std::function<void(int)>* task_ = nullptr;
+  std::exception_ptr error_;
+  std::atomic<bool> stop_{false};
+  bool quit_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace scatter::detail::cpu

@@ -1,0 +1,168 @@
+#pragma once
+// One thread's share of a scatter: the output elements [lo, hi). Every thread reads all
+// the indices, in update order, and applies the runs that land in its range, so each
+// output element sees its updates in the reference's order, through the reference's own
+// step (reduce_step.hpp): bit for bit the reference for every reduction, duplicates and
+// float add included, with no atomics and no locks. Threads never write the same element.
+//
+// A run of one element goes through a small batch first: the targets of a stretch of
+// updates are filtered without a branch into `Scratch`, then applied in a tight loop,
+// so that the random accesses of the apply loop overlap and the filter's outcome is
+// never mispredicted.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../reduce_step.hpp"
+#include "pool.hpp"
+#include "runs.hpp"
+#include "scatter/cancel.hpp"
+
+namespace scatter::detail::cpu {
+
+inline constexpr std::size_t kBatch = 1024;
+
+/// A thread's batch of (update, output) offsets, allocated once per pool thread.
+struct Scratch {
+  std::int64_t update[kBatch];
+  std::int64_t output[kBatch];
+};
+
+/// Thrown out of a task when another task failed or the run was cancelled.
+struct Stopped {};
+
+/// What a task needs to check now and then: the pool's stop flag, and (task 0, on the
+/// caller's thread, which owns the case's deadline) --timeout and Ctrl-C.
+struct Poll {
+  const Pool* pool = nullptr;
+  bool caller = false;
+  std::uint32_t ticks = 0;
+  void tick() {
+    if ((++ticks & 0xFFFFu) != 0) return;
+    if (caller) poll_cancel();
+    if (pool->stopping()) throw Stopped{};
+  }
+};
+
+/// What one task scatters.
+template <class T, class Count>
+struct Share {
+  const T* data = nullptr;
+  const T* updates = nullptr;
+  T* out = nullptr;
+  Count* counts = nullptr;  ///< mean: updates per output element (this share's part)
+  bool in_place = false;
+  bool use_init_val = true;
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+};
+
+/// Calls visit.batch(u, o, n) (n runs of one element, in order) or visit.many(u, o, len)
+/// for the part of every run that lands in [lo, hi), in update order.
+template <class I, class Visit>
+void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_t hi, Scratch& s, Poll& poll,
+                   Visit&& visit) {
+  if (g.len == 1) {
+    const auto span = static_cast<std::uint64_t>(hi - lo);
+    std::size_t n = 0;
+    for_each_run(g, idx, lo, hi, [&](std::int64_t u, std::int64_t o) {
+      s.update[n] = u;
+      s.output[n] = o;
+      n += static_cast<std::uint64_t>(o - lo) < span;
+      if (n == kBatch) {
+        visit.batch(s.update, s.output, kBatch);
+        n = 0;
+      }
+      poll.tick();
+    });
+    visit.batch(s.update, s.output, n);
+    return;
+  }
+  const auto len = g.len;
+  for_each_run(g, idx, lo, hi, [&](std::int64_t u, std::int64_t o) {
+    const auto first = std::max(o, lo);
+    const auto last = std::min(o + len, hi);
+    if (first < last) visit.many(u + (first - o), first, last - first);
+    poll.tick();
+  });
+}
+
+/// Starts every targeted element of the share from the reduction's identity.
+template <class T>
+struct FillIdentity {
+  T* out;
+  T id;
+  void batch(const std::int64_t*, const std::int64_t* o, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[o[i]] = id;
+  }
+  void many(std::int64_t, std::int64_t o, std::int64_t len) { std::fill(out + o, out + o + len, id); }
+};
+
+/// out = f(out, update), and the count of mean.
+template <class T, Reduction R, class Count>
+struct Combine {
+  T* out;
+  const T* updates;
+  Count* counts;
+  // Runs of one element, in order. The target `kAhead` entries on is prefetched, so the
+  // random accesses overlap even where the step branches (float16 rounding, NaN-aware
+  // min/max). Consecutive updates of one target are combined in a register and stored
+  // once (heavy contention): the same steps in the same order.
+  void batch(const std::int64_t* u, const std::int64_t* o, std::size_t n) {
+    constexpr std::size_t kAhead = 16;
+    if constexpr (R == Reduction::none) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) __builtin_prefetch(out + o[i + kAhead], 1);
+        out[o[i]] = updates[u[i]];
+      }
+    } else {
+      for (std::size_t i = 0; i < n;) {
+        const auto target = o[i];
+        T acc = out[target];
+        Count steps = 0;
+        do {
+          if (i + kAhead < n) __builtin_prefetch(out + o[i + kAhead], 1);
+          acc = combine(R, acc, updates[u[i]]);
+          ++steps;
+          ++i;
+        } while (i < n && o[i] == target);
+        out[target] = acc;
+        if constexpr (R == Reduction::mean) counts[target] += steps;
+      }
+    }
+  }
+  void many(std::int64_t u, std::int64_t o, std::int64_t len) {
+    if constexpr (R == Reduction::none) {
+      std::memcpy(out + o, updates + u, static_cast<std::size_t>(len) * sizeof(T));
+    } else {
+      for (std::int64_t j = 0; j < len; ++j) out[o + j] = combine(R, out[o + j], updates[u + j]);
+    }
+    if constexpr (R == Reduction::mean) {
+      for (std::int64_t j = 0; j < len; ++j) ++counts[o + j];
+    }
+  }
+};
+
+/// The reference's steps (ref/scatter_loop.hpp) on the share's elements only.
+template <class T, Reduction R, class Count, class I>
+void scatter_share(const Geometry& g, const I* idx, const Share<T, Count>& sh, Scratch& s, Poll& poll) {
+  const auto lo = sh.lo;
+  const auto hi = sh.hi;
+  if (hi <= lo) return;
+  if (!sh.in_place) std::memcpy(sh.out + lo, sh.data + lo, static_cast<std::size_t>(hi - lo) * sizeof(T));
+  if constexpr (R != Reduction::none) {
+    if (!sh.use_init_val) runs_in_range(g, idx, lo, hi, s, poll, FillIdentity<T>{sh.out, identity<T>(R)});
+  }
+  if constexpr (R == Reduction::mean) std::fill(sh.counts + lo, sh.counts + hi, Count{0});
+  runs_in_range(g, idx, lo, hi, s, poll, Combine<T, R, Count>{sh.out, sh.updates, sh.counts});
+  if constexpr (R == Reduction::mean && !std::is_same_v<T, Bool>) {  // the spec has no mean of bool
+    const Count init = sh.use_init_val ? 1 : 0;
+    for (auto i = lo; i < hi; ++i) {
+      if (sh.counts[i] != 0) sh.out[i] = mean_of(sh.out[i], static_cast<std::int64_t>(sh.counts[i] + init));
+    }
+  }
+}
+
+}  // namespace scatter::detail::cpu

@@ -1,0 +1,136 @@
+// The cpu backend against the reference: the same bytes, for every bundled case and
+// thousands of fuzzed ones, on 1 to 7 threads split at any element (grain 1), in place
+// and out of place; and its pool: a failing task, a cancelled run.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../lib/src/cpu/pool.hpp"
+#include "scatter/backend.hpp"
+#include "scatter/cancel.hpp"
+#include "scatter/fuzz.hpp"
+#include "scatter/load.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using scatter::Case;
+
+bool same_bytes(const scatter::Tensor& a, const scatter::Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.bytes(), b.bytes(), a.nbytes()) == 0;
+}
+
+// The first differing element, for the failure message.
+std::string first_difference(const scatter::Tensor& got, const scatter::Tensor& want) {
+  for (std::int64_t i = 0; i < want.numel(); ++i) {
+    const auto e = scatter::size_of(want.dtype());
+    if (std::memcmp(got.bytes() + i * e, want.bytes() + i * e, e) != 0) {
+      return "element " + std::to_string(i) + ": got " + scatter::format_element(got, i) + ", want " +
+             scatter::format_element(want, i);
+    }
+  }
+  return "shape or dtype";
+}
+
+// Runs c on cpu backends of 1, 2, 3 and 7 threads split at every element, both ways.
+void expect_reference_bytes(const Case& c, const std::string& what) {
+  const auto want = scatter::reference_scatter(c);
+  for (const int threads : {1, 2, 3, 7}) {
+    auto cpu = scatter::make_cpu_backend(threads, 1);
+    for (const bool in_place : {false, true}) {
+      scatter::RunFlags flags;
+      flags.in_place = in_place;
+      const auto got = cpu->run(c, flags).output;
+      EXPECT_TRUE(same_bytes(got, want)) << what << ", " << threads << " threads" << (in_place ? ", in place" : "")
+                                         << ": " << first_difference(got, want);
+    }
+  }
+}
+
+TEST(CpuBackend, EveryBundledCaseGivesTheReferencesBytes) {
+  const auto cases = scatter::testing::bundled_cases();
+  for (const auto& bundled : cases) expect_reference_bytes(bundled.c, bundled.what);
+  EXPECT_GT(cases.size(), 250u);  // the bundled suite, not an empty directory
+}
+
+TEST(CpuBackend, FuzzedCasesGiveTheReferencesBytes) {
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  int by_op[3] = {};
+  for (std::int64_t i = 0; i < 1500; ++i) {
+    const auto text = scatter::fuzz_case(23, i, 4096);
+    const auto loaded = scatter::load_text(text, "fuzz.json", options);
+    ASSERT_TRUE(loaded.cases.front().decl) << text;
+    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    ++by_op[static_cast<int>(c.attrs.op)];
+    expect_reference_bytes(c, text);
+    if (HasFailure()) return;
+  }
+  for (int n : by_op) EXPECT_GT(n, 300);
+}
+
+// A case of `n` float32 elements, each updated once (index i -> i), reduction add.
+Case big_add_case(std::int64_t n) {
+  Case c;
+  c.name = "big";
+  c.attrs = {scatter::Op::scatter_elements, 0, scatter::Reduction::add, true};
+  c.data = scatter::Tensor(scatter::DType::float32, {n});
+  c.indices = scatter::Tensor(scatter::DType::int64, {n});
+  c.updates = scatter::Tensor(scatter::DType::float32, {n});
+  for (std::int64_t i = 0; i < n; ++i) {
+    c.data.data<float>()[i] = 1.0f;
+    c.indices.data<std::int64_t>()[i] = n - 1 - i;
+    c.updates.data<float>()[i] = static_cast<float>(i);
+  }
+  return c;
+}
+
+TEST(CpuBackend, SplitsALargeCaseOverItsThreadsAndStaysExact) {
+  const auto c = big_add_case(1 << 20);
+  auto cpu = scatter::make_cpu_backend(2);  // the default grain
+  const auto got = cpu->run(c, {}).output;
+  for (std::int64_t o = 0; o < c.data.numel(); o += 4099) {
+    ASSERT_EQ(got.data<float>()[o], 1.0f + static_cast<float>(c.data.numel() - 1 - o)) << o;
+  }
+  EXPECT_NE(cpu->device().find("(2 threads)"), std::string::npos) << cpu->device();
+}
+
+TEST(CpuBackend, AnExpiredDeadlineStopsEveryThreadWithATimeout) {
+  const auto c = big_add_case(1 << 21);
+  auto cpu = scatter::make_cpu_backend(3);
+  scatter::set_case_deadline(0.0);
+  try {
+    cpu->run(c, {});
+    ADD_FAILURE() << "no timeout";
+  } catch (const scatter::Error& e) {
+    EXPECT_EQ(e.code(), scatter::ErrorCode::timeout) << e.what();
+  }
+  scatter::set_case_deadline(std::nullopt);
+  // The pool is usable again, and right.
+  const auto got = cpu->run(c, {}).output;
+  EXPECT_EQ(got.data<float>()[0], 1.0f + static_cast<float>(c.data.numel() - 1));
+}
+
+TEST(CpuPool, ATasksExceptionReachesTheCallerAfterEveryTaskReturned) {
+  scatter::detail::cpu::Pool pool(4);
+  ASSERT_EQ(pool.size(), 4);
+  std::atomic<int> returned{0};
+  EXPECT_THROW(pool.run(4,
+                        [&](int t) {
+                          ++returned;
+                          if (t == 2) throw std::runtime_error("task 2");
+                        }),
+               std::runtime_error);
+  EXPECT_EQ(returned.load(), 4);
+  std::vector<int> ran(4, 0);
+  pool.run(3, [&](int t) { ran[static_cast<std::size_t>(t)] = 1; });
+  EXPECT_EQ(ran, (std::vector<int>{1, 1, 1, 0}));
+}
+
+}  // namespace
