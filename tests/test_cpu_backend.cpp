@@ -38,17 +38,21 @@ std::string first_difference(const scatter::Tensor& got, const scatter::Tensor& 
   return "shape or dtype";
 }
 
-// Runs c on cpu backends of 1, 2, 3 and 7 threads split at every element, both ways.
+// Runs c on cpu backends of 1, 2, 3 and 7 threads split at every element, both ways, on
+// each path: grain 1 sorts every element run that can land anywhere (buckets.hpp, blocks
+// of 4 elements, chunks of 7 runs), grain 2 filters them by range (scatter_range.hpp).
 void expect_reference_bytes(const Case& c, const std::string& what) {
   const auto want = scatter::reference_scatter(c);
   for (const int threads : {1, 2, 3, 7}) {
-    auto cpu = scatter::make_cpu_backend(threads, 1);
+    for (const std::int64_t grain : {1, 2}) {
+    auto cpu = scatter::make_cpu_backend(threads, grain);
     for (const bool in_place : {false, true}) {
       scatter::RunFlags flags;
       flags.in_place = in_place;
       const auto got = cpu->run(c, flags).output;
-      EXPECT_TRUE(same_bytes(got, want)) << what << ", " << threads << " threads" << (in_place ? ", in place" : "")
-                                         << ": " << first_difference(got, want);
+      EXPECT_TRUE(same_bytes(got, want)) << what << ", " << threads << " threads, grain " << grain
+                                         << (in_place ? ", in place" : "") << ": " << first_difference(got, want);
+    }
     }
   }
 }

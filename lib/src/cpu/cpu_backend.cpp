@@ -16,6 +16,7 @@
 
 #include "../bench/probes.hpp"
 #include "../dispatch.hpp"
+#include "buckets.hpp"
 #include "pool.hpp"
 #include "runs.hpp"
 #include "scatter/backend.hpp"
@@ -89,6 +90,15 @@ std::vector<std::int64_t> share_bounds(std::int64_t numel, std::size_t element, 
   return bounds;
 }
 
+/// The threads' ranges on the sorted path: whole blocks each.
+std::vector<std::int64_t> block_bounds(std::int64_t numel, std::int64_t blocks, int shift, int tasks) {
+  std::vector<std::int64_t> bounds(static_cast<std::size_t>(tasks) + 1, numel);
+  for (int t = 0; t < tasks; ++t) {
+    bounds[static_cast<std::size_t>(t)] = std::min(numel, (blocks * t / tasks) << shift);
+  }
+  return bounds;
+}
+
 /// Everything a run needs that is allocated before its timed region.
 struct Prepared {
   Geometry geometry;
@@ -96,13 +106,15 @@ struct Prepared {
   std::unique_ptr<std::uint32_t[]> counts32;  // mean, up to 2^32 - 1 runs
   std::unique_ptr<std::uint64_t[]> counts64;  // mean, beyond
   int tasks = 1;
+  bool sorted = false;  // the counting-sort path (buckets.hpp)
+  Buckets buckets;
 };
 
 template <class T, Reduction R, class Count, class I>
-void scatter_all(const Case& c, const Prepared& p, Count* counts, Tensor& out, bool in_place, Pool& pool,
+void scatter_all(const Case& c, Prepared& p, Count* counts, Tensor& out, bool in_place, Pool& pool,
                  std::vector<Scratch>& scratch) {
   const I* idx = c.indices.data<I>();
-  pool.run(p.tasks, [&](int t) {
+  auto share = [&](int t) {
     Share<T, Count> sh;
     sh.data = c.data.data<T>();
     sh.updates = c.updates.data<T>();
@@ -112,16 +124,37 @@ void scatter_all(const Case& c, const Prepared& p, Count* counts, Tensor& out, b
     sh.use_init_val = c.attrs.use_init_val;
     sh.lo = p.bounds[static_cast<std::size_t>(t)];
     sh.hi = p.bounds[static_cast<std::size_t>(t) + 1];
+    return sh;
+  };
+  // A Stopped task returns quietly: another task failed or the run was cancelled, and the
+  // pool rethrows why.
+  if (!p.sorted) {
+    pool.run(p.tasks, [&](int t) {
+      Poll poll{&pool, t == 0};
+      try {
+        scatter_share<T, R, Count>(p.geometry, idx, share(t), scratch[static_cast<std::size_t>(t)], poll);
+      } catch (const Stopped&) {
+      }
+    });
+    return;
+  }
+  pool.run(p.tasks, [&](int t) {
     Poll poll{&pool, t == 0};
     try {
-      scatter_share<T, R, Count>(p.geometry, idx, sh, scratch[static_cast<std::size_t>(t)], poll);
+      share_prologue<T, R, Count>(p.geometry, idx, share(t), scratch[static_cast<std::size_t>(t)], poll);
     } catch (const Stopped&) {
-      // another task failed or the run was cancelled: the pool rethrows why
     }
   });
+  try {
+    scatter_sorted<T, R, Count>(p.geometry, idx, c.updates.data<T>(), out.data<T>(), counts, p.bounds, p.tasks,
+                                p.buckets, pool);
+  } catch (const Stopped&) {
+    SCATTER_ASSERT(false && "the pool rethrows the failure, never a Stopped");
+  }
+  pool.run(p.tasks, [&](int t) { share_epilogue<T, R, Count>(share(t)); });
 }
 
-void scatter(const Case& c, const Prepared& p, Tensor& out, bool in_place, Pool& pool, std::vector<Scratch>& scratch) {
+void scatter(const Case& c, Prepared& p, Tensor& out, bool in_place, Pool& pool, std::vector<Scratch>& scratch) {
   dispatch(c.data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     dispatch_reduction(c.attrs.reduction, [&](auto reduction) {
@@ -161,7 +194,11 @@ class CpuBackend final : public Backend {
     const auto n = c.data.numel();
     const auto work = n + p.geometry.runs * p.geometry.len;
     p.tasks = static_cast<int>(std::clamp<std::int64_t>(std::min(work / grain_, n), 1, workers.size()));
-    p.bounds = share_bounds(n, size_of(c.data.dtype()), p.tasks, grain_ >= 64);
+    const auto element = size_of(c.data.dtype());
+    const auto case_bytes = c.data.nbytes() * 2 + c.indices.nbytes() + c.updates.nbytes();
+    p.sorted = plan_buckets(p.geometry, n, element, case_bytes, p.tasks, grain_ == 1, p.buckets);
+    p.bounds = p.sorted ? block_bounds(n, p.buckets.blocks, p.buckets.shift, p.tasks)
+                        : share_bounds(n, element, p.tasks, grain_ >= 64);
     if (c.attrs.reduction == Reduction::mean) {
       if (p.geometry.runs < (std::int64_t{1} << 32)) {
         p.counts32.reset(new std::uint32_t[static_cast<std::size_t>(n)]);

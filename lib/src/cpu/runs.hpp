@@ -6,6 +6,7 @@
 // fly, in row-major update order: targets.hpp's visitors, without their int64 copy of
 // the indices. The Geometry is worked out once per case, before the timed region.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -47,14 +48,21 @@ inline std::int64_t normalized(I v, std::int64_t extent) {
 // [lo, hi) are skipped without reading their indices (along a row, axis = rank - 1, every
 // thread reads only its own rows).
 template <class I, class Emit>
-void elements_runs(const Geometry& g, const I* idx, std::int64_t lo, std::int64_t hi, Emit&& emit) {
-  if (g.runs == 0) return;
+void elements_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
+                   std::int64_t hi, Emit&& emit) {
+  if (r0 >= r1) return;
   const auto reach = (g.row - 1) * g.col_stride + (g.extent - 1) * g.index_stride + 1;
-  std::array<std::int64_t, kMaxRank> coord{};  // over dims 0..rank-2
+  std::array<std::int64_t, kMaxRank> coord{};  // over dims 0..rank-2, of the row holding r0
   std::int64_t base = 0;
-  for (std::int64_t u0 = 0; u0 < g.runs; u0 += g.row) {
+  for (std::int64_t d = g.rank - 1, q = r0 / g.row; d-- > 0;) {
+    coord[d] = q % g.ushape[d];
+    q /= g.ushape[d];
+    if (d != g.axis) base += coord[d] * g.ostride[d];
+  }
+  for (std::int64_t u0 = r0 - r0 % g.row, j0 = r0 % g.row; u0 < r1; u0 += g.row, j0 = 0) {
     if (base < hi && base + reach > lo) {
-      for (std::int64_t j = 0; j < g.row; ++j) {
+      const auto j1 = std::min(g.row, r1 - u0);
+      for (std::int64_t j = j0; j < j1; ++j) {
         emit(u0 + j, base + j * g.col_stride + normalized(idx[u0 + j], g.extent) * g.index_stride);
       }
     }
@@ -69,12 +77,12 @@ void elements_runs(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
 
 // output[indices[m, :k]] = f(output[...], updates[m])  (a slice of data.shape[k:])
 template <class I, class Emit>
-void nd_runs(const Geometry& g, const I* idx, Emit&& emit) {
+void nd_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, Emit&& emit) {
   if (g.k == 1) {
-    for (std::int64_t m = 0; m < g.runs; ++m) emit(m * g.len, normalized(idx[m], g.extents[0]) * g.ostride[0]);
+    for (std::int64_t m = r0; m < r1; ++m) emit(m * g.len, normalized(idx[m], g.extents[0]) * g.ostride[0]);
     return;
   }
-  for (std::int64_t m = 0; m < g.runs; ++m) {
+  for (std::int64_t m = r0; m < r1; ++m) {
     std::int64_t o = 0;
     for (std::int64_t j = 0; j < g.k; ++j) o += normalized(idx[m * g.k + j], g.extents[j]) * g.ostride[j];
     emit(m * g.len, o);
@@ -85,31 +93,43 @@ void nd_runs(const Geometry& g, const I* idx, Emit&& emit) {
 // Block o lands within [o * extent * len, (o + 1) * extent * len): blocks outside the
 // window [lo, hi) are skipped.
 template <class I, class Emit>
-void update_runs(const Geometry& g, const I* idx, std::int64_t lo, std::int64_t hi, Emit&& emit) {
+void update_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
+                 std::int64_t hi, Emit&& emit) {
+  if (r0 >= r1 || g.count == 0) return;
   const auto block = g.extent * g.len;
-  for (std::int64_t o = 0; o < g.outer; ++o) {
+  for (std::int64_t o = r0 / g.count; o * g.count < r1; ++o) {
     if (o * block >= hi || (o + 1) * block <= lo) continue;
-    for (std::int64_t i = 0; i < g.count; ++i) {
+    const auto i1 = std::min(g.count, r1 - o * g.count);
+    for (std::int64_t i = std::max<std::int64_t>(0, r0 - o * g.count); i < i1; ++i) {
       emit((o * g.count + i) * g.len, (o * g.extent + normalized(idx[i], g.extent)) * g.len);
     }
   }
 }
 
-/// Calls emit(update_offset, output_offset) for every run that may land in [lo, hi)
+/// Calls emit(update_offset, output_offset) for runs [r0, r1) that may land in [lo, hi)
 /// (and some that do not: the caller filters), in update order.
 template <class I, class Emit>
-void for_each_run(const Geometry& g, const I* idx, std::int64_t lo, std::int64_t hi, Emit&& emit) {
+void for_each_run(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
+                  std::int64_t hi, Emit&& emit) {
   switch (g.op) {
     case Op::scatter_elements:
-      elements_runs(g, idx, lo, hi, emit);
+      elements_runs(g, idx, r0, r1, lo, hi, emit);
       break;
     case Op::scatter_nd:
-      nd_runs(g, idx, emit);
+      nd_runs(g, idx, r0, r1, emit);
       break;
     case Op::scatter_update:
-      update_runs(g, idx, lo, hi, emit);
+      update_runs(g, idx, r0, r1, lo, hi, emit);
       break;
   }
+}
+
+/// Whether a thread's window of the output bounds which runs it reads: ScatterElements
+/// along its last axis (each row of updates stays in its row), ScatterUpdate below its
+/// first axis. Elsewhere any run can land anywhere.
+inline bool runs_are_local(const Geometry& g) {
+  return (g.op == Op::scatter_elements && g.axis == g.rank - 1 && g.rank > 1) ||
+         (g.op == Op::scatter_update && g.outer > 1);
 }
 
 }  // namespace scatter::detail::cpu

@@ -67,7 +67,7 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
   if (g.len == 1) {
     const auto span = static_cast<std::uint64_t>(hi - lo);
     std::size_t n = 0;
-    for_each_run(g, idx, lo, hi, [&](std::int64_t u, std::int64_t o) {
+    for_each_run(g, idx, 0, g.runs, lo, hi, [&](std::int64_t u, std::int64_t o) {
       s.update[n] = u;
       s.output[n] = o;
       n += static_cast<std::uint64_t>(o - lo) < span;
@@ -81,7 +81,7 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
     return;
   }
   const auto len = g.len;
-  for_each_run(g, idx, lo, hi, [&](std::int64_t u, std::int64_t o) {
+  for_each_run(g, idx, 0, g.runs, lo, hi, [&](std::int64_t u, std::int64_t o) {
     const auto first = std::max(o, lo);
     const auto last = std::min(o + len, hi);
     if (first < last) visit.many(u + (first - o), first, last - first);
@@ -100,38 +100,44 @@ struct FillIdentity {
   void many(std::int64_t, std::int64_t o, std::int64_t len) { std::fill(out + o, out + o + len, id); }
 };
 
+/// n runs of one element, in order: out[target(i)] = f(out[...], value(i)). The target
+/// `kAhead` entries on is prefetched, so the random accesses overlap even where the step
+/// branches (float16 rounding, NaN-aware min/max). Consecutive updates of one target are
+/// combined in a register and stored once (heavy contention): the same steps in the same
+/// order.
+template <class T, Reduction R, class Count, class Target, class Value>
+void apply_batch(T* out, Count* counts, std::size_t n, Target&& target, Value&& value) {
+  constexpr std::size_t kAhead = 16;
+  if constexpr (R == Reduction::none) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) __builtin_prefetch(out + target(i + kAhead), 1);
+      out[target(i)] = value(i);
+    }
+  } else {
+    for (std::size_t i = 0; i < n;) {
+      const auto o = target(i);
+      T acc = out[o];
+      Count steps = 0;
+      do {
+        if (i + kAhead < n) __builtin_prefetch(out + target(i + kAhead), 1);
+        acc = combine(R, acc, value(i));
+        ++steps;
+        ++i;
+      } while (i < n && target(i) == o);
+      out[o] = acc;
+      if constexpr (R == Reduction::mean) counts[o] += steps;
+    }
+  }
+}
+
 /// out = f(out, update), and the count of mean.
 template <class T, Reduction R, class Count>
 struct Combine {
   T* out;
   const T* updates;
   Count* counts;
-  // Runs of one element, in order. The target `kAhead` entries on is prefetched, so the
-  // random accesses overlap even where the step branches (float16 rounding, NaN-aware
-  // min/max). Consecutive updates of one target are combined in a register and stored
-  // once (heavy contention): the same steps in the same order.
   void batch(const std::int64_t* u, const std::int64_t* o, std::size_t n) {
-    constexpr std::size_t kAhead = 16;
-    if constexpr (R == Reduction::none) {
-      for (std::size_t i = 0; i < n; ++i) {
-        if (i + kAhead < n) __builtin_prefetch(out + o[i + kAhead], 1);
-        out[o[i]] = updates[u[i]];
-      }
-    } else {
-      for (std::size_t i = 0; i < n;) {
-        const auto target = o[i];
-        T acc = out[target];
-        Count steps = 0;
-        do {
-          if (i + kAhead < n) __builtin_prefetch(out + o[i + kAhead], 1);
-          acc = combine(R, acc, updates[u[i]]);
-          ++steps;
-          ++i;
-        } while (i < n && o[i] == target);
-        out[target] = acc;
-        if constexpr (R == Reduction::mean) counts[target] += steps;
-      }
-    }
+    apply_batch<T, R>(out, counts, n, [&](std::size_t i) { return o[i]; }, [&](std::size_t i) { return updates[u[i]]; });
   }
   void many(std::int64_t u, std::int64_t o, std::int64_t len) {
     if constexpr (R == Reduction::none) {
@@ -145,9 +151,10 @@ struct Combine {
   }
 };
 
-/// The reference's steps (ref/scatter_loop.hpp) on the share's elements only.
+/// Before the updates: the share's copy of data (out of place), its targets started from
+/// the identity (use_init_val = false), its counts cleared (mean).
 template <class T, Reduction R, class Count, class I>
-void scatter_share(const Geometry& g, const I* idx, const Share<T, Count>& sh, Scratch& s, Poll& poll) {
+void share_prologue(const Geometry& g, const I* idx, const Share<T, Count>& sh, Scratch& s, Poll& poll) {
   const auto lo = sh.lo;
   const auto hi = sh.hi;
   if (hi <= lo) return;
@@ -156,13 +163,26 @@ void scatter_share(const Geometry& g, const I* idx, const Share<T, Count>& sh, S
     if (!sh.use_init_val) runs_in_range(g, idx, lo, hi, s, poll, FillIdentity<T>{sh.out, identity<T>(R)});
   }
   if constexpr (R == Reduction::mean) std::fill(sh.counts + lo, sh.counts + hi, Count{0});
-  runs_in_range(g, idx, lo, hi, s, poll, Combine<T, R, Count>{sh.out, sh.updates, sh.counts});
+}
+
+/// After the updates: mean's division.
+template <class T, Reduction R, class Count>
+void share_epilogue(const Share<T, Count>& sh) {
   if constexpr (R == Reduction::mean && !std::is_same_v<T, Bool>) {  // the spec has no mean of bool
     const Count init = sh.use_init_val ? 1 : 0;
-    for (auto i = lo; i < hi; ++i) {
+    for (auto i = sh.lo; i < sh.hi; ++i) {
       if (sh.counts[i] != 0) sh.out[i] = mean_of(sh.out[i], static_cast<std::int64_t>(sh.counts[i] + init));
     }
   }
+}
+
+/// The reference's steps (ref/scatter_loop.hpp) on the share's elements only.
+template <class T, Reduction R, class Count, class I>
+void scatter_share(const Geometry& g, const I* idx, const Share<T, Count>& sh, Scratch& s, Poll& poll) {
+  if (sh.hi <= sh.lo) return;
+  share_prologue<T, R, Count>(g, idx, sh, s, poll);
+  runs_in_range(g, idx, sh.lo, sh.hi, s, poll, Combine<T, R, Count>{sh.out, sh.updates, sh.counts});
+  share_epilogue<T, R, Count>(sh);
 }
 
 }  // namespace scatter::detail::cpu
