@@ -34,7 +34,8 @@ void Pool::fail(std::exception_ptr error) {
 void Pool::work(int id) {
   std::uint64_t seen = 0;
   for (;;) {
-    const std::function<void(int)>* task = nullptr;
+    void* task = nullptr;
+    Call call = nullptr;
     {
       std::unique_lock lock(mutex_);
       start_.wait(lock, [&] { return quit_ || generation_ != seen; });
@@ -42,10 +43,11 @@ void Pool::work(int id) {
       seen = generation_;
       if (id >= tasks_) continue;
       task = task_;
+      call = call_;
     }
     std::exception_ptr error;
     try {
-      (*task)(id);
+      call(task, id);
     } catch (...) {
       error = std::current_exception();
     }
@@ -55,16 +57,17 @@ void Pool::work(int id) {
   }
 }
 
-void Pool::run(int n, const std::function<void(int)>& task) {
+void Pool::run_erased(int n, void* task, Call call) {
   n = std::clamp(n, 1, size_);
   stop_.store(false, std::memory_order_relaxed);
   if (n == 1) {
-    task(0);
+    call(task, 0);
     return;
   }
   {
     std::lock_guard lock(mutex_);
-    task_ = &task;
+    task_ = task;
+    call_ = call;
     tasks_ = n;
     pending_ = n - 1;
     error_ = nullptr;
@@ -73,7 +76,7 @@ void Pool::run(int n, const std::function<void(int)>& task) {
   start_.notify_all();
   std::exception_ptr mine;
   try {
-    task(0);
+    call(task, 0);
   } catch (...) {
     mine = std::current_exception();
   }

@@ -9,7 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <functional>
+#include <type_traits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,10 +27,18 @@ class Pool {
   int size() const { return size_; }
   /// Set when the current run is cancelled or a task failed: tasks return early.
   bool stopping() const { return stop_.load(std::memory_order_relaxed); }
-  /// Runs task(t) for t in [0, min(n, size())); rethrows the first failure.
-  void run(int n, const std::function<void(int)>& task);
+  /// Runs task(t) for t in [0, min(n, size())); rethrows the first failure. The task is
+  /// called through a pointer, never copied (no allocation).
+  template <class Task>
+  void run(int n, Task&& task) {
+    using Plain = std::remove_reference_t<Task>;
+    run_erased(n, const_cast<void*>(static_cast<const void*>(&task)),
+               [](void* f, int t) { (*static_cast<Plain*>(f))(t); });
+  }
 
  private:
+  using Call = void (*)(void*, int);
+  void run_erased(int n, void* task, Call call);
   void work(int id);
   void fail(std::exception_ptr error);  // with mutex_ held
 
@@ -41,7 +49,8 @@ class Pool {
   std::uint64_t generation_ = 0;
   int tasks_ = 0;    // tasks of the current run
   int pending_ = 0;  // worker tasks not yet returned
-  const std::function<void(int)>* task_ = nullptr;
+  void* task_ = nullptr;
+  Call call_ = nullptr;
   std::exception_ptr error_;
   std::atomic<bool> stop_{false};
   bool quit_ = false;
