@@ -18,7 +18,7 @@ from collections import defaultdict
 UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 # scatterctl's own backends, in the order one of them is taken as "ours".
-OURS = ("cuda", "ref", "cpu")
+OURS = ("cuda", "cpu", "ref")
 
 
 @dataclasses.dataclass
@@ -64,7 +64,7 @@ class Reports:
         return {(e.name, e.backend): e for e in self.entries}
 
     def ours(self) -> str:
-        """scatterctl's own backend in the reports (cuda, else ref, else cpu); else the first one."""
+        """scatterctl's own backend in the reports (cuda, else cpu, else ref); else the first one."""
         backends = self.backends()
         return next((b for b in OURS if b in backends), backends[0] if backends else "")
 
@@ -126,6 +126,8 @@ class ClassRow:
     percent_of_copy: float  # geometric mean of the rows' own % of copy
     speedup: dict  # other backend -> geometric mean of its time / our time over cases both timed
     compared: dict  # other backend -> number of cases in that mean
+    fastest_peer: float = 0.0  # geometric mean of the fastest framework's time / our time, case by case
+    fastest_compared: int = 0  # cases in that mean (those a framework timed)
 
 
 def by_class(r: Reports, ours: str, others: list) -> list:
@@ -142,6 +144,14 @@ def by_class(r: Reports, ours: str, others: list) -> list:
             ratios = [t[(n, p)].seconds / t[(n, ours)].seconds for n in names
                       if (n, p) in t and not t[(n, p)].error and t[(n, p)].seconds > 0 and t[(n, ours)].seconds > 0]
             speed[p], count[p] = geomean(ratios), len(ratios)
+        # The fastest framework of each case (scatterctl's own backends are no peers).
+        best = []
+        for n in names:
+            times = [t[(n, p)].seconds for p in others
+                     if p not in OURS and (n, p) in t and not t[(n, p)].error and t[(n, p)].seconds > 0]
+            if times and t[(n, ours)].seconds > 0:
+                best.append(min(times) / t[(n, ours)].seconds)
         rows.append(ClassRow(group, len(names), geomean([t[(n, ours)].gbps for n in names]),
-                             geomean([t[(n, ours)].percent_of_copy for n in names]), speed, count))
+                             geomean([t[(n, ours)].percent_of_copy for n in names]), speed, count,
+                             geomean(best), len(best)))
     return rows

@@ -7,7 +7,7 @@ case's times, and the rows that were not timed and why.
     bench/summarize.py REPORT.json... --out README.md [--note TEXT]...
 
 Usually one report: `scatterctl bench --backend ref,numpy,onnxruntime,... --json REPORT.json`.
-"Ours" is scatterctl's own backend in the reports (cuda, else ref, else cpu). Speed-up =
+"Ours" is scatterctl's own backend in the reports (cuda, else cpu, else ref). Speed-up =
 geometric mean, over the class's cases timed on both, of the other backend's time / our
 time (above 1: scatterctl is faster). GB/s and % of copy per class are geometric means;
 % of copy is each row's own (a host row's line is a cold copy of its own working set).
@@ -71,13 +71,16 @@ def summary(r, notes: list, charts: bool = True) -> str:
         lines += ["", "Charts: none in this folder (`scripts/plot_bench.py REPORT.json --out DIR` makes them; "
                   "it needs matplotlib)."]
     lines += ["", "## Per case class", "",
-              "| class | cases | GB/s | % of copy | " + " | ".join(f"speed-up vs {p}" for p in others) + " |",
-              "|---|---|---|---|" + "---|" * len(others)]
+              "| class | cases | GB/s | % of copy | vs fastest peer | "
+              + " | ".join(f"speed-up vs {p}" for p in others) + " |",
+              "|---|---|---|---|---|" + "---|" * len(others)]
     for c in by_class(r, ours, others):
         sp = " | ".join(f"{c.speedup[p]:.2f}x ({c.compared[p]})" if c.compared[p] else "-" for p in others)
-        lines.append(f"| {c.group} | {c.cases} | {c.gbps:.2f} | {c.percent_of_copy:.1f}% | {sp} |")
+        fastest = f"{c.fastest_peer:.2f}x ({c.fastest_compared})" if c.fastest_compared else "-"
+        lines.append(f"| {c.group} | {c.cases} | {c.gbps:.2f} | {c.percent_of_copy:.1f}% | {fastest} | {sp} |")
     lines += ["", f"Speed-up: geometric mean of the other backend's time / {ours} time over the cases both timed "
-              "(their number in parentheses); above 1 scatterctl is faster.", "",
+              "(their number in parentheses); above 1 scatterctl is faster. vs fastest peer: the same, against the "
+              "fastest framework of each case (scatterctl's own backends are no peers).", "",
               "## Every case (median us; - = not timed, FAILED = output differed from the reference, xfail = a known divergence)", "",
               f"| case | {ours} us | {ours} GB/s | % of copy | " + " | ".join(f"{p} us" for p in others) + " |",
               "|---|---|---|---|" + "---|" * len(others)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU benchmark in one command: builds scatterctl (Release, no CUDA) in build-bench/,
-# runs one `scatterctl bench --backend ref,numpy,onnxruntime,openvino,tvm,jax` (plus torch
+# runs one `scatterctl bench --backend ref,cpu,numpy,onnxruntime,openvino,tvm,jax` (plus torch
 # when it imports) into one JSON report, then the charts (scripts/plot_bench.py) and the
 # summary (bench/summarize.py) into bench/results/cpu-<date>/.
 #
@@ -9,6 +9,7 @@
 #   FILTER='*slice*' scripts/bench_cpu.sh  # a subset, while developing
 #   BACKENDS=ref,numpy scripts/bench_cpu.sh
 #   OUT=/tmp/try scripts/bench_cpu.sh      # another folder
+#   ARGS='--min-samples 3 --repetitions 1' scripts/bench_cpu.sh   # more flags for scatterctl bench
 #
 # The frameworks run in scatterctl's worker processes (docs/backends.md) under the
 # project's .venv, which scatterctl finds by itself (made by `scripts/setup.sh --frameworks`;
@@ -24,7 +25,8 @@ source scripts/bench_common.bash
 size=${SIZE:-small}
 mode=${MODE:-all}
 jobs=${JOBS:-2}
-want=${BACKENDS:-ref,numpy,onnxruntime,openvino,tvm,jax,torch}
+want=${BACKENDS:-ref,cpu,numpy,onnxruntime,openvino,tvm,jax,torch}
+read -r -a extra <<< "${ARGS:-}"
 out=${OUT:-bench/results/cpu-$(date -u +%Y-%m-%d)}
 filter=()
 [ -n "${FILTER:-}" ] && filter=(--filter "$FILTER")
@@ -49,7 +51,7 @@ load_before=$(uptime)
 echo "bench_cpu: $load_before"
 set +e
 "$scatterctl" bench --backend "$list" "${python[@]}" --mode "$mode" --size "$size" "${filter[@]}" \
-  --json "$out/scatterctl.json" --markdown "$out/scatterctl.md" | tee "$out/scatterctl.txt"
+  "${extra[@]}" --json "$out/scatterctl.json" --markdown "$out/scatterctl.md" | tee "$out/scatterctl.txt"
 rc=${PIPESTATUS[0]}
 set -e
 load_after=$(uptime)
@@ -60,7 +62,7 @@ notes_args=()
 for n in "${notes[@]}"; do notes_args+=(--note "$n"); done
 "$py" scripts/plot_bench.py "$out/scatterctl.json" --out "$out"
 "$py" bench/summarize.py "$out/scatterctl.json" --out "$out/README.md" \
-  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS} scripts/bench_cpu.sh\`: \`scatterctl bench --backend $list\`" \
+  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS}${ARGS:+ ARGS='$ARGS'} scripts/bench_cpu.sh\`: \`scatterctl bench --backend $list${ARGS:+ $ARGS}\`" \
   "${notes_args[@]}" \
   --note "uptime before: \`${load_before# }\`" --note "uptime after: \`${load_after# }\`" \
   --note "exit code: scatterctl bench $rc (1 = a row was not timed or FAILED, see the tables)" \
