@@ -28,6 +28,7 @@ namespace detail::cpu {
 Geometry geometry_of(const Case& c) {
   Geometry g;
   g.op = c.attrs.op;
+  g.numel = c.data.numel();
   const auto& dshape = c.data.shape();
   const auto& ishape = c.indices.shape();
   const auto ostride = strides_of(dshape);
@@ -77,6 +78,8 @@ namespace {
 // Elements of work (output plus updates) per thread, at least: below it, one thread is
 // faster than waking another.
 constexpr std::int64_t kDefaultGrain = std::int64_t{1} << 15;
+// Bytes of output that stay in a core's L2 cache.
+constexpr std::int64_t kL2Output = std::int64_t{256} << 10;
 
 /// The threads' ranges of the output: equal parts, their bounds on 64-byte lines (so
 /// that no two threads write one cache line) unless `align` is false.
@@ -195,6 +198,13 @@ class CpuBackend final : public Backend {
     const auto work = n + p.geometry.runs * p.geometry.len;
     p.tasks = static_cast<int>(std::clamp<std::int64_t>(std::min(work / grain_, n), 1, workers.size()));
     const auto element = size_of(c.data.dtype());
+    // Element runs that can land anywhere, on an output that fits in L2 (contention): one
+    // thread applying every update beats threads that each read every index to keep a part
+    // (100-bin contention, 4M updates: 9.4 ms against 14-30 ms on 2 threads).
+    if (p.geometry.len == 1 && !runs_are_local(p.geometry) && n * static_cast<std::int64_t>(element) <= kL2Output &&
+        grain_ >= 64) {
+      p.tasks = 1;
+    }
     const auto case_bytes = c.data.nbytes() * 2 + c.indices.nbytes() + c.updates.nbytes();
     p.sorted = plan_buckets(p.geometry, n, element, case_bytes, p.tasks, grain_ == 1, p.buckets);
     p.bounds = p.sorted ? block_bounds(n, p.buckets.blocks, p.buckets.shift, p.tasks)

@@ -18,6 +18,7 @@ struct Geometry {
   Op op = Op::scatter_elements;
   std::int64_t len = 0;   ///< elements per run
   std::int64_t runs = 0;  ///< runs in all
+  std::int64_t numel = 0; ///< output elements
   // scatter_elements: rows of `row` updates; out = base(row) + j * col_stride + index * index_stride
   int rank = 0;
   std::int64_t row = 0;
@@ -46,10 +47,11 @@ inline std::int64_t normalized(I v, std::int64_t extent) {
 // out[i0, .., idx[i0, .., ir-1], .., ir-1] = f(out[...], updates[i0, .., ir-1])  (idx at `axis`)
 // A row of updates lands within [base, base + reach): rows that cannot reach the window
 // [lo, hi) are skipped without reading their indices (along a row, axis = rank - 1, every
-// thread reads only its own rows).
-template <class I, class Emit>
+// thread reads only its own rows); rows wholly inside it go to `inside` instead of `emit`
+// (no filter needed).
+template <class I, class Emit, class Inside>
 void elements_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
-                   std::int64_t hi, Emit&& emit) {
+                   std::int64_t hi, Emit&& emit, Inside&& inside) {
   if (r0 >= r1) return;
   const auto reach = (g.row - 1) * g.col_stride + (g.extent - 1) * g.index_stride + 1;
   std::array<std::int64_t, kMaxRank> coord{};  // over dims 0..rank-2, of the row holding r0
@@ -60,8 +62,12 @@ void elements_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_
     if (d != g.axis) base += coord[d] * g.ostride[d];
   }
   for (std::int64_t u0 = r0 - r0 % g.row, j0 = r0 % g.row; u0 < r1; u0 += g.row, j0 = 0) {
-    if (base < hi && base + reach > lo) {
-      const auto j1 = std::min(g.row, r1 - u0);
+    const auto j1 = std::min(g.row, r1 - u0);
+    if (base >= lo && base + reach <= hi) {
+      for (std::int64_t j = j0; j < j1; ++j) {
+        inside(u0 + j, base + j * g.col_stride + normalized(idx[u0 + j], g.extent) * g.index_stride);
+      }
+    } else if (base < hi && base + reach > lo) {
       for (std::int64_t j = j0; j < j1; ++j) {
         emit(u0 + j, base + j * g.col_stride + normalized(idx[u0 + j], g.extent) * g.index_stride);
       }
@@ -107,13 +113,14 @@ void update_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t 
 }
 
 /// Calls emit(update_offset, output_offset) for runs [r0, r1) that may land in [lo, hi)
-/// (and some that do not: the caller filters), in update order.
-template <class I, class Emit>
+/// (and some that do not: the caller filters), in update order; or inside(...) instead
+/// for runs known to land in it (ScatterElements rows wholly inside the window).
+template <class I, class Emit, class Inside>
 void for_each_run(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
-                  std::int64_t hi, Emit&& emit) {
+                  std::int64_t hi, Emit&& emit, Inside&& inside) {
   switch (g.op) {
     case Op::scatter_elements:
-      elements_runs(g, idx, r0, r1, lo, hi, emit);
+      elements_runs(g, idx, r0, r1, lo, hi, emit, inside);
       break;
     case Op::scatter_nd:
       nd_runs(g, idx, r0, r1, emit);
@@ -122,6 +129,12 @@ void for_each_run(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t
       update_runs(g, idx, r0, r1, lo, hi, emit);
       break;
   }
+}
+
+template <class I, class Emit>
+void for_each_run(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
+                  std::int64_t hi, Emit&& emit) {
+  for_each_run(g, idx, r0, r1, lo, hi, emit, emit);
 }
 
 /// Whether a thread's window of the output bounds which runs it reads: ScatterElements

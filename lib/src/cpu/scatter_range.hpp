@@ -65,9 +65,23 @@ template <class I, class Visit>
 void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_t hi, Scratch& s, Poll& poll,
                    Visit&& visit) {
   if (g.len == 1) {
-    const auto span = static_cast<std::uint64_t>(hi - lo);
+    // Runs known to land in the window (the whole output, or a ScatterElements row inside
+    // it) need no filter: they are applied at once, after the batch so far (update order).
     std::size_t n = 0;
-    for_each_run(g, idx, 0, g.runs, lo, hi, [&](std::int64_t u, std::int64_t o) {
+    auto direct = [&](std::int64_t u, std::int64_t o) {
+      if (n != 0) {
+        visit.batch(s.update, s.output, n);
+        n = 0;
+      }
+      visit.one(u, o);
+      poll.tick();
+    };
+    if (lo <= 0 && hi >= g.numel) {
+      for_each_run(g, idx, 0, g.runs, lo, hi, direct);
+      return;
+    }
+    const auto span = static_cast<std::uint64_t>(hi - lo);
+    auto filter = [&](std::int64_t u, std::int64_t o) {
       s.update[n] = u;
       s.output[n] = o;
       n += static_cast<std::uint64_t>(o - lo) < span;
@@ -76,7 +90,8 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
         n = 0;
       }
       poll.tick();
-    });
+    };
+    for_each_run(g, idx, 0, g.runs, lo, hi, filter, direct);
     visit.batch(s.update, s.output, n);
     return;
   }
@@ -94,6 +109,7 @@ template <class T>
 struct FillIdentity {
   T* out;
   T id;
+  void one(std::int64_t, std::int64_t o) { out[o] = id; }
   void batch(const std::int64_t*, const std::int64_t* o, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[o[i]] = id;
   }
@@ -136,6 +152,14 @@ struct Combine {
   T* out;
   const T* updates;
   Count* counts;
+  void one(std::int64_t u, std::int64_t o) {
+    if constexpr (R == Reduction::none) {
+      out[o] = updates[u];
+    } else {
+      out[o] = combine(R, out[o], updates[u]);
+    }
+    if constexpr (R == Reduction::mean) ++counts[o];
+  }
   void batch(const std::int64_t* u, const std::int64_t* o, std::size_t n) {
     apply_batch<T, R>(out, counts, n, [&](std::size_t i) { return o[i]; }, [&](std::size_t i) { return updates[u[i]]; });
   }
