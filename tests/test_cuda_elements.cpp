@@ -58,7 +58,30 @@ void store_as(std::byte* p, T v) {
 // the aggregated path (k_reduce's kAggregate): each warp of 32 consecutive updates
 // merges its updates to one target in a pairwise tree (as cg::reduce does), then the
 // warps land last to first.
-enum class Order { update, reverse, warp_tree };
+// `block` the contention path (k_reduce_block): each block merges its updates per target
+// in a table of `slots` (slot_of), a target without a slot goes straight to the output,
+// and the blocks flush last to first (with warp_merge, a warp's updates to one target
+// merge first, as in warp_tree).
+enum class Order { update, reverse, warp_tree, block };
+
+struct BlockShape {
+  int blocks = 3;
+  int slots = cu::kBlockSlots;
+  bool warp_merge = false;
+};
+BlockShape block_shape;             // the shape Order::block emulates
+std::int64_t block_fallbacks = 0;   // updates that found no slot, over every emulation
+
+// cg::reduce's pairwise tree over a warp's values for one target, in lane order.
+template <class T>
+T merge_tree(std::vector<T> values, Reduction merge) {
+  for (std::size_t stride = 1; stride < values.size(); stride *= 2) {
+    for (std::size_t k = 0; k + stride < values.size(); k += 2 * stride) {
+      values[k] = cu::combine(merge, values[k], values[k + stride]);
+    }
+  }
+  return values.front();
+}
 
 // The kernels' work, one thread after another.
 template <class T, class IndexT, class Off>
@@ -140,14 +163,52 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
     for (std::int64_t warp = (g.u - 1) / 32; warp >= 0; --warp) {
       std::map<std::int64_t, std::vector<T>> peers;  // target -> the warp's updates to it, lane order
       for (std::int64_t i = warp * 32; i < std::min(g.u, warp * 32 + 32); ++i) peers[target(i)].push_back(update(i));
-      for (auto& [t, values] : peers) {
-        const auto n = static_cast<std::int64_t>(values.size());
-        for (std::size_t stride = 1; stride < values.size(); stride *= 2) {
-          for (std::size_t k = 0; k + stride < values.size(); k += 2 * stride) {
-            values[k] = cu::combine(cu::merge_of<T>(r), values[k], values[k + stride]);
+      for (auto& [t, values] : peers) land(t, merge_tree(values, cu::merge_of<T>(r)), static_cast<std::int64_t>(values.size()));
+    }
+  } else if (order == Order::block && cu::may_block_aggregate(r)) {
+    const auto merge = cu::merge_of<T>(r);
+    const auto slots = static_cast<std::size_t>(block_shape.slots);
+    const std::int64_t grid = std::int64_t{block_shape.blocks} * 256;
+    auto cas = [](long long* key, long long expected, long long desired) {
+      const long long found = *key;
+      if (found == expected) *key = desired;
+      return found;
+    };
+    for (std::int64_t b = block_shape.blocks - 1; b >= 0; --b) {
+      std::vector<long long> keys(slots, cu::kNoTarget);
+      std::vector<T> partial(slots, cu::partial_start<T>(merge));
+      std::vector<std::int64_t> hits(slots, 0);
+      auto to_table = [&](std::int64_t t, T v, std::int64_t k) {
+        const int slot = cu::slot_of(keys.data(), block_shape.slots, t, cas);
+        if (slot < 0) {
+          ++block_fallbacks;
+          return land(t, v, k);
+        }
+        partial[static_cast<std::size_t>(slot)] = cu::combine(merge, partial[static_cast<std::size_t>(slot)], v);
+        hits[static_cast<std::size_t>(slot)] += k;
+      };
+      for (std::int64_t base = b * 256; base < g.u; base += grid) {  // the block's grid-stride steps
+        for (std::int64_t warp = base; warp < std::min(g.u, base + 256); warp += 32) {
+          const std::int64_t end = std::min(g.u, warp + 32);
+          if (!block_shape.warp_merge) {
+            for (std::int64_t i = warp; i < end; ++i) to_table(target(i), update(i), 1);
+            continue;
+          }
+          std::vector<std::int64_t> leaders;  // each target's first lane: it does the table's atomic
+          std::map<std::int64_t, std::vector<T>> peers;
+          for (std::int64_t i = warp; i < end; ++i) {
+            auto& values = peers[target(i)];
+            if (values.empty()) leaders.push_back(target(i));
+            values.push_back(update(i));
+          }
+          for (const auto t : leaders) {
+            const auto& values = peers[t];
+            to_table(t, merge_tree(values, merge), static_cast<std::int64_t>(values.size()));
           }
         }
-        land(t, values.front(), n);
+      }
+      for (std::size_t slot = 0; slot < slots; ++slot) {  // the flush: one atomic per target met
+        if (keys[slot] != cu::kNoTarget) land(keys[slot], partial[slot], hits[slot]);
       }
     }
   } else {
@@ -258,6 +319,129 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
     }
   }
   EXPECT_GT(reordered, 10) << "the orders must differ from the reference's somewhere, or this checks nothing";
+}
+
+// The contention path (k_reduce_block) on fuzzed cases, forced (the host takes it only
+// past kBlockAggregateMinUpdates updates): with a table of 8 slots, so that probes run
+// out and updates go straight to the output, and with the kernels' table and warp
+// merging. Its results pass the comparison rules, bit for bit where the reduction is
+// order-independent (integers, bool, min, max merge exactly).
+TEST(CudaElements, FuzzedCasesPassTheComparisonAggregatedPerBlock) {
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  int aggregated = 0;
+  int reordered = 0;
+  block_fallbacks = 0;
+  for (std::int64_t i = 0; i < 2000; ++i) {
+    const auto text = scatter::fuzz_case(13, i, 1024);
+    const auto loaded = scatter::load_text(text, "fuzz.json", options);
+    ASSERT_TRUE(loaded.cases.front().decl) << text;
+    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    if (!cu::may_block_aggregate(c.attrs.reduction)) continue;
+    ++aggregated;
+    const auto want = scatter::reference_scatter(c);
+    for (const auto shape : {BlockShape{3, 8, false}, BlockShape{2, cu::kBlockSlots, true}}) {
+      block_shape = shape;
+      const auto got = emulate(c, true, Order::block);
+      const auto cmp = scatter::compare_outputs(c, got, want, false);
+      ASSERT_TRUE(cmp.passed) << shape.slots << " slots: " << cmp.mismatches << " of " << cmp.elements
+                              << " differ beyond " << cmp.rule << "\n" << text;
+      if (!scatter::is_order_dependent(c.attrs.reduction, c.data.dtype())) {
+        ASSERT_EQ(scatter::fuzz_verdict(c, got, want, kExact), "") << "order-independent, so bit for bit\n" << text;
+      } else {
+        reordered += std::memcmp(got.bytes(), want.bytes(), want.nbytes()) != 0;
+      }
+    }
+  }
+  block_shape = {};
+  EXPECT_GT(aggregated, 500);
+  EXPECT_GT(block_fallbacks, 1000) << "the 8-slot table must overflow, or the fallback is untested";
+  EXPECT_GT(reordered, 10) << "the merges must differ from the reference's steps somewhere";
+}
+
+// Forced onto the contention path, the bundled cases pass their own comparisons, except
+// those that pin float sums to the reference's steps with a zero tolerance (the per-step
+// edge cases: a merge is not a sequence of steps). No such case reaches the path: it
+// waits for kBlockAggregateMinUpdates updates, and --deterministic never takes it.
+TEST(CudaElements, BundledCasesAggregatedPerBlockFailOnlyWhereStepsArePinned) {
+  int pinned_failures = 0;
+  int aggregated = 0;
+  int chosen_cases = 0;  // where the host takes the path (the large race cases)
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) {
+    if (!cu::may_block_aggregate(c.attrs.reduction)) continue;
+    ++aggregated;
+    std::string why;
+    const auto g = cu::make_geometry(c, why);
+    ASSERT_TRUE(g) << what;
+    const bool chosen = c.indices.dtype() == DType::int64
+                            ? cu::few_targets_likely(*g, c.indices.data<std::int64_t>())
+                            : cu::few_targets_likely(*g, c.indices.data<std::int32_t>());
+    const bool pinned = c.tolerance && c.tolerance->atol == 0.0 && c.tolerance->rtol == 0.0 &&
+                        scatter::is_order_dependent(c.attrs.reduction, c.data.dtype());
+    EXPECT_FALSE(chosen && pinned) << what << ": " << g->u << " updates";
+    chosen_cases += chosen;
+    const auto reference = scatter::reference_scatter(c);
+    const auto& want = c.expected ? *c.expected : reference;
+    for (const auto shape : {BlockShape{3, 8, false}, BlockShape{1, cu::kBlockSlots, true}}) {
+      block_shape = shape;
+      const auto cmp = scatter::compare_outputs(c, emulate(c, true, Order::block), want, c.expected.has_value());
+      if (cmp.passed) continue;
+      EXPECT_TRUE(pinned) << what << " (" << shape.slots << " slots): " << cmp.mismatches << " of " << cmp.elements
+                          << " differ beyond " << cmp.rule;
+      pinned_failures += pinned;
+    }
+  }
+  block_shape = {};
+  EXPECT_GT(aggregated, 50);
+  EXPECT_GT(pinned_failures, 0) << "the per-step cases must fail when merged, or the emulation merges nothing";
+  EXPECT_GT(chosen_cases, 0) << "some bundled case must reach the path";
+}
+
+// slot_of: a target keeps its slot, distinct targets get distinct slots, and a full
+// table sends a new target to the output (-1). partial_start: a lone update keeps its bits.
+TEST(CudaElements, TheBlockTableFindsClaimsAndOverflows) {
+  std::vector<long long> keys(8, cu::kNoTarget);
+  auto cas = [](long long* key, long long expected, long long desired) {
+    const long long found = *key;
+    if (found == expected) *key = desired;
+    return found;
+  };
+  std::vector<int> slots;
+  for (long long t = 100; t < 108; ++t) slots.push_back(cu::slot_of(keys.data(), 8, t, cas));
+  auto sorted = slots;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  for (long long t = 100; t < 108; ++t) EXPECT_EQ(cu::slot_of(keys.data(), 8, t, cas), slots[static_cast<std::size_t>(t - 100)]);
+  EXPECT_EQ(cu::slot_of(keys.data(), 8, 200, cas), -1);
+  const float start = cu::partial_start<float>(Reduction::add);
+  EXPECT_TRUE(std::signbit(start) && start == 0.0f);
+  EXPECT_TRUE(std::signbit(cu::combine(Reduction::add, start, -0.0f)));
+  EXPECT_EQ(cu::partial_start<std::int32_t>(Reduction::min), INT32_MAX);
+  EXPECT_FALSE(cu::may_block_aggregate(Reduction::mul));
+  EXPECT_FALSE(cu::may_block_aggregate(Reduction::none));
+}
+
+// The host's choice of the contention path: few distinct targets in a spread sample, and
+// enough updates to pay for the table.
+TEST(CudaElements, BlockAggregationIsChosenForFewTargets) {
+  auto choice = [](std::int64_t updates, std::int64_t bins) {
+    scatter::LoadOptions options;
+    options.max_bytes = scatter::default_max_bytes();
+    const auto text = R"({"name": "a", "op": "scatter_elements", "reduction": "add",
+      "inputs": {"data": {"dtype": "float32", "shape": [)" + std::to_string(bins) + R"(], "generate": {"kind": "fill", "value": 0}},
+      "indices": {"dtype": "int64", "shape": [)" + std::to_string(updates) + R"(], "generate": {"kind": "indices", "unique": false}},
+      "updates": {"dtype": "float32", "shape": [)" + std::to_string(updates) + R"(], "generate": {"kind": "fill", "value": 1}}}})";
+    const auto loaded = scatter::load_text(text, "a.json", options);
+    EXPECT_TRUE(loaded.cases.front().decl) << text;
+    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    std::string why;
+    const auto g = cu::make_geometry(c, why);
+    return cu::few_targets_likely(*g, c.indices.data<std::int64_t>());
+  };
+  EXPECT_TRUE(choice(std::int64_t{1} << 17, 100));        // 100 bins
+  EXPECT_TRUE(choice(std::int64_t{1} << 17, 1));          // one element
+  EXPECT_FALSE(choice(std::int64_t{1} << 17, 1 << 20));   // spread over a million elements
+  EXPECT_FALSE(choice(std::int64_t{1} << 15, 100));       // too few updates to pay for it
 }
 
 // The packed float16/bfloat16 atomics add -0.0 to the pair's other element: that leaves

@@ -98,7 +98,14 @@ class CudaBackend final : public Backend {
     launch.reduction = c.attrs.reduction;
     launch.use_init_val = c.attrs.use_init_val;
     launch.deterministic = flags.deterministic;
-    if (may_aggregate(launch.reduction, launch.type)) {
+    // Contention: per-block aggregation where the reduction merges and the sample shows few
+    // targets (free order only for the order-dependent floats: --deterministic sorts).
+    const bool sorts = launch.deterministic && is_order_dependent(launch.reduction, launch.type);
+    if (!sorts && may_block_aggregate(launch.reduction)) {
+      launch.block_aggregate = launch.index64 ? few_targets_likely(*geometry, c.indices.data<std::int64_t>())
+                                              : few_targets_likely(*geometry, c.indices.data<std::int32_t>());
+    }
+    if (may_aggregate(launch.reduction, launch.type) || launch.block_aggregate) {
       launch.aggregate = launch.index64 ? warp_duplicates_likely(*geometry, c.indices.data<std::int64_t>())
                                         : warp_duplicates_likely(*geometry, c.indices.data<std::int32_t>());
     }

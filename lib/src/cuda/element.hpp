@@ -96,6 +96,7 @@ SCATTER_HD bool offsets_fit_32(const Geometry& g) {
 using detail::Bool;
 using detail::combine;
 using detail::identity;
+using detail::kIsFloat;
 using detail::mean_of;
 using detail::merge_of;
 using detail::Num;
@@ -109,6 +110,61 @@ using detail::Num;
 SCATTER_HD bool f32_native_add_exact(std::uint32_t bits) {
   return (bits & 0x7FFFFFFFu) == 0 || ((bits >> 23) & 0xFFu) >= 24;
 }
+
+// ---- block aggregation under contention (k_reduce_block) ----
+
+/// Each block of k_reduce_block keeps an open-addressed table of (target, partial) in
+/// shared memory: kBlockSlots slots (a power of two), kBlockProbes probes per target.
+inline constexpr int kBlockSlots = 1024;
+inline constexpr int kBlockProbes = 8;
+inline constexpr long long kNoTarget = -1;
+
+/// The first slot a target probes (Fibonacci hashing; `slots` a power of two).
+SCATTER_HD unsigned slot_hash(long long target, int slots) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(target) * 0x9E3779B97F4A7C15ull) >> 40) &
+         static_cast<unsigned>(slots - 1);
+}
+
+/// The slot of `target` in a table of `slots` keys: the one that holds it, or a free
+/// one it claims with `cas(key, expected, desired)` (which returns the key it found);
+/// -1 when its kBlockProbes slots belong to other targets, and the update goes straight
+/// to the output. Every probe is one CAS, no plain read: no data race in shared memory.
+template <class Cas>
+SCATTER_HD int slot_of(long long* keys, int slots, long long target, Cas&& cas) {
+  const unsigned first = slot_hash(target, slots);
+  for (int p = 0; p < kBlockProbes; ++p) {
+    const int s = static_cast<int>((first + static_cast<unsigned>(p)) & static_cast<unsigned>(slots - 1));
+    const long long found = cas(keys + s, kNoTarget, target);
+    if (found == kNoTarget || found == target) return s;
+  }
+  return -1;
+}
+
+/// Where a block's partial starts for `merge` (merge_of the reduction): its identity,
+/// except -0.0 for float add (the merge of add, sub and mean). x + -0.0 is x for every
+/// x, +0.0 included, so a target one update hits gets that update's bits, as in the
+/// reference; +0.0 would turn a lone -0.0 into +0.0.
+template <class T>
+SCATTER_HD T partial_start(Reduction merge) {
+  if constexpr (kIsFloat<T>) {
+    if (merge == Reduction::add || merge == Reduction::mean) return Num<T>::from(-0.0);
+  }
+  return identity<T>(merge);
+}
+
+/// The reductions k_reduce_block takes: those whose updates merge into one partial per
+/// target (mul does not: a partial product can overflow or vanish where no order of
+/// single steps does). Float add, sub and mean merge in another association than the
+/// reference's steps, which free order allows (the spec's tolerance; the classic bound on
+/// reordered sums covers any association); --deterministic never comes here.
+SCATTER_HD bool may_block_aggregate(Reduction r) {
+  return r == Reduction::add || r == Reduction::sub || r == Reduction::mean || r == Reduction::min ||
+         r == Reduction::max;
+}
+
+/// Below this many updates contention costs too little to pay for the table, and every
+/// small case keeps the single-step atomics.
+inline constexpr std::int64_t kBlockAggregateMinUpdates = std::int64_t{1} << 16;
 
 // ---- 1-byte elements live in 32-bit words for the atomics ----
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "element.hpp"
 #include "scatter/case.hpp"
@@ -81,6 +82,26 @@ bool warp_duplicates_likely(const Geometry& g, const IndexT* idx) {
     distinct += std::unique(t, t + k) - t;
   }
   return sample >= 2 && distinct * 4 < sample * 3;
+}
+
+/// Whether the updates land on few distinct targets (contention): 4096 updates sampled
+/// across the whole tensor hit at most kBlockSlots / 4 targets, and there are at
+/// least kBlockAggregateMinUpdates updates. Then the reductions that may take it
+/// aggregate per block in shared memory (k_reduce_block). A wrong guess costs speed only:
+/// a target that finds no slot goes straight to the output.
+template <class IndexT>
+bool few_targets_likely(const Geometry& g, const IndexT* idx) {
+  if (g.u < kBlockAggregateMinUpdates) return false;
+  constexpr std::int64_t kSample = 4096;
+  std::vector<std::int64_t> t(static_cast<std::size_t>(kSample));
+  for (std::int64_t k = 0; k < kSample; ++k) {  // scrambled positions: no stride aliasing with a row's length
+    std::uint64_t x = static_cast<std::uint64_t>(k + 1) * 0x9E3779B97F4A7C15ull;
+    x ^= x >> 31;
+    t[static_cast<std::size_t>(k)] = target_of(g, idx, static_cast<std::int64_t>(x % static_cast<std::uint64_t>(g.u)));
+  }
+  std::sort(t.begin(), t.end());
+  const auto distinct = std::unique(t.begin(), t.end()) - t.begin();
+  return distinct <= kBlockSlots / 4;
 }
 
 /// Whether float32 add, sub and mean may use the native atomicAdd: every value that enters

@@ -3,6 +3,8 @@
 // exist, CAS loops elsewhere; `none` is last-writer-wins in two passes (the winner is
 // the largest update index per element, so the result equals the reference's).
 
+#include <algorithm>
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -19,6 +21,7 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kThreads = 256;
+constexpr int kBlocksPerSm = 8;  // k_reduce_block: 8 x 256 threads and up to 20 KB of shared memory each
 
 std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -307,6 +310,65 @@ __global__ void k_reduce(Geometry g, const IndexT* idx, const T* upd, T* out, un
   }
 }
 
+// Reductions under contention (chosen on the host when a sample shows few distinct
+// targets, see few_targets_likely): each block merges its updates per target in a
+// shared-memory table (slot_of: open addressing, one CAS per probe), then issues one
+// atomic per target it met. Updates whose target finds no slot go straight to the output.
+// With kWarpMerge, a warp's updates to one target merge in registers first (as k_reduce's
+// kAggregate), so one thread per target and warp touches the table. The partials merge
+// with merge_of(r) from partial_start (-0.0 for float add: a target hit once keeps its
+// update's bits); `mean` counts hits per slot.
+template <class T, class Off, class IndexT, bool kWarpMerge>
+__global__ void __launch_bounds__(kThreads) k_reduce_block(Geometry g, const IndexT* idx, const T* upd, T* out,
+                                                           unsigned int* count, Reduction r, bool native_add,
+                                                           int* guard) {
+  __shared__ long long keys[kBlockSlots];
+  __shared__ alignas(8) unsigned char partial_bytes[kBlockSlots * sizeof(T)];
+  __shared__ unsigned int hits[kBlockSlots];
+  T* partial = reinterpret_cast<T*>(partial_bytes);
+  const Reduction merge = merge_of<T>(r);
+  for (int s = static_cast<int>(threadIdx.x); s < kBlockSlots; s += static_cast<int>(blockDim.x)) {
+    keys[s] = kNoTarget;
+    partial[s] = partial_start<T>(merge);
+    hits[s] = 0;
+  }
+  __syncthreads();
+  auto cas = [](long long* key, long long expected, long long desired) {
+    return static_cast<long long>(atomicCAS(reinterpret_cast<unsigned long long*>(key),
+                                            static_cast<unsigned long long>(expected),
+                                            static_cast<unsigned long long>(desired)));
+  };
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
+    const Off o = guarded(target_of<Off>(g, idx, i), n, guard);
+    if (o < 0) continue;
+    T v = upd[i];
+    unsigned int k = 1;
+    if constexpr (kWarpMerge) {
+      const auto peers = cg::labeled_partition(cg::coalesced_threads(), static_cast<unsigned long long>(o));
+      v = cg::reduce(peers, v, CombineOp<T>{merge});
+      k = peers.size();
+      if (peers.thread_rank() != 0) continue;
+    }
+    const int s = slot_of(keys, kBlockSlots, static_cast<long long>(o), cas);
+    if (s < 0) {
+      atomic_combine(out + o, v, r, native_add);
+      if (count != nullptr) atomicAdd(count + o, k);
+      continue;
+    }
+    atomic_combine(partial + s, v, merge, native_add);
+    if (count != nullptr) atomicAdd(hits + s, k);
+  }
+  __syncthreads();
+  for (int s = static_cast<int>(threadIdx.x); s < kBlockSlots; s += static_cast<int>(blockDim.x)) {
+    const long long o = keys[s];
+    if (o == kNoTarget) continue;
+    atomic_combine(out + o, partial[s], r, native_add);
+    if (count != nullptr) atomicAdd(count + o, hits[s]);
+  }
+}
+
 template <class T>
 __global__ void k_mean(std::int64_t n, T* out, const unsigned int* count, int init) {
   for (std::int64_t i = thread_start(); i < n; i += grid_stride()) {
@@ -514,14 +576,27 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   if (l.reduction == Reduction::mean) {
     if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), q.stream)) return e;
   }
-  if (l.aggregate) {
-    k_reduce<T, Off, IndexT, true><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
-                                                                      l.native_add, b.guard);
+  if (l.block_aggregate) {
+    // Few targets: one atomic per target per block, from kBlocksPerSm blocks per SM.
+    const int block_count = std::min(blocks, l.sm_count * kBlocksPerSm);
+    if (l.aggregate) {
+      k_reduce_block<T, Off, IndexT, true><<<block_count, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count,
+                                                                                    l.reduction, l.native_add, b.guard);
+    } else {
+      k_reduce_block<T, Off, IndexT, false><<<block_count, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count,
+                                                                                     l.reduction, l.native_add, b.guard);
+    }
+    if (cudaError_t e = q.launched("k_reduce_block")) return e;
   } else {
-    k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
-                                                                       l.native_add, b.guard);
+    if (l.aggregate) {
+      k_reduce<T, Off, IndexT, true><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
+                                                                        l.native_add, b.guard);
+    } else {
+      k_reduce<T, Off, IndexT, false><<<blocks, kThreads, 0, q.stream>>>(g, idx, upd, out, s.count, l.reduction,
+                                                                         l.native_add, b.guard);
+    }
+    if (cudaError_t e = q.launched("k_reduce")) return e;
   }
-  if (cudaError_t e = q.launched("k_reduce")) return e;
   if (l.reduction == Reduction::mean) {
     if constexpr (!__is_same(T, Bool)) {
       k_mean<T><<<blocks_for(g.n, l.sm_count), kThreads, 0, q.stream>>>(g.n, out, s.count, init);

@@ -17,6 +17,9 @@ struct Launch {
   bool use_init_val = true;
   bool deterministic = false;
   bool aggregate = false;  ///< combine a warp's duplicates before the atomic (see warp_duplicates_likely)
+  /// aggregate per block in shared memory, one atomic per target per block (k_reduce_block;
+  /// see few_targets_likely and may_block_aggregate)
+  bool block_aggregate = false;
   /// add/sub/mean through the native atomic: float32 where every summand passes
   /// f32_native_add_exact, float16/bfloat16 (packed pairs) where data has no NaN; else CAS.
   bool native_add = true;
