@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "../lib/src/cuda/geometry.hpp"
+#include "../lib/src/cuda/sorted_runs.hpp"
 #include "../lib/src/dispatch.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/compare.hpp"
@@ -62,7 +64,17 @@ void store_as(std::byte* p, T v) {
 // in a table of `slots` (slot_of), a target without a slot goes straight to the output,
 // and the blocks flush last to first (with warp_merge, a warp's updates to one target
 // merge first, as in warp_tree).
-enum class Order { update, reverse, warp_tree, block };
+// `sorted` is --deterministic: the stable sort by target, then the levels of
+// sorted_runs.hpp with `sorted_shape` (the kernels' own functions, each chunk's thread in
+// turn, last chunk first).
+enum class Order { update, reverse, warp_tree, block, sorted };
+
+struct SortedShape {
+  int chunk = cu::kRunChunk;
+  std::int64_t serial = cu::kSerialRun;
+};
+SortedShape sorted_shape;
+int sorted_levels = 0;  // the levels the last Order::sorted emulation ran
 
 struct BlockShape {
   int blocks = 3;
@@ -159,6 +171,53 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
     store_as(at(t), cu::combine(r, load_as<T>(at(t)), value));
     count[static_cast<std::size_t>(t)] += updates;
   };
+  if (order == Order::sorted && scatter::is_order_dependent(r, c.data.dtype())) {
+    if constexpr (cu::kIsFloat<T>) {  // k_keys, the stable sort, k_runs_first, k_runs_next
+      using K = std::uint32_t;
+      std::vector<std::int64_t> by_key(static_cast<std::size_t>(g.u));
+      for (std::int64_t i = 0; i < g.u; ++i) by_key[static_cast<std::size_t>(i)] = i;
+      std::stable_sort(by_key.begin(), by_key.end(), [&](auto x, auto y) { return target(x) < target(y); });
+      std::vector<K> keys;
+      std::vector<T> values;
+      for (const auto i : by_key) {
+        keys.push_back(static_cast<K>(target(i)));
+        values.push_back(update(i));
+      }
+      const int chunk = sorted_shape.chunk;
+      std::int64_t chunks = (g.u + chunk - 1) / chunk;
+      std::vector<K> piece_keys[2];
+      std::vector<T> piece_values[2];
+      std::vector<std::uint32_t> piece_counts[2];
+      cu::Pieces<T, K> pieces[2];
+      for (int k = 0; k < 2; ++k) {
+        piece_keys[k].assign(static_cast<std::size_t>(2 * chunks), K{7});  // garbage: every slot is written
+        piece_values[k].resize(static_cast<std::size_t>(2 * chunks));
+        piece_counts[k].assign(static_cast<std::size_t>(2 * chunks), 0);
+        pieces[k] = {piece_keys[k].data(), piece_values[k].data(), piece_counts[k].data()};
+      }
+      auto* typed = reinterpret_cast<T*>(o);
+      const int init = c.attrs.use_init_val ? 1 : 0;
+      for (std::int64_t t = chunks - 1; t >= 0; --t) {
+        cu::reduce_runs_first(t, g.u, g.n, chunk, sorted_shape.serial, keys.data(), values.data(), typed, r, init,
+                              pieces[0]);
+      }
+      sorted_levels = cu::run_levels(g.u, chunk, sorted_shape.serial);
+      for (int level = 1; level < sorted_levels; ++level) {
+        const std::int64_t m = 2 * chunks;
+        chunks = (m + chunk - 1) / chunk;
+        for (std::int64_t t = chunks - 1; t >= 0; --t) {
+          cu::reduce_runs_next(t, m, chunk, pieces[(level - 1) % 2], typed, r, init, pieces[level % 2]);
+        }
+      }
+      // The last level (one chunk, or level 0 when every run is short) finishes every run: it
+      // hands nothing up.
+      for (std::int64_t slot = 0; slot < 2 * chunks; ++slot) {
+        EXPECT_EQ(piece_keys[(sorted_levels - 1) % 2][static_cast<std::size_t>(slot)], cu::empty_key<K>())
+            << "a piece is left over after " << sorted_levels << " levels, slot " << slot;
+      }
+      return out;
+    }
+  }
   if (order == Order::warp_tree && cu::may_aggregate(r, c.data.dtype())) {
     for (std::int64_t warp = (g.u - 1) / 32; warp >= 0; --warp) {
       std::map<std::int64_t, std::vector<T>> peers;  // target -> the warp's updates to it, lane order
@@ -319,6 +378,115 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
     }
   }
   EXPECT_GT(reordered, 10) << "the orders must differ from the reference's somewhere, or this checks nothing";
+}
+
+// Bit for bit where an element takes at most `serial` updates (those runs are reduced one
+// update at a time, as the reference does); "" when so.
+std::string exact_where_short(const Case& c, const Tensor& got, const Tensor& want, std::int64_t serial) {
+  std::string why;
+  const auto g = cu::make_geometry(c, why);
+  std::vector<std::int64_t> hits(static_cast<std::size_t>(g->n), 0);
+  scatter::detail::dispatch_index(c.indices.dtype(), [&](auto tag) {
+    using IndexT = typename decltype(tag)::type;
+    for (std::int64_t i = 0; i < g->u; ++i) ++hits[static_cast<std::size_t>(cu::target_of(*g, c.indices.data<IndexT>(), i))];
+  });
+  const auto size = static_cast<std::size_t>(scatter::info_of(c.data.dtype()).bytes);
+  for (std::int64_t t = 0; t < g->n; ++t) {
+    if (hits[static_cast<std::size_t>(t)] > serial) continue;
+    const auto* x = got.bytes() + static_cast<std::size_t>(t) * size;
+    const auto* y = want.bytes() + static_cast<std::size_t>(t) * size;
+    const bool nans = scatter::element_as_double(got, t) != scatter::element_as_double(got, t) &&
+                      scatter::element_as_double(want, t) != scatter::element_as_double(want, t);
+    if (std::memcmp(x, y, size) != 0 && !nans) return "element " + std::to_string(t) + " differs";
+  }
+  return "";
+}
+
+// --deterministic with the kernels' shape: every bundled float add/sub/mul/mean case is
+// bit for bit where an element takes at most kSerialRun updates (all but the contention
+// cases' bins), and passes its own comparison everywhere.
+TEST(CudaElements, SortedRunsMatchTheReferenceOnBundledCases) {
+  int sorted_cases = 0;
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) {
+    if (!scatter::is_order_dependent(c.attrs.reduction, c.data.dtype())) continue;
+    ++sorted_cases;
+    const auto want = scatter::reference_scatter(c);
+    const auto got = emulate(c, true, Order::sorted);
+    EXPECT_EQ(exact_where_short(c, got, want, cu::kSerialRun), "") << what;
+    const auto cmp = scatter::compare_outputs(c, got, c.expected ? *c.expected : want, c.expected.has_value());
+    EXPECT_TRUE(cmp.passed) << what << ": " << cmp.mismatches << " of " << cmp.elements << " differ beyond " << cmp.rule;
+  }
+  EXPECT_GT(sorted_cases, 40);
+}
+
+// 8000 fuzzed cases (at most 1024 updates, so one level): bit for bit. With chunks of 4 and runs
+// of at most 6 reduced serially (and 5 and 7: a chunk ending on an odd slot), the same cases go through several levels: bit for bit
+// where an element takes at most 6 updates, the comparison's tolerance elsewhere.
+TEST(CudaElements, SortedRunsOnFuzzedCasesAtEveryDepth) {
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  int sorted_cases = 0;
+  int deep = 0;
+  int merged = 0;
+  for (std::int64_t i = 0; i < 8000; ++i) {
+    const auto text = scatter::fuzz_case(17, i, 1024);
+    const auto loaded = scatter::load_text(text, "fuzz.json", options);
+    ASSERT_TRUE(loaded.cases.front().decl) << text;
+    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    if (!scatter::is_order_dependent(c.attrs.reduction, c.data.dtype())) continue;
+    ++sorted_cases;
+    const auto want = scatter::reference_scatter(c);
+    sorted_shape = {};
+    ASSERT_EQ(scatter::fuzz_verdict(c, emulate(c, true, Order::sorted), want, kExact), "") << text;
+    for (const auto shape : {SortedShape{4, 6}, SortedShape{5, 7}}) {  // chunk boundaries on even and odd slots
+      sorted_shape = shape;
+      const auto got = emulate(c, true, Order::sorted);
+      deep += sorted_levels >= 3;
+      ASSERT_EQ(exact_where_short(c, got, want, shape.serial), "") << "chunk " << shape.chunk << "\n" << text;
+      const auto cmp = scatter::compare_outputs(c, got, want, false);
+      ASSERT_TRUE(cmp.passed) << "chunk " << shape.chunk << ": " << cmp.mismatches << " of " << cmp.elements
+                              << " differ beyond " << cmp.rule << "\n" << text;
+      merged += std::memcmp(got.bytes(), want.bytes(), want.nbytes()) != 0;
+    }
+  }
+  sorted_shape = {};
+  std::printf("%d float add/sub/mul/mean cases, %d three levels deep or more, %d not bit for bit\n", sorted_cases, deep,
+              merged);
+  EXPECT_GT(sorted_cases, 1000);
+  EXPECT_GT(deep, 400) << "few cases went three levels deep";
+  EXPECT_GT(merged, 5) << "the tree of pieces must differ from the reference's steps somewhere";
+}
+
+// Heavy duplicates with the kernels' shape: 300000 float32 updates onto 3 elements go
+// through several levels (no thread reduces more than kSerialRun + kRunChunk updates in a
+// row), and the result passes the tolerance; an element hit 10 times stays exact.
+TEST(CudaElements, SortedRunsSplitHeavyDuplicates) {
+  sorted_shape = {};
+  scatter::LoadOptions options;
+  options.max_bytes = scatter::default_max_bytes();
+  const std::string text = R"({"name": "heavy", "op": "scatter_elements", "reduction": "add",
+    "inputs": {"data": {"dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]},
+    "indices": {"dtype": "int64", "shape": [300010], "generate": {"kind": "indices", "unique": false, "seed": 3}},
+    "updates": {"dtype": "float32", "shape": [300010], "generate": {"kind": "uniform", "low": -1, "high": 1, "seed": 4}}}})";
+  const auto loaded = scatter::load_text(text, "heavy.json", options);
+  ASSERT_TRUE(loaded.cases.front().decl);
+  auto c = scatter::materialize(*loaded.cases.front().decl);
+  auto* idx = const_cast<std::int64_t*>(c.indices.data<std::int64_t>());
+  for (std::int64_t i = 0; i < c.indices.numel(); ++i) idx[i] = i % 30001 == 0 ? 3 : idx[i] % 3;  // 3 bins, and 10 hits on element 3
+  const auto want = scatter::reference_scatter(c);
+  const auto got = emulate(c, true, Order::sorted);
+  EXPECT_EQ(sorted_levels, cu::run_levels(300010, cu::kRunChunk, cu::kSerialRun));
+  EXPECT_GE(sorted_levels, 4);
+  EXPECT_EQ(exact_where_short(c, got, want, cu::kSerialRun), "");
+  const auto cmp = scatter::compare_outputs(c, got, want, false);
+  EXPECT_TRUE(cmp.passed) << cmp.mismatches << " of " << cmp.elements << " differ beyond " << cmp.rule;
+}
+
+TEST(CudaElements, RunLevelsShrinkToOneChunk) {
+  EXPECT_EQ(cu::run_levels(1024, 32, 1024), 1);  // every run is short
+  EXPECT_EQ(cu::run_levels(33, 32, 32), 2);      // 2 chunks, then 4 pieces in one chunk
+  EXPECT_EQ(cu::run_levels(1025, 32, 1024), 3);  // 33 chunks -> 66 pieces (3 chunks) -> 6 pieces
+  EXPECT_EQ(cu::run_levels(std::int64_t{1} << 31, 32, 1024), 8);  // 2^26 chunks, /16 per level
 }
 
 // The contention path (k_reduce_block) on fuzzed cases, forced (the host takes it only

@@ -113,6 +113,29 @@ TEST(Fuzz, FreeOrderFloatAddGetsTheToleranceDeterministicDoesNot) {
   EXPECT_NE(scatter::fuzz_verdict(c, got, want, {false, true}), "");
 }
 
+// --deterministic promises the reference's bits where an element takes at most
+// kDeterministicExactHits updates; past that, a fixed tree of partial sums, held to the
+// tolerance (and still to it: a result far off fails).
+TEST(Fuzz, DeterministicIsBitForBitUpToTheExactHitsThenTheTolerance) {
+  const auto heavy = scatter::kDeterministicExactHits + 1;
+  const auto c = materialize(R"({"name": "t", "op": "scatter_elements", "reduction": "add", "inputs": {
+    "data": {"dtype": "float32", "shape": [2], "values": [0, 0]},
+    "indices": {"dtype": "int64", "shape": [)" + std::to_string(heavy + 3) + R"(], "generate": {"kind": "fill", "value": 0}},
+    "updates": {"dtype": "float32", "shape": [)" + std::to_string(heavy + 3) + R"(], "generate": {"kind": "uniform", "low": 0, "high": 1, "seed": 5}}}})");
+  auto* idx = const_cast<std::int64_t*>(c.indices.data<std::int64_t>());
+  idx[0] = idx[1] = idx[2] = 1;  // element 1: 3 updates; element 0: kDeterministicExactHits + 1
+  const auto want = scatter::reference_scatter(c);
+  auto got = want.clone();
+  got.data<float>()[0] = std::nextafter(got.data<float>()[0], 1000.0f);
+  EXPECT_EQ(scatter::fuzz_verdict(c, got, want, {false, true}), "") << "a tree's rounding on the heavy element";
+  got.data<float>()[0] = want.data<float>()[0] * 2.0f;
+  EXPECT_NE(scatter::fuzz_verdict(c, got, want, {false, true}), "") << "beyond the tolerance";
+  got = want.clone();
+  got.data<float>()[1] = std::nextafter(got.data<float>()[1], 1000.0f);
+  EXPECT_NE(scatter::fuzz_verdict(c, got, want, {false, true}).find("bit for bit"), std::string::npos)
+      << "3 updates: the reference's bits";
+}
+
 // A backend that gets element 0 wrong whenever updates exist.
 class OffByOne final : public scatter::Backend {
  public:

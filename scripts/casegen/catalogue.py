@@ -1,7 +1,7 @@
 """The catalogue: every generated case file under cases/ and the cases it holds."""
 from .edges import edges_elements, edges_nd, edges_update
 from .error_cases import error_cases
-from .generated import generated_elements, generated_nd, generated_update, npy_cases
+from .generated import contention_cases, generated_elements, generated_nd, generated_update, npy_cases
 from .sweeps import ND_REDS, SE_REDS, sweep_elements, sweep_nd, sweep_update
 
 
@@ -22,6 +22,8 @@ def catalogue():
     files["%s/gen_generate.json" % se] = generated_elements()
     files["%s/gen_generate.json" % nd] = generated_nd()
     files["%s/gen_generate.json" % su] = generated_update()
+    for op, cases in contention_cases().items():
+        files["%s/gen_contention.json" % op] = cases
     for op, cases in npy_cases().items():
         files["%s/gen_npy.json" % op] = cases
     for stem, case in error_cases():

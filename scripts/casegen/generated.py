@@ -153,3 +153,52 @@ def npy_cases():
         ],
     }
 
+
+
+def contention_cases():
+    """Many updates on few targets: enough (2^17) for the cuda backend's per-block
+    aggregation in shared memory, so that its emulation, the GPU run and racecheck meet it."""
+    se, nd = "scatter_elements", "scatter_nd"
+    n = 131072
+    tags = ("contention",)
+    return {
+        se: [
+            make_case("se_contention_one_element_add_int32", se,
+                      G("int32", [1], {"kind": "fill", "value": 5}),
+                      G("int64", [n], {"kind": "fill", "value": 0}),
+                      G("int32", [n], {"kind": "fill", "value": 3}),
+                      red="add", tags=tags, description="131072 updates of 3 onto one element holding 5"),
+            make_case("se_contention_100_bins_add_float32", se,
+                      G("float32", [100], {"kind": "uniform", "low": -4, "high": 4, "seed": 1}),
+                      G("int32", [n], {"kind": "indices", "negative": 0.3, "seed": 2}, (se, 0, [100])),
+                      G("float32", [n], {"kind": "uniform", "low": -1, "high": 1, "seed": 3}),
+                      red="add", tags=tags, description="131072 uniform updates onto 100 bins (about 1311 "
+                      "each): other orders and merged partial sums are held to the tolerance that grows "
+                      "with the hits"),
+            make_case("se_contention_64_bins_max_float16", se,
+                      G("float16", [64, 1], {"kind": "uniform", "low": -8, "high": 8, "seed": 4}),
+                      G("int64", [n, 1], {"kind": "indices", "seed": 5}, (se, 0, [64, 1])),
+                      G("float16", [n, 1], {"kind": "uniform", "low": -100, "high": 100, "seed": 6}),
+                      red="max", tags=tags, description="float16 max onto 64 bins: exact in any order"),
+            make_case("se_contention_100_bins_mean_float32_no_init", se,
+                      G("float32", [100], {"kind": "fill", "value": 7}),
+                      G("int64", [n], {"kind": "indices", "seed": 8}, (se, 0, [100])),
+                      G("float32", [n], {"kind": "uniform", "low": 0, "high": 2, "seed": 9}),
+                      red="mean", use_init=False, tags=tags,
+                      description="mean of about 1311 updates per bin, data left out"),
+        ],
+        nd: [
+            make_case("nd_contention_200_bins_sub_int64", nd,
+                      G("int64", [200], {"kind": "randint", "low": -1000, "high": 1000, "seed": 10}),
+                      G("int64", [n, 1], {"kind": "indices", "seed": 11}, (nd, 0, [200])),
+                      G("int64", [n], {"kind": "randint", "low": -1000000, "high": 1000000, "seed": 12}),
+                      red="sub", tags=tags, description="int64 sub onto 200 bins: exact in any order"),
+            make_case("nd_contention_one_row_add_bfloat16", nd,
+                      G("bfloat16", [4, 256], {"kind": "fill", "value": 0}),
+                      G("int64", [512, 1], {"kind": "fill", "value": 2}),
+                      G("bfloat16", [512, 256], {"kind": "fill", "value": 0.015625}),
+                      red="add", tags=tags, description="512 rows of 1/64 onto row 2: step by step the "
+                      "sum stops at 4 (4 + 1/64 is a tie in bfloat16, which keeps 4) where the exact sum "
+                      "is 8; other orders and merged partials land in between, within the tolerance"),
+        ],
+    }

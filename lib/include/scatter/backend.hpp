@@ -26,12 +26,23 @@ struct Availability {
 /// How to run: in place skips the copy of data into the output (timed separately
 /// by nobody: the benchmark reports both ways); deterministic asks for a fixed
 /// reduction order where a backend has a faster, order-free one.
+/// --deterministic promises the same bits on every run, and the reference's bits wherever
+/// an element takes at most this many updates (reduced one at a time, in update order).
+/// Longer runs of duplicates may be reduced in a fixed tree of partial results (cuda:
+/// sorted_runs.hpp), so that no thread reduces a million updates alone; they are compared
+/// with the tolerance.
+inline constexpr std::int64_t kDeterministicExactHits = 1024;
+
 struct RunFlags {
   bool in_place = false;
-  bool deterministic = false;
+  bool deterministic = false;  ///< float add/sub/mul/mean in update order (see kDeterministicExactHits)
   bool flush_caches = false;  ///< evict the device's caches just before the timed region (cold benchmarks)
   int repeat = 1;             ///< timed repetitions an external backend runs in one request (bench)
   bool check_launches = false;  ///< cuda: wait for and check every kernel as it is launched (names a faulting one)
+  /// bench: the same Case object as the previous run, unchanged, with the same flags. A
+  /// backend may keep what it prepared (cuda: its uploads and host scans) and restore the
+  /// inputs on the device, outside the timed region.
+  bool same_inputs = false;
 };
 
 struct BackendOutput {

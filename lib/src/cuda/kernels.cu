@@ -4,6 +4,7 @@
 // the largest update index per element, so the result equals the reference's).
 
 #include <algorithm>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -14,6 +15,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "launch.hpp"
+#include "sorted_runs.hpp"
 
 namespace scatter::cuda {
 namespace {
@@ -376,30 +378,36 @@ __global__ void k_mean(std::int64_t n, T* out, const unsigned int* count, int in
   }
 }
 
-template <class IndexT>
-__global__ void k_keys(Geometry g, const IndexT* idx, long long* keys, long long* vals, int* guard) {
-  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
-    const std::int64_t o = guarded(target_of(g, idx, i), g.n, guard);
-    keys[i] = o < 0 ? g.n : o;  // a guarded target sorts last; the segment kernel skips it
-    vals[i] = i;
+// --deterministic (float add, sub, mul, mean): each update's target as a sort key (K: 32
+// bits when the targets and the guard's sentinel fit, else 64), then a stable radix sort
+// of keys with the update values themselves (no later gather), then the levels of
+// sorted_runs.hpp.
+template <class K, class Off, class IndexT>
+__global__ void k_keys(Geometry g, const IndexT* idx, K* keys, int* guard) {
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  for (Off i = thread_start<Off>(); i < u; i += grid_stride<Off>()) {
+    const Off o = guarded(target_of<Off>(g, idx, i), n, guard);
+    keys[i] = static_cast<K>(o < 0 ? n : o);  // a guarded target sorts last; the levels skip it
   }
 }
 
-// Deterministic: after a stable sort by target, each segment is reduced by one thread
-// in update order, exactly as the reference does it.
-template <class T>
-__global__ void k_segments(Geometry g, const long long* keys, const long long* vals, const T* upd, T* out,
-                           Reduction r, int init) {
-  for (std::int64_t i = thread_start(); i < g.u; i += grid_stride()) {
-    const long long o = keys[i];
-    if (o >= g.n || (i > 0 && keys[i - 1] == o)) continue;
-    T acc = out[o];
-    std::int64_t count = 0;
-    for (std::int64_t j = i; j < g.u && keys[j] == o; ++j, ++count) acc = combine(r, acc, upd[vals[j]]);
-    if (r == Reduction::mean) {
-      if constexpr (!__is_same(T, Bool)) acc = mean_of(acc, count + init);
-    }
-    out[o] = acc;
+// Level 0: a thread per chunk of sorted updates; short runs finish here in update order.
+template <class T, class K>
+__global__ void k_runs_first(std::int64_t u, std::int64_t n, const K* key, const T* value, T* out, Reduction r,
+                             int init, Pieces<T, K> up) {
+  const std::int64_t chunks = (u + kRunChunk - 1) / kRunChunk;
+  for (std::int64_t c = thread_start(); c < chunks; c += grid_stride()) {
+    reduce_runs_first(c, u, n, kRunChunk, kSerialRun, key, value, out, r, init, up);
+  }
+}
+
+// Level 1 and up: a thread per chunk of the pieces of long runs.
+template <class T, class K>
+__global__ void k_runs_next(std::int64_t m, Pieces<T, K> in, T* out, Reduction r, int init, Pieces<T, K> up) {
+  const std::int64_t chunks = (m + kRunChunk - 1) / kRunChunk;
+  for (std::int64_t c = thread_start(); c < chunks; c += grid_stride()) {
+    reduce_runs_next(c, m, kRunChunk, in, out, r, init, up);
   }
 }
 
@@ -415,14 +423,37 @@ struct Scratch {
   unsigned int* seen = nullptr;  // `none`: one bit per output element (row, for the slice ops)
   int* duplicate = nullptr;      // `none`: set when an element (row) is targeted twice
   unsigned int* count = nullptr;
-  long long* keys[2] = {nullptr, nullptr};
-  long long* vals[2] = {nullptr, nullptr};
+  void* keys[2] = {nullptr, nullptr};  // --deterministic: K per update, before and after the sort
+  void* sorted = nullptr;              // the update values in key order
+  void* piece_key[2] = {nullptr, nullptr};  // the levels' pieces, 2 slots per level-0 chunk, two levels' worth
+  void* piece_value[2] = {nullptr, nullptr};
+  std::uint32_t* piece_count[2] = {nullptr, nullptr};
   void* cub = nullptr;
   std::size_t cub_bytes = 0;
   std::size_t total = 0;
 };
 
 bool uses_sort(const Launch& l) { return l.deterministic && is_order_dependent(l.reduction, l.type); }
+
+// 32-bit sort keys when every target and the sentinel n fit below the empty key.
+bool narrow_keys(std::int64_t n) { return n < static_cast<std::int64_t>(UINT32_MAX); }
+
+// The sort moves values as unsigned words of the element's size (the float types: 8, 4, 2).
+template <class Bits, class K>
+std::size_t cub_sort_bytes(std::int64_t u, int bits) {
+  std::size_t bytes = 0;
+  cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
+                                  static_cast<const Bits*>(nullptr), static_cast<Bits*>(nullptr), static_cast<int>(u),
+                                  0, bits);
+  return bytes;
+}
+
+template <class K>
+std::size_t cub_sort_bytes_for(std::size_t element, std::int64_t u, int bits) {
+  if (element == 8) return cub_sort_bytes<unsigned long long, K>(u, bits);
+  if (element == 4) return cub_sort_bytes<unsigned int, K>(u, bits);
+  return cub_sort_bytes<unsigned short, K>(u, bits);
+}
 
 int key_bits(std::int64_t n) {
   int bits = 1;
@@ -459,12 +490,19 @@ Scratch layout(const Launch& l, void* base) {
     s.seen = static_cast<unsigned int*>(take(static_cast<std::size_t>((targets + 31) / 32) * sizeof(unsigned int)));
     s.duplicate = static_cast<int*>(take(sizeof(int)));
   } else if (uses_sort(l)) {
+    const std::size_t key = narrow_keys(g.n) ? sizeof(unsigned int) : sizeof(unsigned long long);
+    const std::size_t element = static_cast<std::size_t>(info_of(l.type).bytes);
+    const auto u = static_cast<std::size_t>(g.u);
+    const auto slots = static_cast<std::size_t>(2 * ((g.u + kRunChunk - 1) / kRunChunk));
+    for (int i = 0; i < 2; ++i) s.keys[i] = take(u * key);
+    s.sorted = take(u * element);
     for (int i = 0; i < 2; ++i) {
-      s.keys[i] = static_cast<long long*>(take(static_cast<std::size_t>(g.u) * sizeof(long long)));
-      s.vals[i] = static_cast<long long*>(take(static_cast<std::size_t>(g.u) * sizeof(long long)));
+      s.piece_key[i] = take(slots * key);
+      s.piece_value[i] = take(slots * element);
+      s.piece_count[i] = static_cast<std::uint32_t*>(take(slots * sizeof(std::uint32_t)));
     }
-    cub::DeviceRadixSort::SortPairs(nullptr, s.cub_bytes, s.keys[0], s.keys[1], s.vals[0], s.vals[1],
-                                    static_cast<int>(g.u), 0, key_bits(g.n));
+    s.cub_bytes = narrow_keys(g.n) ? cub_sort_bytes_for<unsigned int>(element, g.u, key_bits(g.n))
+                                   : cub_sort_bytes_for<unsigned long long>(element, g.u, key_bits(g.n));
     s.cub = take(s.cub_bytes);
   } else if (l.reduction == Reduction::mean) {
     s.count = static_cast<unsigned int*>(take(static_cast<std::size_t>(g.n) * sizeof(unsigned int)));
@@ -543,6 +581,45 @@ cudaError_t elements_none(const Launch& l, const Buffers& b, const Scratch& s, Q
   return q.launched("k_write_winners");
 }
 
+// --deterministic: keys, the stable sort of (key, update bits), then the levels, ping-ponging
+// between the two piece buffers (one level when u <= kSerialRun: every run is short).
+template <class T, class K, class Off, class IndexT>
+cudaError_t run_sorted(const Launch& l, const Buffers& b, const Scratch& s, int init, Queue& q) {
+  using Bits = std::conditional_t<sizeof(T) == 8, unsigned long long,
+                                  std::conditional_t<sizeof(T) == 4, unsigned int, unsigned short>>;
+  const auto& g = l.geometry;
+  auto* keys_in = static_cast<K*>(s.keys[0]);
+  auto* keys = static_cast<K*>(s.keys[1]);
+  auto* sorted = static_cast<Bits*>(s.sorted);
+  auto* out = static_cast<T*>(b.out);
+  k_keys<K, Off, IndexT><<<blocks_for(g.u, l.sm_count), kThreads, 0, q.stream>>>(
+      g, static_cast<const IndexT*>(b.indices), keys_in, b.guard);
+  if (cudaError_t e = q.launched("k_keys")) return e;
+  std::size_t bytes = s.cub_bytes;
+  if (cudaError_t e = cub::DeviceRadixSort::SortPairs(s.cub, bytes, keys_in, keys, static_cast<const Bits*>(b.updates),
+                                                      sorted, static_cast<int>(g.u), 0, key_bits(g.n), q.stream)) {
+    return e;
+  }
+  if (cudaError_t e = q.launched("cub::DeviceRadixSort::SortPairs")) return e;
+  Pieces<T, K> pieces[2];
+  for (int i = 0; i < 2; ++i) {
+    pieces[i] = {static_cast<K*>(s.piece_key[i]), static_cast<T*>(s.piece_value[i]), s.piece_count[i]};
+  }
+  std::int64_t chunks = (g.u + kRunChunk - 1) / kRunChunk;
+  k_runs_first<T, K><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
+      g.u, g.n, keys, reinterpret_cast<const T*>(sorted), out, l.reduction, init, pieces[0]);
+  if (cudaError_t e = q.launched("k_runs_first")) return e;
+  const int levels = run_levels(g.u, kRunChunk, kSerialRun);
+  for (int level = 1; level < levels; ++level) {
+    const std::int64_t m = 2 * chunks;
+    chunks = (m + kRunChunk - 1) / kRunChunk;
+    k_runs_next<T, K><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
+        m, pieces[(level - 1) % 2], out, l.reduction, init, pieces[level % 2]);
+    if (cudaError_t e = q.launched("k_runs_next")) return e;
+  }
+  return cudaSuccess;
+}
+
 template <class T, class IndexT, class Off>
 cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   const auto& g = l.geometry;
@@ -561,17 +638,11 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
     if (cudaError_t e = q.launched("k_identity")) return e;
   }
   const int init = l.use_init_val ? 1 : 0;
-  if (uses_sort(l)) {
-    k_keys<IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, s.keys[0], s.vals[0], b.guard);
-    if (cudaError_t e = q.launched("k_keys")) return e;
-    std::size_t bytes = s.cub_bytes;
-    if (cudaError_t e = cub::DeviceRadixSort::SortPairs(s.cub, bytes, s.keys[0], s.keys[1], s.vals[0], s.vals[1],
-                                                        static_cast<int>(g.u), 0, key_bits(g.n), q.stream)) {
-      return e;
+  if constexpr (kIsFloat<T>) {
+    if (uses_sort(l)) {
+      return narrow_keys(g.n) ? run_sorted<T, unsigned int, Off, IndexT>(l, b, s, init, q)
+                              : run_sorted<T, unsigned long long, Off, IndexT>(l, b, s, init, q);
     }
-    if (cudaError_t e = q.launched("cub::DeviceRadixSort::SortPairs")) return e;
-    k_segments<T><<<blocks, kThreads, 0, q.stream>>>(g, s.keys[1], s.vals[1], upd, out, l.reduction, init);
-    return q.launched("k_segments");
   }
   if (l.reduction == Reduction::mean) {
     if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), q.stream)) return e;

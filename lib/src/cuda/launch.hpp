@@ -39,7 +39,7 @@ struct Buffers {
 /// with `check` (--check-launches) each is waited for and checked as it is launched,
 /// and `failed` names the one whose check failed.
 struct LaunchTrace {
-  static constexpr int kMax = 8;
+  static constexpr int kMax = 16;
   bool check = false;
   const char* kernels[kMax] = {};
   int count = 0;
