@@ -76,6 +76,13 @@ struct SortedShape {
 SortedShape sorted_shape;
 int sorted_levels = 0;  // the levels the last Order::sorted emulation ran
 
+// slot_of's CAS, one thread at a time: the key it found, replaced when it was `expected`.
+long long host_cas(long long* key, long long expected, long long desired) {
+  const long long found = *key;
+  if (found == expected) *key = desired;
+  return found;
+}
+
 struct BlockShape {
   int blocks = 3;
   int slots = cu::kBlockSlots;
@@ -228,17 +235,12 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
     const auto merge = cu::merge_of<T>(r);
     const auto slots = static_cast<std::size_t>(block_shape.slots);
     const std::int64_t grid = std::int64_t{block_shape.blocks} * 256;
-    auto cas = [](long long* key, long long expected, long long desired) {
-      const long long found = *key;
-      if (found == expected) *key = desired;
-      return found;
-    };
     for (std::int64_t b = block_shape.blocks - 1; b >= 0; --b) {
       std::vector<long long> keys(slots, cu::kNoTarget);
       std::vector<T> partial(slots, cu::partial_start<T>(merge));
       std::vector<std::int64_t> hits(slots, 0);
       auto to_table = [&](std::int64_t t, T v, std::int64_t k) {
-        const int slot = cu::slot_of(keys.data(), block_shape.slots, t, cas);
+        const int slot = cu::slot_of(keys.data(), block_shape.slots, t, host_cas);
         if (slot < 0) {
           ++block_fallbacks;
           return land(t, v, k);
@@ -423,16 +425,12 @@ TEST(CudaElements, SortedRunsMatchTheReferenceOnBundledCases) {
 // of at most 6 reduced serially (and 5 and 7: a chunk ending on an odd slot), the same cases go through several levels: bit for bit
 // where an element takes at most 6 updates, the comparison's tolerance elsewhere.
 TEST(CudaElements, SortedRunsOnFuzzedCasesAtEveryDepth) {
-  scatter::LoadOptions options;
-  options.max_bytes = scatter::default_max_bytes();
   int sorted_cases = 0;
   int deep = 0;
   int merged = 0;
   for (std::int64_t i = 0; i < 8000; ++i) {
     const auto text = scatter::fuzz_case(17, i, 1024);
-    const auto loaded = scatter::load_text(text, "fuzz.json", options);
-    ASSERT_TRUE(loaded.cases.front().decl) << text;
-    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    const auto c = scatter::testing::load_case(text);
     if (!scatter::is_order_dependent(c.attrs.reduction, c.data.dtype())) continue;
     ++sorted_cases;
     const auto want = scatter::reference_scatter(c);
@@ -462,15 +460,11 @@ TEST(CudaElements, SortedRunsOnFuzzedCasesAtEveryDepth) {
 // row), and the result passes the tolerance; an element hit 10 times stays exact.
 TEST(CudaElements, SortedRunsSplitHeavyDuplicates) {
   sorted_shape = {};
-  scatter::LoadOptions options;
-  options.max_bytes = scatter::default_max_bytes();
   const std::string text = R"({"name": "heavy", "op": "scatter_elements", "reduction": "add",
     "inputs": {"data": {"dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]},
     "indices": {"dtype": "int64", "shape": [300010], "generate": {"kind": "indices", "unique": false, "seed": 3}},
     "updates": {"dtype": "float32", "shape": [300010], "generate": {"kind": "uniform", "low": -1, "high": 1, "seed": 4}}}})";
-  const auto loaded = scatter::load_text(text, "heavy.json", options);
-  ASSERT_TRUE(loaded.cases.front().decl);
-  auto c = scatter::materialize(*loaded.cases.front().decl);
+  auto c = scatter::testing::load_case(text);
   auto* idx = const_cast<std::int64_t*>(c.indices.data<std::int64_t>());
   for (std::int64_t i = 0; i < c.indices.numel(); ++i) idx[i] = i % 30001 == 0 ? 3 : idx[i] % 3;  // 3 bins, and 10 hits on element 3
   const auto want = scatter::reference_scatter(c);
@@ -495,16 +489,12 @@ TEST(CudaElements, RunLevelsShrinkToOneChunk) {
 // merging. Its results pass the comparison rules, bit for bit where the reduction is
 // order-independent (integers, bool, min, max merge exactly).
 TEST(CudaElements, FuzzedCasesPassTheComparisonAggregatedPerBlock) {
-  scatter::LoadOptions options;
-  options.max_bytes = scatter::default_max_bytes();
   int aggregated = 0;
   int reordered = 0;
   block_fallbacks = 0;
   for (std::int64_t i = 0; i < 2000; ++i) {
     const auto text = scatter::fuzz_case(13, i, 1024);
-    const auto loaded = scatter::load_text(text, "fuzz.json", options);
-    ASSERT_TRUE(loaded.cases.front().decl) << text;
-    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    const auto c = scatter::testing::load_case(text);
     if (!cu::may_block_aggregate(c.attrs.reduction)) continue;
     ++aggregated;
     const auto want = scatter::reference_scatter(c);
@@ -569,18 +559,13 @@ TEST(CudaElements, BundledCasesAggregatedPerBlockFailOnlyWhereStepsArePinned) {
 // table sends a new target to the output (-1). partial_start: a lone update keeps its bits.
 TEST(CudaElements, TheBlockTableFindsClaimsAndOverflows) {
   std::vector<long long> keys(8, cu::kNoTarget);
-  auto cas = [](long long* key, long long expected, long long desired) {
-    const long long found = *key;
-    if (found == expected) *key = desired;
-    return found;
-  };
   std::vector<int> slots;
-  for (long long t = 100; t < 108; ++t) slots.push_back(cu::slot_of(keys.data(), 8, t, cas));
+  for (long long t = 100; t < 108; ++t) slots.push_back(cu::slot_of(keys.data(), 8, t, host_cas));
   auto sorted = slots;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(sorted, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
-  for (long long t = 100; t < 108; ++t) EXPECT_EQ(cu::slot_of(keys.data(), 8, t, cas), slots[static_cast<std::size_t>(t - 100)]);
-  EXPECT_EQ(cu::slot_of(keys.data(), 8, 200, cas), -1);
+  for (long long t = 100; t < 108; ++t) EXPECT_EQ(cu::slot_of(keys.data(), 8, t, host_cas), slots[static_cast<std::size_t>(t - 100)]);
+  EXPECT_EQ(cu::slot_of(keys.data(), 8, 200, host_cas), -1);
   const float start = cu::partial_start<float>(Reduction::add);
   EXPECT_TRUE(std::signbit(start) && start == 0.0f);
   EXPECT_TRUE(std::signbit(cu::combine(Reduction::add, start, -0.0f)));
@@ -593,15 +578,11 @@ TEST(CudaElements, TheBlockTableFindsClaimsAndOverflows) {
 // enough updates to pay for the table.
 TEST(CudaElements, BlockAggregationIsChosenForFewTargets) {
   auto choice = [](std::int64_t updates, std::int64_t bins) {
-    scatter::LoadOptions options;
-    options.max_bytes = scatter::default_max_bytes();
     const auto text = R"({"name": "a", "op": "scatter_elements", "reduction": "add",
       "inputs": {"data": {"dtype": "float32", "shape": [)" + std::to_string(bins) + R"(], "generate": {"kind": "fill", "value": 0}},
       "indices": {"dtype": "int64", "shape": [)" + std::to_string(updates) + R"(], "generate": {"kind": "indices", "unique": false}},
       "updates": {"dtype": "float32", "shape": [)" + std::to_string(updates) + R"(], "generate": {"kind": "fill", "value": 1}}}})";
-    const auto loaded = scatter::load_text(text, "a.json", options);
-    EXPECT_TRUE(loaded.cases.front().decl) << text;
-    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    const auto c = scatter::testing::load_case(text);
     std::string why;
     const auto g = cu::make_geometry(c, why);
     return cu::few_targets_likely(*g, c.indices.data<std::int64_t>());
