@@ -121,6 +121,46 @@ TEST(CpuBackend, AnExpiredDeadlineStopsEveryThreadWithATimeout) {
   EXPECT_EQ(got.data<float>()[0], 1.0f + static_cast<float>(c.data.numel() - 1));
 }
 
+// ScatterUpdate `none` with each row written about 5 times per block (negative indices
+// among them): the cpu backend copies only each row's last writer (runs.hpp,
+// mark_last_indices). Expected: the operator's definition, written out here.
+TEST(CpuBackend, ScatterUpdateDuplicatesKeepTheirLastWriterInEveryBlock) {
+  const std::int64_t outer = 8, extent = 6, len = 40, count = 30;
+  Case c;
+  c.name = "update_duplicates";
+  c.attrs = {scatter::Op::scatter_update, 1, scatter::Reduction::none, true};
+  c.data = scatter::Tensor(scatter::DType::float32, {outer, extent, len});
+  c.indices = scatter::Tensor(scatter::DType::int64, {count});
+  c.updates = scatter::Tensor(scatter::DType::float32, {outer, count, len});
+  for (std::int64_t e = 0; e < c.data.numel(); ++e) c.data.data<float>()[e] = -1.0f - static_cast<float>(e);
+  for (std::int64_t e = 0; e < c.updates.numel(); ++e) c.updates.data<float>()[e] = static_cast<float>(e);
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t row = (i * 7 + i / 4) % 5;  // rows 0..4 (row 5 keeps data), out of order
+    c.indices.data<std::int64_t>()[i] = i % 3 == 0 ? row - extent : row;
+  }
+  scatter::Tensor want = c.data.clone();
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      auto row = c.indices.data<std::int64_t>()[i];
+      if (row < 0) row += extent;
+      for (std::int64_t j = 0; j < len; ++j) {
+        want.data<float>()[(o * extent + row) * len + j] = c.updates.data<float>()[(o * count + i) * len + j];
+      }
+    }
+  }
+  for (const int threads : {1, 2, 3}) {
+    auto cpu = scatter::make_cpu_backend(threads, 1);
+    for (const bool in_place : {false, true}) {
+      scatter::RunFlags flags;
+      flags.in_place = in_place;
+      const auto got = cpu->run(c, flags).output;
+      EXPECT_TRUE(same_bytes(got, want)) << threads << " threads" << (in_place ? ", in place" : "") << ": "
+                                         << first_difference(got, want);
+    }
+  }
+  expect_reference_bytes(c, "update_duplicates");
+}
+
 TEST(CpuPool, ATasksExceptionReachesTheCallerAfterEveryTaskReturned) {
   scatter::detail::cpu::Pool pool(4);
   ASSERT_EQ(pool.size(), 4);

@@ -111,12 +111,15 @@ struct Prepared {
   int tasks = 1;
   bool sorted = false;  // the counting-sort path (buckets.hpp)
   Buckets buckets;
+  std::vector<std::uint8_t> last;  // ScatterUpdate `none`: the winning indices (runs.hpp)
+  std::vector<std::int32_t> seen;
 };
 
 template <class T, Reduction R, class Count, class I>
 void scatter_all(const Case& c, Prepared& p, Count* counts, Tensor& out, bool in_place, Pool& pool,
                  std::vector<Scratch>& scratch) {
   const I* idx = c.indices.data<I>();
+  if (!p.last.empty()) mark_last_indices(p.geometry, idx, p.last.data(), p.seen.data());
   auto share = [&](int t) {
     Share<T, Count> sh;
     sh.data = c.data.data<T>();
@@ -194,6 +197,11 @@ class CpuBackend final : public Backend {
     Pool& workers = pool();
     Prepared p;
     p.geometry = geometry_of(c);
+    if (marks_last_indices(p.geometry, c.attrs.reduction)) {
+      p.last.resize(static_cast<std::size_t>(p.geometry.count));
+      p.seen.resize(static_cast<std::size_t>(p.geometry.extent));
+      p.geometry.last = p.last.data();
+    }
     const auto n = c.data.numel();
     const auto work = n + p.geometry.runs * p.geometry.len;
     p.tasks = static_cast<int>(std::clamp<std::int64_t>(std::min(work / grain_, n), 1, workers.size()));

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "scatter/case.hpp"
 
@@ -34,6 +35,9 @@ struct Geometry {
   // scatter_update: out = (o * extent + index[i]) * len, o < outer, i < count
   std::int64_t outer = 0;
   std::int64_t count = 0;
+  /// scatter_update `none`: nonzero for the indices that are their value's last
+  /// occurrence (the rows that win in every block o); the others are skipped. Null: all.
+  const std::uint8_t* last = nullptr;
 };
 
 Geometry geometry_of(const Case& c);
@@ -97,7 +101,7 @@ void nd_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, 
 
 // data[o, indices[i], ...] = updates[o, i, ...]  (o over data.shape[:axis], i over indices)
 // Block o lands within [o * extent * len, (o + 1) * extent * len): blocks outside the
-// window [lo, hi) are skipped.
+// window [lo, hi) are skipped; so are the runs that a later index overwrites (g.last).
 template <class I, class Emit>
 void update_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
                  std::int64_t hi, Emit&& emit) {
@@ -107,6 +111,7 @@ void update_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t 
     if (o * block >= hi || (o + 1) * block <= lo) continue;
     const auto i1 = std::min(g.count, r1 - o * g.count);
     for (std::int64_t i = std::max<std::int64_t>(0, r0 - o * g.count); i < i1; ++i) {
+      if (g.last != nullptr && g.last[i] == 0) continue;
       emit((o * g.count + i) * g.len, (o * g.extent + normalized(idx[i], g.extent)) * g.len);
     }
   }
@@ -143,6 +148,26 @@ void for_each_run(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t
 inline bool runs_are_local(const Geometry& g) {
   return (g.op == Op::scatter_elements && g.axis == g.rank - 1 && g.rank > 1) ||
          (g.op == Op::scatter_update && g.outer > 1);
+}
+
+/// ScatterUpdate `none` writes the same rows of indices in every block o, so the winner of
+/// each output row is the last index with its value, for every o. Marks those in `last`
+/// (count entries), using `seen` (extent entries) as scratch: O(count + extent), against
+/// the outer x count x len elements the skipped duplicates would have copied (the
+/// OpenVINO example: 2500 indices into 256 rows, so about 10 copies of each row saved).
+template <class I>
+void mark_last_indices(const Geometry& g, const I* idx, std::uint8_t* last, std::int32_t* seen) {
+  std::fill(seen, seen + g.extent, std::int32_t{-1});
+  for (std::int64_t i = 0; i < g.count; ++i) seen[normalized(idx[i], g.extent)] = static_cast<std::int32_t>(i);
+  for (std::int64_t i = 0; i < g.count; ++i) last[i] = seen[normalized(idx[i], g.extent)] == i ? 1 : 0;
+}
+
+/// Whether marking the winners (mark_last_indices) pays: ScatterUpdate `none` with a
+/// second index, a table of targets no larger than a few times the indices, and scratch
+/// (count + 4 x extent bytes) under a sixteenth of the update elements (the memory budget).
+inline bool marks_last_indices(const Geometry& g, Reduction r) {
+  return g.op == Op::scatter_update && r == Reduction::none && g.count > 1 && g.count < (std::int64_t{1} << 31) &&
+         g.extent <= 4 * g.count && 16 * (g.count + 4 * g.extent) <= g.runs * g.len;
 }
 
 }  // namespace scatter::detail::cpu
