@@ -78,6 +78,7 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
     };
     if (lo <= 0 && hi >= g.numel) {
       for_each_run(g, idx, 0, g.runs, lo, hi, direct);
+      visit.flush();
       return;
     }
     const auto span = static_cast<std::uint64_t>(hi - lo);
@@ -93,6 +94,7 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
     };
     for_each_run(g, idx, 0, g.runs, lo, hi, filter, direct);
     visit.batch(s.update, s.output, n);
+    visit.flush();
     return;
   }
   const auto len = g.len;
@@ -114,6 +116,7 @@ struct FillIdentity {
     for (std::size_t i = 0; i < n; ++i) out[o[i]] = id;
   }
   void many(std::int64_t, std::int64_t o, std::int64_t len) { std::fill(out + o, out + o + len, id); }
+  void flush() {}
 };
 
 /// n runs of one element, in order: out[target(i)] = f(out[...], value(i)). The target
@@ -146,24 +149,47 @@ void apply_batch(T* out, Count* counts, std::size_t n, Target&& target, Value&& 
   }
 }
 
-/// out = f(out, update), and the count of mean.
+/// out = f(out, update), and the count of mean. one() keeps the element it last reduced
+/// in a register while the next update targets it too (one-element contention: an add's
+/// latency a step instead of a store and a reload); flush() stores it, and batch() and
+/// many() flush first. The same steps in the same order: nothing else reads the element
+/// meanwhile (threads own disjoint elements).
 template <class T, Reduction R, class Count>
 struct Combine {
   T* out;
   const T* updates;
   Count* counts;
+  std::int64_t held = -1;  ///< the element in `acc`, or -1
+  T acc{};
+  Count steps = 0;
   void one(std::int64_t u, std::int64_t o) {
     if constexpr (R == Reduction::none) {
       out[o] = updates[u];
     } else {
-      out[o] = combine(R, out[o], updates[u]);
+      if (o != held) {
+        flush();
+        held = o;
+        acc = out[o];
+      }
+      acc = combine(R, acc, updates[u]);
+      if constexpr (R == Reduction::mean) ++steps;
     }
-    if constexpr (R == Reduction::mean) ++counts[o];
+  }
+  void flush() {
+    if constexpr (R != Reduction::none) {
+      if (held < 0) return;
+      out[held] = acc;
+      if constexpr (R == Reduction::mean) counts[held] += steps;
+      held = -1;
+      steps = 0;
+    }
   }
   void batch(const std::int64_t* u, const std::int64_t* o, std::size_t n) {
+    flush();
     apply_batch<T, R>(out, counts, n, [&](std::size_t i) { return o[i]; }, [&](std::size_t i) { return updates[u[i]]; });
   }
   void many(std::int64_t u, std::int64_t o, std::int64_t len) {
+    flush();
     if constexpr (R == Reduction::none) {
       std::memcpy(out + o, updates + u, static_cast<std::size_t>(len) * sizeof(T));
     } else {
