@@ -40,6 +40,7 @@ if ! command -v clang++ >/dev/null || ! have_libfuzzer; then
 fi
 
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCATTER_FUZZ=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DSCATTER_SANITIZE=ON -DSCATTER_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_load
 fuzzer=$repo/build-fuzz/tests/fuzz/fuzz_load

@@ -167,11 +167,14 @@ void scatter(const Case& c, Prepared& p, Tensor& out, bool in_place, Pool& pool,
       constexpr Reduction R = decltype(reduction)::value;
       dispatch_index(c.indices.dtype(), [&](auto index) {
         using I = typename decltype(index)::type;
-        if (p.counts64) {
-          scatter_all<T, R, std::uint64_t, I>(c, p, p.counts64.get(), out, in_place, pool, scratch);
-        } else {
-          scatter_all<T, R, std::uint32_t, I>(c, p, p.counts32.get(), out, in_place, pool, scratch);
+        // Only mean counts: the other reductions are compiled once, not once per count width.
+        if constexpr (R == Reduction::mean) {
+          if (p.counts64) {
+            scatter_all<T, R, std::uint64_t, I>(c, p, p.counts64.get(), out, in_place, pool, scratch);
+            return;
+          }
         }
+        scatter_all<T, R, std::uint32_t, I>(c, p, p.counts32.get(), out, in_place, pool, scratch);
       });
     });
   });
