@@ -65,34 +65,36 @@ template <class I, class Visit>
 void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_t hi, Scratch& s, Poll& poll,
                    Visit&& visit) {
   if (g.len == 1) {
-    // Runs known to land in the window (the whole output, or a ScatterElements row inside
-    // it) need no filter: they are applied at once, after the batch so far (update order).
+    // Runs known to land in the window need no filter. On the whole output (one thread:
+    // small outputs, contention) they still go through the batch, whose loop holds a run of
+    // one target in a register; a ScatterElements row inside a thread's window is applied
+    // at once, after the batch so far (update order).
     std::size_t n = 0;
-    auto direct = [&](std::int64_t u, std::int64_t o) {
-      if (n != 0) {
-        visit.batch(s.update, s.output, n);
-        n = 0;
-      }
-      visit.one(u, o);
-      poll.tick();
-    };
-    if (lo <= 0 && hi >= g.numel) {
-      for_each_run(g, idx, 0, g.runs, lo, hi, direct);
-      visit.flush();
-      return;
-    }
     const auto span = static_cast<std::uint64_t>(hi - lo);
-    auto filter = [&](std::int64_t u, std::int64_t o) {
+    auto push = [&](std::int64_t u, std::int64_t o, bool lands) {
       s.update[n] = u;
       s.output[n] = o;
-      n += static_cast<std::uint64_t>(o - lo) < span;
+      n += lands;
       if (n == kBatch) {
         visit.batch(s.update, s.output, kBatch);
         n = 0;
       }
       poll.tick();
     };
-    for_each_run(g, idx, 0, g.runs, lo, hi, filter, direct);
+    if (lo <= 0 && hi >= g.numel) {
+      for_each_run(g, idx, 0, g.runs, lo, hi, [&](std::int64_t u, std::int64_t o) { push(u, o, true); });
+    } else {
+      auto filter = [&](std::int64_t u, std::int64_t o) { push(u, o, static_cast<std::uint64_t>(o - lo) < span); };
+      auto direct = [&](std::int64_t u, std::int64_t o) {
+        if (n != 0) {
+          visit.batch(s.update, s.output, n);
+          n = 0;
+        }
+        visit.one(u, o);
+        poll.tick();
+      };
+      for_each_run(g, idx, 0, g.runs, lo, hi, filter, direct);
+    }
     visit.batch(s.update, s.output, n);
     visit.flush();
     return;
