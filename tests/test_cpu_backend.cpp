@@ -105,6 +105,68 @@ TEST(CpuBackend, SplitsALargeCaseOverItsThreadsAndStaysExact) {
   EXPECT_NE(cpu->device().find("(2 threads)"), std::string::npos) << cpu->device();
 }
 
+// Contention on a small output at the default grain (the tests above use grains 1 and 2):
+// one thread over the whole output, every update through the batch loop, which holds a run
+// of one target in a register (scatter_range.hpp). Values of mixed magnitude, so that any
+// change in the order of one element's updates changes its float sum.
+void put(scatter::Tensor& t, std::int64_t i, double v) {
+  switch (t.dtype()) {
+    case scatter::DType::float32: t.data<float>()[i] = static_cast<float>(v); break;
+    case scatter::DType::float16: t.data<scatter::Float16>()[i] = scatter::to_float16(v); break;
+    case scatter::DType::int32: t.data<std::int32_t>()[i] = static_cast<std::int32_t>(v); break;
+    default: FAIL() << "no values for " << scatter::to_string(t.dtype());
+  }
+}
+
+Case contention_case(scatter::DType dtype, scatter::Reduction r, std::int64_t numel, std::int64_t bins,
+                     std::int64_t updates) {
+  Case c;
+  c.name = "contention";
+  c.attrs = {scatter::Op::scatter_elements, 0, r, true};
+  c.data = scatter::Tensor(dtype, {numel});
+  c.indices = scatter::Tensor(scatter::DType::int64, {updates});
+  c.updates = scatter::Tensor(dtype, {updates});
+  const bool integer = dtype == scatter::DType::int32;
+  for (std::int64_t i = 0; i < numel; ++i) put(c.data, i, (integer ? 0.0 : 0.5) + static_cast<double>(i % 7));
+  std::uint64_t x = 88172645463325252ull;
+  for (std::int64_t i = 0; i < updates; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    c.indices.data<std::int64_t>()[i] = static_cast<std::int64_t>(x % static_cast<std::uint64_t>(bins)) - (i % 5 == 0 ? numel : 0);
+    const double big = dtype == scatter::DType::float16 ? 1.0e2 : 1.0e7;  // float16 sums stay finite
+    const double magnitude = integer ? 1.0 : i % 3 == 0 ? big : i % 3 == 1 ? -big : 1.0;
+    put(c.updates, i, integer ? static_cast<double>(x % 2001) - 1000.0 : magnitude * (1.0 + static_cast<double>(x % 1000) / 997.0));
+  }
+  return c;
+}
+
+TEST(CpuBackend, ContentionOnASmallOutputKeepsTheReferencesOrder) {
+  using scatter::DType;
+  using scatter::Reduction;
+  struct Shape {
+    std::int64_t numel, bins;
+  } shapes[] = {{100, 100}, {4096, 4096}, {1, 1}, {4096, 300}};
+  for (const auto& shape : shapes) {
+    for (const auto dtype : {DType::float32, DType::float16, DType::int32}) {
+      for (const auto r : {Reduction::add, Reduction::mean, Reduction::max, Reduction::none}) {
+        auto c = contention_case(dtype, r, shape.numel, shape.bins, 200000);
+        const auto want = scatter::reference_scatter(c);
+        for (const int threads : {2, 3}) {
+          auto cpu = scatter::make_cpu_backend(threads);  // the default grain
+          for (const bool in_place : {false, true}) {
+            scatter::RunFlags flags;
+            flags.in_place = in_place;
+            const auto got = cpu->run(c, flags).output;
+            EXPECT_TRUE(same_bytes(got, want))
+                << shape.numel << " elements, " << shape.bins << " bins, " << scatter::to_string(dtype) << ", "
+                << scatter::to_string(r) << ", " << threads << " threads" << (in_place ? ", in place" : "") << ": "
+                << first_difference(got, want);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(CpuBackend, AnExpiredDeadlineStopsEveryThreadWithATimeout) {
   const auto c = big_add_case(1 << 21);
   auto cpu = scatter::make_cpu_backend(3);
