@@ -26,6 +26,7 @@
 #include "../lib/src/cuda/geometry.hpp"
 #include "../lib/src/cuda/sorted_runs.hpp"
 #include "../lib/src/dispatch.hpp"
+#include "../lib/src/targets.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/fuzz.hpp"
@@ -385,15 +386,9 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
 // Bit for bit where an element takes at most `serial` updates (those runs are reduced one
 // update at a time, as the reference does); "" when so.
 std::string exact_where_short(const Case& c, const Tensor& got, const Tensor& want, std::int64_t serial) {
-  std::string why;
-  const auto g = cu::make_geometry(c, why);
-  std::vector<std::int64_t> hits(static_cast<std::size_t>(g->n), 0);
-  scatter::detail::dispatch_index(c.indices.dtype(), [&](auto tag) {
-    using IndexT = typename decltype(tag)::type;
-    for (std::int64_t i = 0; i < g->u; ++i) ++hits[static_cast<std::size_t>(cu::target_of(*g, c.indices.data<IndexT>(), i))];
-  });
+  const auto hits = scatter::detail::hits_per_element(c, scatter::detail::normalized_indices(c));
   const auto size = static_cast<std::size_t>(scatter::info_of(c.data.dtype()).bytes);
-  for (std::int64_t t = 0; t < g->n; ++t) {
+  for (std::int64_t t = 0; t < c.data.numel(); ++t) {
     if (hits[static_cast<std::size_t>(t)] > serial) continue;
     const auto* x = got.bytes() + static_cast<std::size_t>(t) * size;
     const auto* y = want.bytes() + static_cast<std::size_t>(t) * size;

@@ -213,10 +213,7 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
   }
   const auto n = want.numel();
   const auto idx = detail::normalized_indices(c);
-  std::vector<std::uint32_t> hits(static_cast<std::size_t>(n), 0);
-  visit_targets(c, idx, [&](std::int64_t, std::int64_t o, std::int64_t len) {
-    for (std::int64_t j = 0; j < len; ++j) hits[o + j] += hits[o + j] != UINT32_MAX;
-  });
+  const auto hits = detail::hits_per_element(c, idx);
 
   const bool tolerant = is_order_dependent(c.attrs.reduction, c.data.dtype());
   const bool dup_any = c.attrs.reduction == Reduction::none;

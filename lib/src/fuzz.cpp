@@ -251,13 +251,8 @@ std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, c
   // Bit for bit (any NaN equals any NaN), duplicates of `none` included; under
   // --deterministic, the float reductions only where an element takes at most
   // kDeterministicExactHits updates (they passed the tolerance above everywhere).
-  std::vector<std::int64_t> hits;
-  if (order_dependent) {
-    hits.assign(static_cast<std::size_t>(want.numel()), 0);
-    detail::visit_targets(c, detail::normalized_indices(c), [&](std::int64_t, std::int64_t o, std::int64_t len) {
-      for (std::int64_t j = 0; j < len; ++j) ++hits[static_cast<std::size_t>(o + j)];
-    });
-  }
+  std::vector<std::uint32_t> hits;
+  if (order_dependent) hits = detail::hits_per_element(c, detail::normalized_indices(c));
   const auto size = size_of(got.dtype());
   std::int64_t bad = 0;
   std::int64_t first = -1;

@@ -98,4 +98,17 @@ void visit_targets(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn)
   }
 }
 
+/// How many updates land on each output element, saturating at UINT32_MAX: the comparison's
+/// duplicate rules and the fuzz verdict's exact-where-short rule read it.
+inline std::vector<std::uint32_t> hits_per_element(const Case& c, const std::vector<std::int64_t>& idx) {
+  std::vector<std::uint32_t> hits(static_cast<std::size_t>(c.data.numel()), 0);
+  visit_targets(c, idx, [&](std::int64_t, std::int64_t o, std::int64_t len) {
+    for (std::int64_t j = 0; j < len; ++j) {
+      auto& h = hits[static_cast<std::size_t>(o + j)];
+      h += h != UINT32_MAX;
+    }
+  });
+  return hits;
+}
+
 }  // namespace scatter::detail
