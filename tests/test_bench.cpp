@@ -265,17 +265,17 @@ TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {
   options.max_seconds = 0.01;
   const auto r = run_bench({tiny_item("t")}, {&wrong}, options, nullptr);
   ASSERT_EQ(r.rows.size(), 1u);
-  EXPECT_TRUE(r.rows[0].failed);
+  EXPECT_EQ(r.rows[0].status, Status::failed);
   EXPECT_TRUE(r.rows[0].timing.samples.empty());
-  EXPECT_NE(r.rows[0].error.find("differs from the reference"), std::string::npos) << r.rows[0].error;
-  EXPECT_NE(r.rows[0].error.find("first at [0]"), std::string::npos) << r.rows[0].error;
+  EXPECT_NE(r.rows[0].error.find("1 of 64 elements differ"), std::string::npos) << r.rows[0].error;
+  EXPECT_NE(r.rows[0].error.find("worst at [0]"), std::string::npos) << r.rows[0].error;
   EXPECT_EQ(wrong.calls, 1);  // checked once, never timed
   EXPECT_NE(bench_table(r).find("FAILED"), std::string::npos);
   EXPECT_NE(bench_json(r).find("\"failed\": true"), std::string::npos);
   // --no-verify: timed without the check.
   options.verify = false;
   const auto unchecked = run_bench({tiny_item("t")}, {&wrong}, options, nullptr);
-  EXPECT_FALSE(unchecked.rows[0].failed);
+  EXPECT_EQ(unchecked.rows[0].status, Status::passed);
   EXPECT_GE(unchecked.rows[0].timing.samples.size(), 5u);
 }
 
@@ -297,6 +297,19 @@ TEST(BenchRun, RepetitionsPoolSamplesAndTheSlowdownKnobRepeatsTheOp) {
   EXPECT_NEAR(slow.rows[0].timing.median, 2e-9, 1e-15);
   EXPECT_THROW(parse_slowdown("t"), Error);
   EXPECT_THROW(parse_slowdown("t:0"), Error);
+  EXPECT_THROW(parse_slowdown("t:0.9"), Error);
+  EXPECT_THROW(parse_slowdown("t:2x"), Error);
+  // A fractional factor counts that fraction of a further run; a label limits it to one backend.
+  options.slowdown = parse_slowdown("t*:1.5");
+  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1.5e-9, 1e-15);
+  options.slowdown = parse_slowdown("other@t:3");
+  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1e-9, 1e-15);
+  const auto labelled = parse_slowdown("new@nd/*:1.1");
+  ASSERT_EQ(labelled.size(), 1u);
+  EXPECT_EQ(labelled[0].label, "new");
+  EXPECT_TRUE(labelled[0].matches("nd/x", "new"));
+  EXPECT_FALSE(labelled[0].matches("nd/x", "base"));
+  EXPECT_FALSE(labelled[0].matches("elements/x", "new"));
 }
 
 TEST(BenchRun, TheContextRecordsTheMachineLoad) {
@@ -402,15 +415,50 @@ TEST(ByteModel, NoneWithDuplicatesCountsOnlyTheWinners) {
   EXPECT_EQ(m.writes, 32u);
 }
 
-TEST(Measure, StopsWhenStableAndReportsTheMedian) {
+// A backend whose every other call takes 0.1% longer: stable within the spread target.
+class Alternating final : public Backend {
+ public:
+  explicit Alternating(std::string name) : name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
+  Availability availability() const override { return {true, ""}; }
+  std::string device() const override { return "test"; }
+  BackendOutput run(const Case& c, const RunFlags&) override {
+    order.push_back(name_);
+    return {reference_scatter(c), 0.001 * (++calls % 2 ? 1.0 : 1.001)};
+  }
+  std::string name_;
   int calls = 0;
+  inline static std::vector<std::string> order;
+};
+
+TEST(BenchRounds, StopWhenStableAndPairEverySampleWithTheOtherBackendsOfItsRound) {
+  Alternating a("a"), b("b");
   BenchOptions options;
   options.min_samples = 5;
-  const auto t = measure([&] { return 0.001 * (++calls % 2 ? 1.0 : 1.001); }, options);
-  EXPECT_GE(t.samples.size(), 5u);
-  EXPECT_LT(t.samples.size(), 50u);
-  EXPECT_NEAR(t.median, 0.001, 0.0000011);
-  EXPECT_LT(t.spread, 0.005);
+  options.max_seconds = 10.0;
+  options.verify = false;
+  Alternating::order.clear();
+  const auto r = run_bench({tiny_item("t")}, {&a, &b}, options, nullptr);
+  ASSERT_EQ(r.rows.size(), 2u);
+  for (const auto& row : r.rows) {
+    EXPECT_GE(row.timing.samples.size(), 5u);
+    EXPECT_LT(row.timing.samples.size(), 50u);
+    EXPECT_NEAR(row.timing.median, 0.001, 0.0000011);
+    EXPECT_LT(row.timing.spread, 0.005);
+    ASSERT_EQ(row.rounds.size(), row.timing.samples.size());
+  }
+  // Both backends sampled in every round, each round numbered once.
+  EXPECT_EQ(r.rows[0].rounds, r.rows[1].rounds);
+  for (std::size_t i = 0; i < r.rows[0].rounds.size(); ++i) EXPECT_EQ(r.rows[0].rounds[i], static_cast<int>(i));
+  // Warm-ups first (a, b), then one call of each per round, in an order the seed shuffles:
+  // over the rounds both orders occur.
+  ASSERT_EQ(Alternating::order.size(), 2 + 2 * r.rows[0].rounds.size());
+  bool a_first = false, b_first = false;
+  for (std::size_t i = 2; i + 1 < Alternating::order.size(); i += 2) {
+    EXPECT_NE(Alternating::order[i], Alternating::order[i + 1]);
+    (Alternating::order[i] == "a" ? a_first : b_first) = true;
+  }
+  EXPECT_TRUE(a_first && b_first) << "the order within a round never changed";
 }
 
 // Every string a bench report prints is valid UTF-8 without control characters: a

@@ -119,7 +119,7 @@ TEST(DeviceFault, BenchSkipsTheRowsAfterTheFault) {
   ASSERT_EQ(report.rows.size(), 3u);
   EXPECT_TRUE(report.rows[0].error.empty()) << report.rows[0].error;
   EXPECT_NE(report.rows[1].error.find("device fault in k_fake"), std::string::npos) << report.rows[1].error;
-  EXPECT_TRUE(report.rows[2].skipped);
+  EXPECT_TRUE(report.rows[2].skipped());
   EXPECT_EQ(report.rows[2].error, std::string("unavailable: ") + kFault);
 }
 

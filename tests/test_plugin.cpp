@@ -103,7 +103,7 @@ TEST(PluginExample, LoadsAndDescribesItself) {
   EXPECT_EQ(backend->name(), "plugin:" + kExample);
   EXPECT_EQ(backend->version(), "1.0.0");
   EXPECT_EQ(backend->device(), "CPU (plugin example 1.0.0)");
-  EXPECT_TRUE(backend->judges_invalid_cases());
+  EXPECT_TRUE(backend->is_external());
   const Capabilities* caps = backend->capabilities();
   ASSERT_NE(caps, nullptr);
   const auto& add = caps->ops[static_cast<int>(Op::scatter_elements)][static_cast<int>(Reduction::add)];

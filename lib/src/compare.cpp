@@ -212,8 +212,12 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     return r;
   }
   const auto n = want.numel();
-  const auto idx = detail::normalized_indices(c);
-  const auto hits = detail::hits_per_element(c, idx);
+  std::vector<std::int64_t> normalized;
+  if (!options.indices) normalized = detail::normalized_indices(c);
+  const auto& idx = options.indices ? *options.indices : normalized;
+  std::vector<std::uint32_t> counted;
+  if (!options.hits) counted = detail::hits_per_element(c, idx);
+  const auto& hits = options.hits ? *options.hits : counted;
 
   const bool tolerant = is_order_dependent(c.attrs.reduction, c.data.dtype());
   const bool dup_any = c.attrs.reduction == Reduction::none;

@@ -15,6 +15,7 @@ class UnavailableCuda final : public Backend {
   std::string_view name() const override { return "cuda"; }
   Availability availability() const override { return {false, SCATTER_CUDA_STUB_REASON}; }
   std::string device() const override { return "none"; }
+  BackendTraits traits() const override { return {BackendRole::builtin, MemoryKind::device, 1}; }
   BackendOutput run(const Case&, const RunFlags&) override { 
     throw Error(ErrorCode::backend, "", std::string("unavailable: ") + SCATTER_CUDA_STUB_REASON);
   }

@@ -15,6 +15,7 @@
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
 #include "scatter/report.hpp"
+#include "scatter/trial.hpp"
 #include "targets.hpp"
 
 namespace scatter {
@@ -233,7 +234,8 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
       tensor_json(rng, dtype, update_shape, specials, unit_updates));
 }
 
-std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags) {
+std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags,
+                         const std::vector<std::uint32_t>* hits_known) {
   if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
     return fmt::format("output is {}{}, want {}{}", to_string(got.dtype()), format_shape(got.shape()),
                        to_string(want.dtype()), format_shape(want.shape()));
@@ -251,8 +253,9 @@ std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, c
   // Bit for bit (any NaN equals any NaN), duplicates of `none` included; under
   // --deterministic, the float reductions only where an element takes at most
   // kDeterministicExactHits updates (they passed the tolerance above everywhere).
-  std::vector<std::uint32_t> hits;
-  if (order_dependent) hits = detail::hits_per_element(c, detail::normalized_indices(c));
+  std::vector<std::uint32_t> counted;
+  if (order_dependent && !hits_known) counted = detail::hits_per_element(c, detail::normalized_indices(c));
+  const auto& hits = !order_dependent ? counted : hits_known ? *hits_known : counted;
   const auto size = size_of(got.dtype());
   std::int64_t bad = 0;
   std::int64_t first = -1;
@@ -283,6 +286,16 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
     summary.written.push_back(path);
     return path;
   };
+  // Scatterctl's own backends are held to the exact rule, external ones to the spec's.
+  TrialOptions trial;
+  trial.flags = options.flags;
+  trial.expectations = options.expectations;
+  trial.exact_builtins = true;
+  auto fail = [&](const std::string& name, const std::string& text, const Backend& backend, const std::string& why) {
+    ++summary.failures;
+    const auto path = write_failure(name, text);
+    progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend.label(), why, path));
+  };
   for (std::int64_t i = 0; i < options.iterations; ++i) {
     if (interrupted()) {
       summary.interrupted = true;
@@ -305,73 +318,45 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       progress(fmt::format("FAIL {} (invalid: [{}] {}) -> {}", name, to_string(e.code()), e.message(), path));
       continue;
     }
-    const auto want = reference_scatter(*c);
-    std::optional<CaseFeatures> features;
-    auto features_now = [&]() -> const CaseFeatures& {
-      if (!features) features = features_of(*c);
-      return *features;
-    };
+    const CaseFacts facts(*c);
     for (auto* backend : backends) {
-      // A backend lost mid-run (a sticky device fault) is said once and left out, so
-      // that one fault writes one failure, not one per remaining case.
-      if (const auto a = backend->availability(); !a.available) {
-        if (summary.lost.emplace(std::string(backend->name()), a.reason).second) {
-          progress(fmt::format("{} is unavailable for the rest of the run: {}", backend->name(), a.reason));
-        }
-        ++summary.skipped;
-        continue;
-      }
-      ++summary.runs;
-      const bool external = backend->judges_invalid_cases();
-      if (const auto* caps = backend->capabilities(); caps && unsupported_reason(*caps, *c, features_now())) {
-        ++summary.skipped;
-        continue;
-      }
-      std::string why;
-      std::optional<Outcome> outcome;
-      std::optional<Comparison> cmp;
+      std::optional<Trial> tried;
       try {
-        const auto out = backend->run(*c, options.flags);
-        if (external) {
-          cmp = compare_outputs(*c, out.output, want, false);
-          if (!cmp->passed) {
-            const auto& m = cmp->worst.front();
-            why = fmt::format("{} of {} elements differ ({}); worst at {}: got {}, want {}", cmp->mismatches,
-                              cmp->elements, cmp->rule, format_coord(m.coord), m.actual, m.expected);
-          }
-        } else {
-          why = fuzz_verdict(*c, out.output, want, options.flags);
-        }
-        if (!why.empty()) outcome = Outcome::failed;
-      } catch (const Unsupported&) {
-        ++summary.skipped;
-        continue;
-      } catch (const Rejected& r) {
-        why = fmt::format("rejected a valid case [{}]: {}", r.code(), r.what());
-        outcome = Outcome::rejected;
-      } catch (const Crashed& crash) {
-        why = fmt::format("[crashed] {}", crash.what());
-        outcome = Outcome::error;
+        tried = try_case(*backend, facts, trial);
       } catch (const Error& e) {
-        if (e.code() == ErrorCode::interrupted) {
-          summary.interrupted = true;
-          return summary;
-        }
-        why = fmt::format("[{}] {}", to_string(e.code()), e.message());
-        outcome = Outcome::error;
+        if (e.code() != ErrorCode::interrupted) throw;
+        summary.interrupted = true;
+        return summary;
       }
-      if (why.empty()) continue;
-      if (options.expectations && outcome) {
-        if (const auto* e = options.expectations->covering(backend->name(), backend->version(), *c, features_now(),
-                                                           *outcome, cmp ? &*cmp : nullptr, why)) {
+      const auto& t = *tried;
+      ++summary.runs;
+      switch (t.status) {
+        case Status::passed:
+          break;
+        case Status::xpass:
+          ++summary.xpassed;
+          if (t.strict) fail(name, text, *backend, t.detail);
+          break;
+        case Status::xfail:
           ++summary.xfailed;
-          ++summary.xfail_ids[fmt::format("{}: {}", backend->name(), e->id)];
-          continue;
-        }
+          ++summary.xfail_ids[fmt::format("{}: {}", backend->label(), t.expectation)];
+          break;
+        case Status::skipped:
+          --summary.runs;
+          ++summary.skipped;
+          // A backend lost mid-run (a sticky device fault) is said once, so that one fault
+          // is one line, not one per remaining case.
+          if (const auto a = backend->availability(); !a.available) {
+            if (summary.lost.emplace(std::string(backend->label()), a.reason).second) {
+              progress(fmt::format("{} is unavailable for the rest of the run: {}", backend->label(), a.reason));
+            }
+          }
+          break;
+        case Status::failed:
+        case Status::error:
+          fail(name, text, *backend, one_line(t));
+          break;
       }
-      ++summary.failures;
-      const auto path = write_failure(name, text);
-      progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend->name(), why, path));
     }
     if ((i + 1) % 500 == 0) {
       progress(fmt::format("{} of {} cases, {} failures", i + 1, options.iterations, summary.failures));

@@ -13,6 +13,7 @@
 #include "scatter/capabilities.hpp"
 #include "scatter/profile.hpp"
 #include "scatter/report.hpp"
+#include "scatter/trial.hpp"
 
 namespace scatter {
 namespace {
@@ -75,178 +76,34 @@ CaseResult invalid_result(const CaseEntry& entry, const Error& error) {
   return r;
 }
 
-// What an external backend's result needs from the case, computed once per case.
-struct CaseContext {
-  const CaseEntry& entry;
-  const Case& c;
-  std::optional<CaseFeatures> features;
-  bool alone = false;  ///< a single backend runs: nothing else checks ref's output
-  const CaseFeatures& get_features() {
-    if (!features) features = features_of(c);
-    return *features;
-  }
-};
-
-// The traps a case exercises, as the conformance matrix names them.
-std::vector<std::string> trap_names(CaseContext& ctx, bool invalid) {
-  std::vector<std::string> names;
-  const auto& f = ctx.get_features();
-  if (f.negative_indices) names.emplace_back("negative indices");
-  if (f.duplicates) names.emplace_back("duplicate targets");
-  if (f.empty_index_tuple) names.emplace_back("k = 0");
-  if (!ctx.c.attrs.use_init_val) names.emplace_back("use_init_val = false");
-  if (ctx.c.updates.numel() == 0) names.emplace_back("empty updates");
-  if (invalid) names.emplace_back("invalid input (expect_error)");
-  return names;
-}
-
-std::string citation_of(const Expectation& e) { return e.citation.empty() ? "" : e.citation.front(); }
-
-// A failure an expectations entry covers becomes xfail, naming the entry.
-void apply_expectations(CaseResult& r, CaseContext& ctx, const Backend& backend, const RunOptions& options,
-                        Outcome outcome, std::string_view message) {
-  if (!options.expectations) return;
-  const auto* e = options.expectations->covering(backend.name(), backend.version(), ctx.c, ctx.get_features(), outcome,
-                                                 r.comparison ? &*r.comparison : nullptr, message);
-  if (!e) return;
-  r.status = Status::xfail;
-  r.expectation = e->id;
-  // A failed comparison has no detail of its own (the report shows the comparison).
-  r.detail = fmt::format("xfail [{}] {} ({}){}", e->id, e->reason, citation_of(*e),
-                         r.detail.empty() ? "" : "; was: " + r.detail);
-}
-
-// A pass of a case that an entry says fails: XPASS (fixed upstream, or a wrong entry).
-void apply_xpass(CaseResult& r, CaseContext& ctx, const Backend& backend, const RunOptions& options) {
-  if (!options.expectations) return;
-  const auto* e = options.expectations->expecting_failure(backend.name(), backend.version(), ctx.c, ctx.get_features());
-  if (!e) return;
-  r.status = Status::xpass;
-  r.expectation = e->id;
-  r.strict = options.strict || e->strict;
-  r.detail = fmt::format("XPASS [{}]: expected to fail ({}), but passed{}", e->id, e->reason,
-                         r.strict ? " (--strict: a failure)" : "");
-}
-
-// One backend on one case: run, then compare with expected, or with the reference.
-// On a mismatch, `failed_output` keeps what the backend produced (for bundles).
-CaseResult run_one(CaseContext& ctx, Backend& backend, const RunOptions& options, std::optional<Tensor>& reference,
-                   std::optional<Tensor>& failed_output) {
-  const auto& entry = ctx.entry;
-  const auto& c = ctx.c;
+// A trial's answer as a result row of the case.
+CaseResult result_of(const CaseEntry& entry, const Backend& backend, Trial&& t, bool features, const CaseFacts& facts,
+                     bool invalid) {
   auto r = base_result(entry, std::string(backend.name()));
   r.version = backend.version();
-  // Available when the run began: a backend lost since (a sticky device fault) skips the
-  // rest of the run with its reason.
-  if (const auto a = backend.availability(); !a.available) {
-    r.status = Status::skipped;
-    r.detail = "unavailable: " + a.reason;
-    return r;
-  }
-  if (const auto* caps = backend.capabilities()) {
-    r.features = trap_names(ctx, false);
-    if (auto why = unsupported_reason(*caps, c, ctx.get_features())) {
-      r.status = Status::skipped;
-      r.detail = "unsupported: " + *why;
-      return r;
-    }
-  }
-  try {
-    auto out = backend.run(c, options.flags);
-    r.seconds = out.seconds;
-    r.lowering = out.lowering;
-    const Tensor* want = c.expected ? &*c.expected : nullptr;
-    if (!want && backend.name() != "ref") {
-      if (!reference) reference = reference_scatter(c);
-      want = &*reference;
-    }
-    if (!want) {
-      // ref is the oracle: without `expected` its output is checked only by the others.
-      r.status = ctx.alone ? Status::skipped : Status::passed;
-      r.detail = ctx.alone ? "nothing to compare: the case has no expected output and ref is the only backend run "
-                             "(add another backend to check it against ref)"
-                           : "no expected output: ref is the oracle for the other backends";
-      return r;
-    }
-    r.comparison = compare_outputs(c, out.output, *want, c.expected.has_value());
-    r.status = r.comparison->passed ? Status::passed : Status::failed;
-    if (!r.comparison->passed) {
-      failed_output = std::move(out.output);
-      apply_expectations(r, ctx, backend, options, Outcome::failed, "");
-    } else {
-      apply_xpass(r, ctx, backend, options);
-    }
-  } catch (const Unsupported& u) {
-    r.status = Status::skipped;
-    r.detail = fmt::format("unsupported: {}", u.what());
-  } catch (const Rejected& rej) {
-    r.status = Status::error;
-    r.detail = fmt::format("rejected a valid case [{}]: {}", rej.code().empty() ? "?" : rej.code(), rej.what());
-    apply_expectations(r, ctx, backend, options, Outcome::rejected, rej.what());
-  } catch (const Crashed& crash) {
-    r.status = Status::error;
-    r.detail = fmt::format("[crashed] {}", crash.what());
-    apply_expectations(r, ctx, backend, options, Outcome::error, crash.what());
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::interrupted) throw;
-    r.status = Status::error;
-    r.error = Error(e).at(entry.file, entry.name);
-    r.detail = fmt::format("[{}] {}", to_string(e.code()), e.message());
-    apply_expectations(r, ctx, backend, options, Outcome::error, e.message());
-  } catch (const std::bad_alloc&) {
-    r.status = Status::error;
-    r.detail = "out of host memory (lower the case's size or raise --max-bytes only if memory allows)";
-  }
+  r.status = t.status;
+  r.detail = std::move(t.detail);
+  r.comparison = std::move(t.comparison);
+  if (t.error) r.error = Error(*t.error).at(entry.file, entry.name);
+  r.strict = t.strict;
+  r.seconds = t.seconds;
+  r.expectation = std::move(t.expectation);
+  r.lowering = std::move(t.lowering);
+  if (features) r.features = facts.trap_names(invalid);
   return r;
 }
 
-// A case with expect_error on a backend that judges invalid cases: it must refuse it.
-CaseResult run_invalid_one(CaseContext& ctx, Backend& backend, const RunOptions& options) {
-  auto r = base_result(ctx.entry, std::string(backend.name()));
-  r.version = backend.version();
-  r.features = trap_names(ctx, true);
-  const auto want = to_string(*ctx.entry.expect_error);
-  if (const auto* caps = backend.capabilities()) {
-    if (auto why = unsupported_reason(*caps, ctx.c, ctx.get_features())) {
-      r.status = Status::skipped;
-      r.detail = "unsupported: " + *why;
-      return r;
-    }
-  }
-  try {
-    auto out = backend.run(ctx.c, options.flags);
-    r.lowering = out.lowering;
-    r.status = Status::failed;
-    r.detail = fmt::format("accepted an invalid case (expected error [{}]) and returned an output", want);
-    apply_expectations(r, ctx, backend, options, Outcome::accepted, "");
-  } catch (const Rejected& rej) {
-    r.status = Status::passed;
-    r.detail = fmt::format("rejected as expected [{}]: {}", rej.code().empty() ? "?" : rej.code(), rej.what());
-  } catch (const Unsupported& u) {
-    r.status = Status::skipped;
-    r.detail = fmt::format("unsupported: {}", u.what());
-  } catch (const Crashed& crash) {
-    r.status = Status::error;
-    r.detail = fmt::format("[crashed] memory-safety finding: crashed on an invalid case (expected error [{}]): {}", want,
-                           crash.what());
-    apply_expectations(r, ctx, backend, options, Outcome::error, crash.what());
-  } catch (const BackendFault& fault) {
-    // Writing outside out, breaking the protocol, giving up: never a refusal.
-    r.status = Status::error;
-    r.detail = fmt::format("[backend] on an invalid case (expected error [{}]): {}", want, fault.message());
-    apply_expectations(r, ctx, backend, options, Outcome::error, fault.message());
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::interrupted) throw;
-    if (e.code() == ErrorCode::timeout) {
-      r.status = Status::error;
-      r.detail = fmt::format("[timeout] {}", e.message());
-      return r;
-    }
-    // The framework raised without saying why: it did refuse the case.
-    r.status = Status::passed;
-    r.detail = fmt::format("rejected (raised, expected error [{}]): {}", want, e.message());
-  }
-  return r;
+// Backends that declare what they support list the case's traps (the conformance matrix).
+bool lists_traps(const Backend& backend) { return backend.capabilities() != nullptr; }
+
+TrialOptions trial_options_of(const RunOptions& options, bool oracle_alone) {
+  TrialOptions t;
+  t.flags = options.flags;
+  t.expectations = options.expectations;
+  t.strict = options.strict;
+  t.oracle_alone = oracle_alone;
+  t.keep_failed_output = !options.save_failures.empty();
+  return t;
 }
 
 void count(RunSummary& s, const CaseResult& r, bool strict) {
@@ -302,13 +159,14 @@ void report_file_errors(const LoadResult& loaded, RunSummary& s, Reporter& repor
 }
 
 // Cases with expect_error whose tensors can be built (indices out of range) go to the
-// backends that judge invalid cases; the others are the loader's alone.
+// external backends, which must refuse them; the others are the loader's alone.
 template <class Emit>
-void run_invalid_on_external(const CaseEntry& entry, const RunOptions& options, const BackendChoice& backends, Emit&& emit) {
+void run_invalid_on_external(const CaseEntry& entry, const RunOptions& options, const BackendChoice& backends,
+                             Emit&& emit) {
   if (!entry.decl) return;
   std::vector<Backend*> judges;
   for (auto* b : backends.run) {
-    if (b->judges_invalid_cases()) judges.push_back(b);
+    if (b->is_external()) judges.push_back(b);
   }
   if (judges.empty()) return;
   std::optional<Case> c;
@@ -321,8 +179,11 @@ void run_invalid_on_external(const CaseEntry& entry, const RunOptions& options, 
   } catch (const std::bad_alloc&) {
     return;
   }
-  CaseContext ctx{entry, *c, std::nullopt};
-  for (auto* b : judges) emit(run_invalid_one(ctx, *b, options));
+  const CaseFacts facts(*c);
+  const auto trial_options = trial_options_of(options, false);
+  for (auto* b : judges) {
+    emit(result_of(entry, *b, try_invalid_case(*b, facts, *entry.expect_error, trial_options), true, facts, true));
+  }
 }
 
 }  // namespace
@@ -441,16 +302,15 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
           continue;
         }
       }
-      std::optional<Tensor> reference;
-      CaseContext ctx{entry, *c, std::nullopt, backends.run.size() == 1};
+      const CaseFacts facts(*c);
+      auto trial_options = trial_options_of(options, backends.run.size() == 1);
       for (auto* backend : backends.run) {
-        std::optional<Tensor> failed_output;
-        const auto r = run_one(ctx, *backend, options, reference, failed_output);
-        if (failed_output && !options.save_failures.empty()) {
-          const Tensor& want = c->expected ? *c->expected : *reference;
-          save_failure_bundle(options.save_failures, *entry.decl, *c, r.backend, *failed_output, want);
+        auto t = try_case(*backend, facts, trial_options);
+        if (t.output) {
+          save_failure_bundle(options.save_failures, *entry.decl, *c, std::string(backend->label()), *t.output,
+                              facts.want());
         }
-        emit(r);
+        emit(result_of(entry, *backend, std::move(t), lists_traps(*backend), facts, false));
       }
       for (const auto& [backend, reason] : backends.skipped) {
         auto r = base_result(entry, std::string(backend->name()));

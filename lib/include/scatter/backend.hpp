@@ -88,6 +88,20 @@ class BackendFault : public Error {
   explicit BackendFault(std::string detail) : Error(ErrorCode::backend, "", std::move(detail)) {}
 };
 
+/// What a backend is, as data (not its name): the trial, the bench and the probes decide by it.
+/// oracle: the reference, which checks the others (nothing checks it without `expected`);
+/// builtin: scatterctl's own fast backends, held to the exact verdict by fuzz; external: a
+/// framework worker, a plugin or another scatterctl executable, which times itself, runs
+/// cases with expect_error too (a rejection passes) and is held to the spec's rules.
+enum class BackendRole { oracle, builtin, external };
+/// Where a backend's memory lives: host backends are measured against the host's copy line.
+enum class MemoryKind { host, device };
+struct BackendTraits {
+  BackendRole role = BackendRole::builtin;
+  MemoryKind memory = MemoryKind::host;
+  int threads = 1;  ///< host threads it runs on (the host copy line is measured on as many)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -104,9 +118,23 @@ class Backend {
   virtual const Capabilities* capabilities() const { return nullptr; }
   /// The framework's or plugin's version, matched by expectations files ("" for built-ins).
   virtual std::string version() const { return ""; }
-  /// Whether cases with expect_error are run on it too (external backends: a rejection
-  /// passes, an output fails, a crash is a memory-safety finding).
-  virtual bool judges_invalid_cases() const { return false; }
+  /// Role, memory and threads (see BackendTraits).
+  virtual BackendTraits traits() const { return {}; }
+  bool is_external() const { return traits().role == BackendRole::external; }
+
+  /// What reports call this instance: its LABEL under `--backend LABEL=SPEC`, else name().
+  /// name() stays the implementation's (expectations and capabilities match on it).
+  std::string_view label() const { return label_.empty() ? name() : std::string_view(label_); }
+  /// The SPEC a label stands for ("exe:/base/scatterctl:cpu"); "" when unlabelled.
+  const std::string& spec() const { return spec_; }
+  void set_label(std::string label, std::string spec) {
+    label_ = std::move(label);
+    spec_ = std::move(spec);
+  }
+
+ private:
+  std::string label_;
+  std::string spec_;
 };
 
 /// How external backends are found and run (docs/backends.md).

@@ -13,6 +13,7 @@
 #include "scatter/backend.hpp"
 #include "scatter/expectations.hpp"
 #include "scatter/case.hpp"
+#include "scatter/result.hpp"
 
 namespace scatter {
 
@@ -48,28 +49,39 @@ struct ByteModel {
 };
 ByteModel byte_model(const Case& c, bool in_place);
 
+/// One entry of SCATTERCTL_BENCH_SLOWDOWN=[LABEL@]GLOB:FACTOR[,...]: the benchmarks whose
+/// name matches GLOB, on the backend labelled LABEL (every backend without it), take FACTOR
+/// times as long, by running the op again inside the sample (FACTOR 1.5: the op once, and
+/// again with half of that second run's time counted).
+struct Slowdown {
+  std::string label;  ///< "" for every backend
+  std::string glob;
+  double factor = 1.0;  ///< >= 1
+  bool matches(std::string_view item, std::string_view backend_label) const;
+};
+/// Throws Error(schema) naming the variable and the malformed entry.
+std::vector<Slowdown> parse_slowdown(const std::string& text);
+
 struct BenchOptions {
   double max_seconds = 1.0;      ///< per benchmark and repetition, sampling stops here (after min_samples)
   double target_spread = 0.005;  ///< stop when (q3 - q1) / median is under this
   int min_samples = 5;
   int max_samples = 500;
   bool cold = true;  ///< flush caches before each sample (outside the timed region)
-  /// Rounds over the whole suite; each round materializes the case again and takes
-  /// min_samples or more samples, so a benchmark's samples are spread over the run
-  /// (and over allocations) instead of sitting in one burst of a neighbour's load.
+  /// Passes over the whole suite; each materializes the case again and takes min_samples
+  /// or more samples per backend, so a benchmark's samples are spread over the run (and
+  /// over allocations) instead of sitting in one burst of a neighbour's load.
   int repetitions = 1;
-  /// Check each backend's output against the reference once per case, untimed.
+  /// Check each backend's output once per case, untimed (the trial's verdict).
   bool verify = true;
-  /// Test-only: {name, factor} runs that benchmark's op `factor` times per sample (a
-  /// real slowdown, for measuring the gate). From SCATTERCTL_BENCH_SLOWDOWN=name:factor.
-  std::vector<std::pair<std::string, int>> slowdown;
+  /// Shuffles the backends' order within each round (docs/benchmarks.md, "Paired A/B").
+  std::uint64_t seed = 1;
+  /// Test-only: real slowdowns, for measuring the gate (SCATTERCTL_BENCH_SLOWDOWN).
+  std::vector<Slowdown> slowdown;
   /// Known divergences: a failed check they cover is xfail, not a failure.
   const Expectations* expectations = nullptr;
 };
 
-/// SCATTERCTL_BENCH_SLOWDOWN="name:factor[,name:factor]" (name without "@backend");
-/// throws Error(schema) for a malformed value.
-std::vector<std::pair<std::string, int>> parse_slowdown(const std::string& text);
 
 /// The machine's load: /proc/loadavg (1, 5 and 15 minutes) and the online CPUs.
 struct MachineLoad {
@@ -96,28 +108,30 @@ struct Timing {
   bool noisy() const { return cv > 0.025; }
 };
 
-/// Times `once` (which returns the seconds of one sample) until stable or out of time.
-/// Cold flushing is the backend's (RunFlags::flush_caches), inside `once`.
-Timing measure(const std::function<double()>& once, const BenchOptions& options);
 
 
 struct BenchRow {
   std::string name;
   std::string group;
-  std::string backend;
+  std::string backend;          ///< the backend's label (its name unless --backend LABEL=SPEC)
+  std::string spec;             ///< what the label stands for ("exe:/base/scatterctl:cpu"), when labelled
+  Status status = Status::passed;  ///< the trial's status: only passed and XPASS rows have timings
   bool in_place = false;
   bool cold = true;
   Timing timing;
+  std::vector<int> rounds;  ///< the round of each of timing.samples: same round, same slot of the machine's time
   ByteModel bytes;
   double copy_bandwidth = 0.0;  ///< bytes/s of the 100% line
   double sector_bandwidth = 0.0;  ///< bytes/s of random 32-byte-sector writes (element scatter's ceiling)
-  std::string error;            ///< when the backend failed or the case was invalid
-  bool failed = false;          ///< the output differs from the reference: no timing, row failed
-  bool verified = false;        ///< the output was checked against the reference
+  std::string error;            ///< why a row has no timing: the trial's detail, or an invalid case
+  bool verified = false;        ///< the output was checked (the trial judged it)
   std::string shape;            ///< "f32 data [N] indices [M,1] updates [M]"
   std::string timed_by;         ///< how an external backend timed the op ("perf_counter around ..."); "" for built-ins
-  bool skipped = false;         ///< outside the backend's declared capabilities: `error` holds the rule
-  std::string expectation;      ///< a failed check that this known divergence covers (xfail: no timing, no failure)
+  std::string expectation;      ///< the known divergence behind an xfail or XPASS
+  bool strict = false;          ///< an XPASS that fails the run, as in `run`
+  bool failed() const { return status == Status::failed || status == Status::error; }
+  bool skipped() const { return status == Status::skipped; }
+  bool timed() const { return status == Status::passed || status == Status::xpass; }
   /// Bytes/s of a copy of this row's own working set, cold as the row (host backends):
   /// the 100% line, so caching cannot lift a row over it. 0: copy_bandwidth is used.
   double working_set_copy_bandwidth = 0.0;
@@ -150,6 +164,8 @@ struct BenchContext {
   MachineLoad load_start;
   MachineLoad load_end;
   int repetitions = 1;
+  std::uint64_t seed = 1;  ///< the seed of the rounds' order
+  std::vector<std::pair<std::string, std::string>> labels;  ///< --backend LABEL=SPEC: label, spec
   bool busy() const { return load_start.busy() || load_end.busy(); }
 };
 

@@ -77,6 +77,10 @@ struct Comparison {
 
 struct CompareOptions {
   std::size_t max_reported = 5;
+  /// The case's normalized indices and updates per output element (CaseFacts), when the
+  /// caller has them: computed once per case, not once per backend. nullptr: computed here.
+  const std::vector<std::int64_t>* indices = nullptr;
+  const std::vector<std::uint32_t>* hits = nullptr;
 };
 
 /// Compares a backend's output with the expected (or reference) output of a case.

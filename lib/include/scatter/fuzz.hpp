@@ -30,10 +30,12 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
 
 /// The verdict on one backend's output: exact (any NaN equals any NaN) everywhere
 /// except float add/sub/mul/mean in free order, which get the spec's tolerance.
-/// External backends (judges_invalid_cases) get the spec's comparison rules instead
+/// External backends (BackendRole::external) get the spec's comparison rules instead
 /// (any duplicate's value for `none`), through run_fuzz.
 /// Returns an empty string when the output is right, else what is wrong.
-std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags);
+/// `hits`: updates per output element when the caller has them (CaseFacts::hits).
+std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags,
+                         const std::vector<std::uint32_t>* hits = nullptr);
 
 struct FuzzSummary {
   std::int64_t cases = 0;
@@ -41,6 +43,7 @@ struct FuzzSummary {
   std::int64_t failures = 0;  ///< wrong outputs and backend errors
   std::int64_t skipped = 0;   ///< outside a backend's declared capabilities
   std::int64_t xfailed = 0;   ///< failures an expectations entry covers
+  std::int64_t xpassed = 0;   ///< passes of cases an entry expects to fail (failures when the entry is strict)
   std::map<std::string, std::int64_t> xfail_ids;  ///< "backend: entry id" -> count
   std::vector<std::string> written;  ///< case files of the failures
   std::map<std::string, std::string> lost;  ///< backends lost mid-run (device faults), with the reason

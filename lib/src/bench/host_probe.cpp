@@ -108,10 +108,6 @@ class HostProbe final : public BandwidthProbe {
   std::map<std::uint64_t, double> by_size_;
 };
 
-bool runs_on_host(const Backend& b) {
-  return b.name() == "ref" || b.name() == "cpu" || (b.judges_invalid_cases() && b.device().rfind("CPU", 0) == 0);
-}
-
 }  // namespace
 
 std::string host_cpu_name() {
@@ -136,18 +132,15 @@ void flush_host_caches() {
 std::unique_ptr<BandwidthProbe> make_host_probe(int threads) { return std::make_unique<HostProbe>(threads); }
 
 BandwidthProbe* probe_for(const Backend& backend) {
-  if (backend.name() == "cuda") {
+  const auto traits = backend.traits();
+  if (traits.memory == MemoryKind::device) {
+    // The one device scatterctl drives itself; a device worker's memory is not ours to probe.
+    if (traits.role == BackendRole::external) return nullptr;
     static const auto device = make_cuda_probe();
     return device.get();
   }
-  if (!runs_on_host(backend)) return nullptr;
-  // The cpu backend's lines on its own threads; every other host backend's on one.
-  int threads = 1;
-  if (backend.name() == "cpu") {
-    for (const auto& [key, value] : backend.properties()) {
-      if (key == "threads") threads = std::max(1, std::atoi(value.c_str()));
-    }
-  }
+  // A host backend's lines on as many threads as it runs.
+  const int threads = std::max(1, traits.threads);
   static std::map<int, std::unique_ptr<BandwidthProbe>> hosts;
   auto& probe = hosts[threads];
   if (!probe) probe = make_host_probe(threads);

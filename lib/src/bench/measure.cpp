@@ -1,6 +1,8 @@
-// Timing and the byte model: samples until the interquartile spread is under the
-// target or the time is up; bytes counted as PERF.md's model says.
+// The bench driver: each benchmark's backends checked once by the trial, then sampled in
+// shuffled rounds until their spread is under the target or the time is up; bytes counted
+// as PERF.md's model says.
 
+#include <fnmatch.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include "scatter/cancel.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
+#include "scatter/trial.hpp"
 #include "scatter/version.hpp"
 
 namespace scatter {
@@ -70,28 +73,38 @@ std::string shape_of(const Case& c) {
 
 std::string bench_name(const std::string& item, const std::string& backend) { return item + "@" + backend; }
 
-std::vector<std::pair<std::string, int>> parse_slowdown(const std::string& text) {
-  std::vector<std::pair<std::string, int>> out;
+bool Slowdown::matches(std::string_view item, std::string_view backend_label) const {
+  if (!label.empty() && label != backend_label) return false;
+  return fnmatch(glob.c_str(), std::string(item).c_str(), 0) == 0;
+}
+
+std::vector<Slowdown> parse_slowdown(const std::string& text) {
+  std::vector<Slowdown> out;
   std::stringstream in(text);
   for (std::string part; std::getline(in, part, ',');) {
     if (part.empty()) continue;
     const auto colon = part.rfind(':');
-    int factor = 0;
+    double factor = 0.0;
     if (colon != std::string::npos) {
-      try {
-        std::size_t used = 0;
-        factor = std::stoi(part.substr(colon + 1), &used);
-        if (used != part.size() - colon - 1) factor = 0;
-      } catch (const std::exception&) {
-        factor = 0;
-      }
+      const auto number = part.substr(colon + 1);
+      char* end = nullptr;
+      factor = std::strtod(number.c_str(), &end);
+      if (number.empty() || *end != '\0' || !std::isfinite(factor)) factor = 0.0;
     }
-    if (colon == std::string::npos || colon == 0 || factor < 1) {
+    if (colon == std::string::npos || colon == 0 || factor < 1.0) {
       throw Error(ErrorCode::schema, "SCATTERCTL_BENCH_SLOWDOWN",
-                  fmt::format("= '{}' is not NAME:FACTOR (a benchmark name and a whole number of runs per sample)",
-                              text));
+                  fmt::format("entry '{}' of '{}' is not [LABEL@]GLOB:FACTOR (a benchmark name or glob, and a factor "
+                              ">= 1 such as 2 or 1.1)",
+                              part, text));
     }
-    out.emplace_back(part.substr(0, colon), factor);
+    Slowdown slow;
+    slow.factor = factor;
+    slow.glob = part.substr(0, colon);
+    if (const auto at = slow.glob.find('@'); at != std::string::npos) {
+      slow.label = slow.glob.substr(0, at);
+      slow.glob = slow.glob.substr(at + 1);
+    }
+    out.push_back(std::move(slow));
   }
   return out;
 }
@@ -108,22 +121,6 @@ MachineLoad machine_load() {
     m.load15 = c;
   }
   return m;
-}
-
-Timing measure(const std::function<double()>& once, const BenchOptions& options) {
-  Timing t;
-  once();  // warm-up: first touch, page faults, lazy init
-  const auto start = Clock::now();
-  while (static_cast<int>(t.samples.size()) < options.max_samples) {
-    t.samples.push_back(once());
-    const std::chrono::duration<double> elapsed = Clock::now() - start;
-    if (static_cast<int>(t.samples.size()) >= options.min_samples) {
-      const double med = quantile(t.samples, 0.5);
-      const double spread = med > 0 ? (quantile(t.samples, 0.75) - quantile(t.samples, 0.25)) / med : 0.0;
-      if (spread < options.target_spread || elapsed.count() > options.max_seconds) break;
-    }
-  }
-  return summarize(std::move(t.samples));
 }
 
 ByteModel byte_model(const Case& c, bool in_place) {
@@ -158,6 +155,147 @@ ByteModel byte_model(const Case& c, bool in_place) {
   return m;
 }
 
+namespace {
+
+// One backend's part in one benchmark: its row, the case, the flags of its next sample,
+// its test-only slowdown.
+struct Contender {
+  Backend* backend;
+  BenchRow* row;
+  const CaseFacts* facts;
+  RunFlags flags;
+  double factor = 1.0;
+  int sampled = 0;  // samples taken in this pass
+};
+
+// One sample: the backend's own time of one call. A slowdown factor f runs the op again and
+// counts the fraction still owed of each further run, so the sample is real work f times as long.
+double take_sample(Contender& k) {
+  double seconds = 0.0;
+  for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
+    seconds += std::min(owed, 1.0) * k.backend->run(k.facts->c(), k.flags).seconds;
+    // After the first call the backend may keep its uploads (RunFlags::same_inputs).
+    k.flags.same_inputs = true;
+  }
+  return seconds;
+}
+
+// A sample or warm-up threw: the row takes the trial's status for it and keeps no number.
+void fail_row(Contender& k, const BenchOptions& options) {
+  TrialOptions trial;
+  trial.flags = k.flags;
+  trial.expectations = options.expectations;
+  const auto t = failed_trial(std::current_exception(), *k.backend, *k.facts, trial);
+  k.row->status = t.status;
+  k.row->expectation = t.expectation;
+  k.row->error = one_line(t);
+  k.row->timing.samples.clear();
+  k.row->rounds.clear();
+}
+
+// The row's identity, bytes and lines, on the first pass.
+void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, const BenchOptions& options,
+               const Case* c, const std::string& invalid) {
+  row.name = item.name;
+  row.group = item.group;
+  row.backend = std::string(backend.label());
+  row.spec = backend.spec();
+  row.in_place = item.in_place;
+  row.cold = options.cold;
+  if (auto* probe = probe_for(backend)) {
+    row.copy_bandwidth = probe->copy();
+    row.sector_bandwidth = probe->sector_writes();
+  }
+  if (!c) {
+    row.status = Status::error;
+    row.error = invalid;
+    return;
+  }
+  row.bytes = byte_model(*c, item.in_place);
+  row.shape = shape_of(*c);
+}
+
+// The trial, once per benchmark and untimed: a wrong output, an error or a skip gets its
+// status and no number. Without verification only availability and capabilities are asked.
+void check_row(Contender& k, const BenchOptions& options) {
+  TrialOptions trial;
+  trial.flags = k.flags;
+  trial.expectations = options.expectations;
+  auto t = options.verify ? std::optional<Trial>(try_case(*k.backend, *k.facts, trial)) : admit(*k.backend, *k.facts);
+  if (!t) return;
+  k.row->status = t->status;
+  k.row->verified = t->checked;
+  k.row->expectation = t->expectation;
+  k.row->strict = t->strict;
+  if (!k.row->timed()) k.row->error = one_line(*t);
+}
+
+// Whether a backend's samples of this pass are enough: min_samples, and a spread under the
+// target or the time up.
+bool settled(const std::vector<double>& samples, int sampled, const BenchOptions& options) {
+  if (sampled < options.min_samples) return false;
+  const std::vector<double> mine(samples.end() - sampled, samples.end());
+  const double med = quantile(mine, 0.5);
+  const double spread = med > 0 ? (quantile(mine, 0.75) - quantile(mine, 0.25)) / med : 0.0;
+  return spread < options.target_spread;
+}
+
+// The backends of one benchmark in rounds: each round takes one sample of every backend
+// still sampling, in an order shuffled by the seed, so that each sample of A has a sample
+// of B taken moments apart (docs/benchmarks.md, "Paired A/B"). Every backend is warmed up
+// first. A backend stops at max_samples, or once settled; the time limit is max_seconds
+// per backend, and a round in which any backend still samples samples them all, so that
+// the rounds stay paired.
+void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& options, int& round,
+                      std::uint64_t seed) {
+  for (auto& k : contenders) {
+    try {
+      take_sample(k);  // warm-up: first touch, page faults, lazy init
+    } catch (...) {
+      fail_row(k, options);
+    }
+  }
+  std::erase_if(contenders, [](const Contender& k) { return !k.row->timed(); });
+  if (contenders.empty()) return;
+  const auto budget = options.max_seconds * static_cast<double>(contenders.size());
+  const auto start = Clock::now();
+  SplitMix64 order_rng(seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(round + 1)));
+  std::vector<std::size_t> order(contenders.size());
+  std::iota(order.begin(), order.end(), 0);
+  for (int taken = 0; taken < options.max_samples && !interrupted(); ++taken, ++round) {
+    // Fisher-Yates by the seed's stream: the order of each round is reproducible.
+    for (std::size_t j = order.size(); j > 1; --j) std::swap(order[j - 1], order[order_rng.next() % j]);
+    for (const auto j : order) {
+      auto& k = contenders[j];
+      if (!k.row->timed()) continue;
+      try {
+        k.row->timing.samples.push_back(take_sample(k));
+        k.row->rounds.push_back(round);
+        ++k.sampled;
+      } catch (...) {
+        fail_row(k, options);
+      }
+    }
+    bool all_settled = true;
+    bool any_timed = false;
+    for (auto& k : contenders) {
+      if (!k.row->timed()) continue;
+      any_timed = true;
+      all_settled = all_settled && settled(k.row->timing.samples, k.sampled, options);
+    }
+    const std::chrono::duration<double> elapsed = Clock::now() - start;
+    const bool enough = std::all_of(contenders.begin(), contenders.end(), [&](const Contender& k) {
+      return !k.row->timed() || k.sampled >= options.min_samples;
+    });
+    if (!any_timed || (enough && (all_settled || elapsed.count() > budget))) {
+      ++round;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
                       const BenchOptions& options, const std::function<void(const std::string&)>& progress) {
   BenchReport report;
@@ -166,6 +304,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   report.context.build_type = std::string(kBuildType);
   report.context.load_start = machine_load();
   report.context.repetitions = std::max(options.repetitions, 1);
+  report.context.seed = options.seed;
   if (!backends.empty()) {
     // The first backend's device names the report; its copy bandwidth is the default 100% line.
     report.context.device = backends.front()->device();
@@ -175,130 +314,52 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
     }
     report.context.properties = backends.front()->properties();
   }
-  // One row per item and backend; the rounds add samples to it.
-  std::vector<std::vector<double>> samples(items.size() * backends.size());
+  for (auto* b : backends) {
+    if (!b->spec().empty()) report.context.labels.emplace_back(std::string(b->label()), b->spec());
+  }
   report.rows.resize(items.size() * backends.size());
-  const int rounds = report.context.repetitions;
-  for (int round = 0; round < rounds && !interrupted(); ++round) {
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (interrupted()) break;  // Ctrl-C: the report holds what was measured
+  const int passes = report.context.repetitions;
+  std::vector<int> rounds(items.size(), 0);  // each benchmark's rounds are numbered across passes
+  for (int pass = 0; pass < passes && !interrupted(); ++pass) {
+    for (std::size_t i = 0; i < items.size() && !interrupted(); ++i) {
       const auto& item = items[i];
-      if (progress) progress(rounds > 1 ? fmt::format("{} (round {}/{})", item.name, round + 1, rounds) : item.name);
+      if (progress) progress(passes > 1 ? fmt::format("{} (pass {}/{})", item.name, pass + 1, passes) : item.name);
       std::optional<Case> c;
       std::string invalid;
       try {
         c = materialize(item.decl);
       } catch (const Error& e) {
+        if (e.code() == ErrorCode::interrupted) throw;
         invalid = e.message();
       }
-      std::optional<Tensor> reference;  // computed once, for the first backend that is checked
+      std::optional<CaseFacts> facts;
+      if (c) facts.emplace(*c);
+      std::vector<Contender> contenders;
       for (std::size_t b = 0; b < backends.size(); ++b) {
-        Backend* backend = backends[b];
         BenchRow& row = report.rows[i * backends.size() + b];
-        if (round == 0) {
-          row.name = item.name;
-          row.group = item.group;
-          row.backend = std::string(backend->name());
-          row.in_place = item.in_place;
-          row.cold = options.cold;
-          if (auto* probe = probe_for(*backend)) {
-            row.copy_bandwidth = probe->copy();
-            row.sector_bandwidth = probe->sector_writes();
-          }
-          if (!c) row.error = invalid;
-          if (c) {
-            row.bytes = byte_model(*c, item.in_place);
-            row.shape = shape_of(*c);
-          }
+        if (pass == 0) start_row(row, item, *backends[b], options, c ? &*c : nullptr, invalid);
+        if (!c || !row.timed()) continue;
+        Contender k{backends[b], &row, &*facts, RunFlags{item.in_place, item.deterministic, options.cold}};
+        for (const auto& slow : options.slowdown) {
+          if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
         }
-        if (!c || !row.error.empty() || row.failed) continue;
-        // Lost mid-run (a sticky device fault): skipped with the reason, as `run` does.
-        if (const auto a = backend->availability(); !a.available) {
-          row.skipped = true;
-          row.error = "unavailable: " + a.reason;
-          continue;
-        }
-        // Outside what the backend declares: skipped with the rule, as `run` does.
-        if (const auto* caps = backend->capabilities()) {
-          if (auto why = unsupported_reason(*caps, *c, features_of(*c))) {
-            row.skipped = true;
-            row.error = "unsupported: " + *why;
-            continue;
+        if (pass == 0) check_row(k, options);
+        if (row.timed()) contenders.push_back(k);
+      }
+      sample_in_rounds(contenders, options, rounds[i], options.seed + i);
+      if (pass == 0) {
+        for (auto& k : contenders) {
+          if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {
+            k.row->working_set_copy_bandwidth = probe->copy_of(k.row->bytes.total());
           }
-        }
-        // Cold: the backend evicts its caches after its setup, just before the timed region.
-        const RunFlags flags{item.in_place, item.deterministic, options.cold};
-        int factor = 1;
-        for (const auto& [name, f] : options.slowdown) {
-          if (name == item.name) factor = f;
-        }
-        try {
-          if (round == 0 && options.verify && backend->name() != "ref") {
-            // Once per case, untimed: a wrong output gets a failure, not a number.
-            const auto got = backend->run(*c, flags);
-            if (!reference) reference = reference_scatter(*c);
-            const auto cmp = compare_outputs(*c, got.output, *reference, false, {1});
-            row.verified = true;
-            if (!cmp.passed) {
-              row.failed = true;
-              std::string first;
-              if (!cmp.worst.empty()) {
-                const auto& m = cmp.worst.front();
-                first = fmt::format("; first at {}: expected {}, got {}", format_coord(m.coord), m.expected, m.actual);
-              }
-              row.error = fmt::format("output differs from the reference in {} of {} elements ({}){}", cmp.mismatches,
-                                      cmp.elements, cmp.rule, first);
-              if (options.expectations) {
-                if (const auto* e = options.expectations->covering(backend->name(), backend->version(), *c,
-                                                                   features_of(*c), Outcome::failed, &cmp, "")) {
-                  row.expectation = e->id;
-                  row.error = fmt::format("xfail [{}] {}; {}", e->id, e->reason, row.error);
-                }
-              }
-              continue;
-            }
-          }
-          auto& pool = samples[i * backends.size() + b];
-          if (backend->judges_invalid_cases()) {
-            RunFlags repeated = flags;
-            repeated.repeat = std::max(options.min_samples, kExternalRepeat);
-            const auto out = backend->run(*c, repeated);
-            if (out.samples.empty()) {
-              pool.push_back(out.seconds);
-            } else {
-              pool.insert(pool.end(), out.samples.begin(), out.samples.end());
-            }
-            if (round == 0) row.timed_by = out.timing;
-          } else {
-            // After the first sample the backend may keep its uploads (RunFlags::same_inputs).
-            RunFlags sample_flags = flags;
-            const auto t = measure(
-                [&] {
-                  double seconds = 0.0;
-                  for (int k = 0; k < factor; ++k) {
-                    seconds += backend->run(*c, sample_flags).seconds;
-                    sample_flags.same_inputs = true;
-                  }
-                  return seconds;
-                },
-                options);
-            pool.insert(pool.end(), t.samples.begin(), t.samples.end());
-          }
-          if (auto* probe = probe_for(*backend); round == 0 && probe) {
-            row.working_set_copy_bandwidth = probe->copy_of(row.bytes.total());
-          }
-        } catch (const Error& e) {
-          row.error = e.message();
-        } catch (const std::exception& e) {
-          row.error = e.what();
         }
       }
     }
   }
-  for (std::size_t r = 0; r < report.rows.size(); ++r) {
-    if (report.rows[r].error.empty()) report.rows[r].timing = summarize(std::move(samples[r]));
+  for (auto& row : report.rows) {
+    if (row.timed()) row.timing = summarize(std::move(row.timing.samples));
   }
-  // Rows never reached (an interrupt before the first round got there) are dropped.
+  // Rows never reached (an interrupt before the first pass got there) are dropped.
   std::erase_if(report.rows, [](const BenchRow& r) { return r.name.empty(); });
   report.context.load_end = machine_load();
   return report;

@@ -86,14 +86,21 @@ std::string bench_json(const BenchReport& raw) {
                     {"mode", c.mode},
                     {"size", c.size},
                     {"repetitions", c.repetitions},
+                    {"seed", c.seed},
                     // Google Benchmark's key, the 1, 5 and 15 minute averages at the start.
                     {"load_avg", {c.load_start.load1, c.load_start.load5, c.load_start.load15}},
                     {"num_cpus", c.load_start.cpus},
                     {"load_start", load_json(c.load_start)},
                     {"load_end", load_json(c.load_end)},
                     {"busy", c.busy()},
-                    {"schema_version", 2}};
+                    {"schema_version", 3}};
   for (const auto& [key, value] : c.properties) doc["context"][key] = value;
+  // --backend LABEL=SPEC: what each labelled row's backend is.
+  if (!c.labels.empty()) {
+    auto labels = nlohmann::ordered_json::object();
+    for (const auto& [label, spec] : c.labels) labels[label] = spec;
+    doc["context"]["backend_specs"] = labels;
+  }
   auto benchmarks = nlohmann::ordered_json::array();
   for (const auto& r : report.rows) {
     nlohmann::ordered_json b;
@@ -132,13 +139,17 @@ std::string bench_json(const BenchReport& raw) {
     auto samples = nlohmann::ordered_json::array();
     for (double s : r.timing.samples) samples.push_back(s * 1e6);
     b["samples_us"] = samples;
-    if (!r.error.empty()) {
+    // The round of each sample: samples of two backends in one round were taken moments apart.
+    b["rounds"] = r.rounds;
+    if (!r.spec.empty()) b["spec"] = r.spec;
+    b["status"] = std::string(to_string(r.status));
+    if (!r.timed()) {
       b["error_occurred"] = true;
       b["error_message"] = r.error;
-      if (r.failed) b["failed"] = true;
-      if (r.skipped) b["skipped"] = true;
-      if (!r.expectation.empty()) b["xfail"] = r.expectation;
+      if (r.failed()) b["failed"] = true;
+      if (r.skipped()) b["skipped"] = true;
     }
+    if (!r.expectation.empty()) b[r.status == Status::xpass ? "xpass" : "xfail"] = r.expectation;
     benchmarks.push_back(std::move(b));
   }
   doc["benchmarks"] = benchmarks;
@@ -166,16 +177,8 @@ std::string bench_table(const BenchReport& raw) {
   out += fmt::format("{:<44} {:<11} {:>10} {:>7} {:>9} {:>7} {:>9} {:>9} {:>10} {:>4}  {}\n", "benchmark", "backend",
                      "median", "spread", "moved", "GB/s", "% of copy", "% sector", "floor", "n", "shape");
   for (const auto& r : report.rows) {
-    if (r.skipped || !r.expectation.empty()) {
-      out += fmt::format("{:<44} {:<11} {}: {}\n", r.name, r.backend, r.skipped ? "skipped" : "xfail", r.error);
-      continue;
-    }
-    if (r.failed) {
-      out += fmt::format("{:<44} {:<11} FAILED: {}\n", r.name, r.backend, r.error);
-      continue;
-    }
-    if (!r.error.empty()) {
-      out += fmt::format("{:<44} {:<11} error: {}\n", r.name, r.backend, r.error);
+    if (!r.timed()) {
+      out += fmt::format("{:<44} {:<11} {}: {}\n", r.name, r.backend, to_string(r.status), r.error);
       continue;
     }
     out += fmt::format("{:<44} {:<11} {:>10} {:>6.1f}% {:>9} {:>7.2f} {:>8.1f}% {:>9} {:>10} {:>4}  {}{}\n", r.name,
@@ -207,9 +210,9 @@ std::string bench_markdown(const BenchReport& raw) {
   out += "| benchmark | backend | shape | median | spread | GB/s | % of copy | % of sector ceiling | floor |\n"
          "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : report.rows) {
-    if (!r.error.empty()) {
+    if (!r.timed()) {
       out += fmt::format("| {} | {} | {} | {}: {} | | | | | |\n", r.name, r.backend, r.shape,
-                         r.skipped ? "skipped" : !r.expectation.empty() ? "xfail" : r.failed ? "**FAILED**" : "error",
+                         r.failed() ? fmt::format("**{}**", to_string(r.status)) : std::string(to_string(r.status)),
                          r.error);
       continue;
     }

@@ -188,6 +188,7 @@ class CpuBackend final : public Backend {
 
   std::string_view name() const override { return "cpu"; }
   Availability availability() const override { return {true, ""}; }
+  BackendTraits traits() const override { return {BackendRole::builtin, MemoryKind::host, threads_}; }
   std::string device() const override { return fmt::format("{} ({} threads)", host_cpu_name(), threads_); }
   std::vector<std::pair<std::string, std::string>> properties() const override {
     return {{"threads", std::to_string(threads_)}};

@@ -63,6 +63,7 @@ class CudaBackend final : public Backend {
   }
 
   std::string_view name() const override { return "cuda"; }
+  BackendTraits traits() const override { return {BackendRole::builtin, MemoryKind::device, 1}; }
   std::string device() const override { return available_ ? device_ : "none"; }
   std::vector<std::pair<std::string, std::string>> properties() const override { return properties_; }
 

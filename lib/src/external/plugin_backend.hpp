@@ -23,7 +23,7 @@ class PluginBackend final : public Backend {
   BackendOutput run(const Case& c, const RunFlags& flags) override;
   const Capabilities* capabilities() const override { return caps_ ? &*caps_ : nullptr; }
   std::string version() const override;
-  bool judges_invalid_cases() const override { return true; }
+  BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
 
   /// The capabilities document as the plugin wrote it ("" when unavailable).
   std::string capabilities_json() const;

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -63,7 +64,11 @@ class WorkerBackend final : public Backend {
     return version_;
   }
 
-  bool judges_invalid_cases() const override { return true; }
+  // A worker whose device is the host's CPU ("CPU ...") is measured against the host's lines.
+  BackendTraits traits() const override {
+    ensure_hello();
+    return {BackendRole::external, device_.rfind("CPU", 0) == 0 ? MemoryKind::host : MemoryKind::device, threads_};
+  }
 
   std::vector<std::pair<std::string, std::string>> properties() const override {
     ensure_hello();
@@ -187,6 +192,9 @@ class WorkerBackend final : public Backend {
     version_ = text_of(answer, "version");
     device_ = text_of(answer, "device");
     if (device_.empty()) device_ = "?";
+    if (const auto it = answer.find("threads"); it != answer.end() && it->is_number_integer()) {
+      threads_ = std::clamp(it->get<int>(), 1, 4096);
+    }
     if (const auto it = answer.find("versions"); it != answer.end() && it->is_object()) {
       for (const auto& [k, v] : it->items()) properties_.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
     }
@@ -232,6 +240,7 @@ class WorkerBackend final : public Backend {
   mutable Availability availability_;
   mutable std::string version_;
   mutable std::string device_;
+  mutable int threads_ = 1;
   mutable std::vector<std::pair<std::string, std::string>> properties_;
   mutable std::optional<Capabilities> capabilities_;
   mutable std::unique_ptr<PrivateDir> dir_;

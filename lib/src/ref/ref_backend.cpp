@@ -21,6 +21,7 @@ class RefBackend final : public Backend {
  public:
   std::string_view name() const override { return "ref"; }
   Availability availability() const override { return {true, ""}; }
+  BackendTraits traits() const override { return {BackendRole::oracle, MemoryKind::host, 1}; }
   std::string device() const override {
     return fmt::format("{} ({} threads)", host_cpu_name(), std::thread::hardware_concurrency());
   }

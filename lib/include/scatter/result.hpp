@@ -1,0 +1,81 @@
+#pragma once
+/// What a trial of one case on one backend came to, and how results reach the reports:
+/// the status list, a case's result, the run's summary and exit code, the Reporter.
+/// Below the drivers (run, bench, fuzz) and the reporters, which include this, not "run".
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scatter/compare.hpp"
+#include "scatter/error.hpp"
+
+namespace scatter {
+
+/// xfail: a failure an expectations entry covers (counts as passed); xpass: a case an
+/// entry expected to fail passed (counts as passed, as failed under --strict).
+enum class Status { passed, failed, error, skipped, xfail, xpass };
+std::string_view to_string(Status status);
+
+/// The exit codes of the CLI spec, and 130 (128 + SIGINT) for an interrupted run.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailed = 1,
+  kExitUsage = 2,
+  kExitInvalid = 3,
+  kExitNothing = 4,
+  kExitEnv = 5,
+  kExitInterrupted = 130,
+};
+
+/// One case on one backend (or, for expect_error and invalid cases, on none: "-").
+struct CaseResult {
+  std::string file;
+  std::string name;
+  std::string op;         ///< canonical op name, or "-" when unknown
+  std::string reduction;  ///< canonical reduction, or "-"
+  std::string dtype;      ///< data's dtype, or "-"
+  std::string backend;    ///< backend name, or "-" for validation-only results
+  Status status = Status::passed;
+  std::string detail;     ///< one line: the reason, the rule, the error
+  std::optional<Comparison> comparison;
+  std::optional<Error> error;
+  bool invalid = false;   ///< the case was rejected (exit 3), not a backend failure
+  bool strict = false;    ///< an XPASS that fails the run (--strict, or its entry's `strict`)
+  double seconds = 0.0;
+  std::string expectation;  ///< the expectations entry behind an xfail or xpass
+  std::string lowering;     ///< what an external backend built for the case
+  std::string version;      ///< the external backend's version
+  std::vector<std::string> features;  ///< traps the case has, for the conformance matrix (external backends)
+};
+
+struct RunSummary {
+  int passed = 0;
+  int failed = 0;  ///< failed, errored and invalid cases, and unreadable files
+  int skipped = 0;
+  int invalid = 0;  ///< invalid cases and unreadable files (part of failed)
+  int selected = 0;
+  bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
+  bool stopped_early = false;  ///< --fail-fast stopped it
+  int large_left_out = 0;  ///< cases tagged large that the selection matched but --include-large was not given
+  int xfailed = 0;  ///< part of passed
+  int xpassed = 0;  ///< part of passed, or of failed under --strict
+  std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count
+  std::map<std::string, int> xfail_ids;     ///< "backend: entry id" -> count
+  int exit_code = kExitOk;
+};
+
+/// Receives results as they happen.
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  /// A case is about to run (index counts from 1 of `total` selected).
+  virtual void on_case_start(const std::string& /*name*/, int /*index*/, int /*total*/) {}
+  virtual void on_file_error(const Error& error) = 0;
+  virtual void on_result(const CaseResult& result) = 0;
+  virtual void on_end(const RunSummary& summary) = 0;
+};
+
+}  // namespace scatter

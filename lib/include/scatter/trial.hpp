@@ -1,0 +1,95 @@
+#pragma once
+/// One case on one backend, once: availability, declared capabilities, the call, the
+/// verdict (the spec's comparison, or the fuzzer's exact rule), the mapping of what the
+/// backend threw, and the recorded divergences (xfail, XPASS). `run`, `bench` and `fuzz`
+/// are drivers over it, so one backend answer has one status in all three
+/// (docs/backends.md, "Statuses").
+
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scatter/backend.hpp"
+#include "scatter/capabilities.hpp"
+#include "scatter/compare.hpp"
+#include "scatter/expectations.hpp"
+#include "scatter/result.hpp"
+
+namespace scatter {
+
+/// The facts of one materialized case, each computed when first asked for and then shared
+/// by every backend's trial: features (capabilities, expectations), normalized indices and
+/// hits per element (the comparison), the reference's output. Not thread-safe.
+class CaseFacts {
+ public:
+  explicit CaseFacts(const Case& c) : case_(c) {}
+  const Case& c() const { return case_; }
+  const CaseFeatures& features() const;
+  const std::vector<std::int64_t>& indices() const;
+  const std::vector<std::uint32_t>& hits() const;
+  /// The reference's output (reference_scatter), computed once.
+  const Tensor& reference() const;
+  /// What outputs are compared with: the case's `expected`, else the reference's output.
+  const Tensor& want() const { return case_.expected ? *case_.expected : reference(); }
+  /// The traps the case exercises, as the conformance matrix names them.
+  std::vector<std::string> trap_names(bool invalid) const;
+
+ private:
+  const Case& case_;
+  mutable std::optional<CaseFeatures> features_;
+  mutable std::optional<std::vector<std::int64_t>> indices_;
+  mutable std::optional<std::vector<std::uint32_t>> hits_;
+  mutable std::optional<Tensor> reference_;
+};
+
+struct TrialOptions {
+  RunFlags flags;
+  const Expectations* expectations = nullptr;  ///< recorded divergences of external backends
+  bool strict = false;                         ///< every XPASS fails
+  /// fuzz: scatterctl's own backends (not external ones) are held to fuzz_verdict's exact
+  /// rule (bit for bit where the order is fixed) instead of the spec's comparison.
+  bool exact_builtins = false;
+  /// The oracle is the only backend run: without `expected` nothing checks its output,
+  /// so its trial is skipped (saying so), not passed.
+  bool oracle_alone = false;
+  /// Keep a failed output in Trial::output (failure bundles).
+  bool keep_failed_output = false;
+};
+
+struct Trial {
+  Status status = Status::passed;
+  std::string detail;                     ///< one line: the reason, the rule, the error
+  std::optional<Comparison> comparison;   ///< when the output was compared by the spec's rules
+  std::optional<Error> error;             ///< a backend's Error on a valid case
+  std::optional<Outcome> outcome;         ///< how it went wrong, as expectations match it
+  std::string expectation;                ///< the entry behind an xfail or XPASS
+  bool strict = false;                    ///< an XPASS that fails the run
+  bool checked = false;                   ///< the output was judged (the oracle without `expected` is not)
+  std::string lowering;                   ///< what an external backend built for the case
+  double seconds = 0.0;                   ///< the backend's own time of the call
+  std::optional<Tensor> output;           ///< a failed output, with keep_failed_output
+};
+
+/// The trial in one line: its detail, or for a failed comparison how many elements differ
+/// and the worst one (the progress lines of fuzz, bench's rows).
+std::string one_line(const Trial& trial);
+
+/// Whether the backend takes the case at all: a skipped Trial when it is unavailable (lost
+/// mid-run) or its declared capabilities exclude the case; nullopt when it takes it.
+std::optional<Trial> admit(const Backend& backend, const CaseFacts& facts);
+
+/// Runs a valid case on the backend once and judges the answer.
+Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& options);
+
+/// Runs a case with expect_error `expected` on an external backend: a refusal passes, an
+/// output fails, a crash is a memory-safety finding.
+Trial try_invalid_case(Backend& backend, const CaseFacts& facts, ErrorCode expected, const TrialOptions& options);
+
+/// The trial of a valid case whose call threw `failure` (bench's timed samples call the
+/// backend outside try_case). Rethrows an interrupt.
+Trial failed_trial(std::exception_ptr failure, const Backend& backend, const CaseFacts& facts,
+                   const TrialOptions& options);
+
+}  // namespace scatter

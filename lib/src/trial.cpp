@@ -1,0 +1,229 @@
+// One case on one backend, once. Every driver's verdict comes from here, so the same
+// answer gets the same status in `run`, `bench` and `fuzz`.
+
+#include "scatter/trial.hpp"
+
+#include <new>
+
+#include <fmt/format.h>
+
+#include "scatter/fuzz.hpp"
+#include "targets.hpp"
+
+namespace scatter {
+
+const CaseFeatures& CaseFacts::features() const {
+  if (!features_) features_ = features_of(case_);
+  return *features_;
+}
+
+const std::vector<std::int64_t>& CaseFacts::indices() const {
+  if (!indices_) indices_ = detail::normalized_indices(case_);
+  return *indices_;
+}
+
+const std::vector<std::uint32_t>& CaseFacts::hits() const {
+  if (!hits_) hits_ = detail::hits_per_element(case_, indices());
+  return *hits_;
+}
+
+const Tensor& CaseFacts::reference() const {
+  if (!reference_) reference_ = reference_scatter(case_);
+  return *reference_;
+}
+
+std::vector<std::string> CaseFacts::trap_names(bool invalid) const {
+  std::vector<std::string> names;
+  const auto& f = features();
+  if (f.negative_indices) names.emplace_back("negative indices");
+  if (f.duplicates) names.emplace_back("duplicate targets");
+  if (f.empty_index_tuple) names.emplace_back("k = 0");
+  if (!case_.attrs.use_init_val) names.emplace_back("use_init_val = false");
+  if (case_.updates.numel() == 0) names.emplace_back("empty updates");
+  if (invalid) names.emplace_back("invalid input (expect_error)");
+  return names;
+}
+
+namespace {
+
+std::string citation_of(const Expectation& e) { return e.citation.empty() ? "" : e.citation.front(); }
+
+// A failure an expectations entry covers becomes xfail, naming the entry.
+void apply_expectations(Trial& t, const Backend& backend, const CaseFacts& facts, const TrialOptions& options,
+                        Outcome outcome, std::string_view message) {
+  t.outcome = outcome;
+  if (!options.expectations) return;
+  const auto* e = options.expectations->covering(backend.name(), backend.version(), facts.c(), facts.features(),
+                                                 outcome, t.comparison ? &*t.comparison : nullptr, message);
+  if (!e) return;
+  t.status = Status::xfail;
+  t.expectation = e->id;
+  // A failed comparison has no detail of its own (the report shows the comparison).
+  t.detail = fmt::format("xfail [{}] {} ({}){}", e->id, e->reason, citation_of(*e),
+                         t.detail.empty() ? "" : "; was: " + t.detail);
+}
+
+// A pass of a case that an entry says fails: XPASS (fixed upstream, or a wrong entry).
+void apply_xpass(Trial& t, const Backend& backend, const CaseFacts& facts, const TrialOptions& options) {
+  if (!options.expectations) return;
+  const auto* e =
+      options.expectations->expecting_failure(backend.name(), backend.version(), facts.c(), facts.features());
+  if (!e) return;
+  t.status = Status::xpass;
+  t.expectation = e->id;
+  t.strict = options.strict || e->strict;
+  t.detail = fmt::format("XPASS [{}]: expected to fail ({}), but passed{}", e->id, e->reason,
+                         t.strict ? " (--strict: a failure)" : "");
+}
+
+Trial skipped(std::string why) {
+  Trial t;
+  t.status = Status::skipped;
+  t.detail = std::move(why);
+  return t;
+}
+
+// The verdict on an output: the fuzzer's exact rule for scatterctl's own backends when
+// asked, the spec's comparison otherwise.
+void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor&& output) {
+  const auto& c = facts.c();
+  t.checked = true;
+  bool passed = true;
+  if (options.exact_builtins && !backend.is_external()) {
+    t.detail = fuzz_verdict(c, output, facts.want(), options.flags, &facts.hits());
+    passed = t.detail.empty();
+  } else {
+    CompareOptions compare;
+    compare.indices = &facts.indices();
+    compare.hits = &facts.hits();
+    t.comparison = compare_outputs(c, output, facts.want(), c.expected.has_value(), compare);
+    passed = t.comparison->passed;
+  }
+  if (passed) {
+    t.status = Status::passed;
+    apply_xpass(t, backend, facts, options);
+    return;
+  }
+  t.status = Status::failed;
+  if (options.keep_failed_output) t.output = std::move(output);
+  apply_expectations(t, backend, facts, options, Outcome::failed, "");
+}
+
+}  // namespace
+
+std::string one_line(const Trial& t) {
+  if (!t.comparison || t.comparison->passed) return t.detail;
+  const auto& cmp = *t.comparison;
+  auto line = fmt::format("{} of {} elements differ ({})", cmp.mismatches, cmp.elements, cmp.rule);
+  if (!cmp.worst.empty()) {
+    const auto& m = cmp.worst.front();
+    line += fmt::format("; worst at {}: got {}, want {}", format_coord(m.coord), m.actual, m.expected);
+  }
+  return t.detail.empty() ? line : fmt::format("{}; {}", t.detail, line);
+}
+
+std::optional<Trial> admit(const Backend& backend, const CaseFacts& facts) {
+  // Available when the run began: a backend lost since (a sticky device fault) skips the
+  // rest of the run with its reason.
+  if (const auto a = backend.availability(); !a.available) return skipped("unavailable: " + a.reason);
+  if (const auto* caps = backend.capabilities()) {
+    if (auto why = unsupported_reason(*caps, facts.c(), facts.features())) return skipped("unsupported: " + *why);
+  }
+  return std::nullopt;
+}
+
+Trial failed_trial(std::exception_ptr failure, const Backend& backend, const CaseFacts& facts,
+                   const TrialOptions& options) {
+  Trial t;
+  t.status = Status::error;
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Unsupported& u) {
+    return skipped(fmt::format("unsupported: {}", u.what()));
+  } catch (const Rejected& rej) {
+    t.detail = fmt::format("rejected a valid case [{}]: {}", rej.code().empty() ? "?" : rej.code(), rej.what());
+    apply_expectations(t, backend, facts, options, Outcome::rejected, rej.what());
+  } catch (const Crashed& crash) {
+    t.detail = fmt::format("[crashed] {}", crash.what());
+    apply_expectations(t, backend, facts, options, Outcome::error, crash.what());
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::interrupted) throw;
+    t.error = e;
+    t.detail = fmt::format("[{}] {}", to_string(e.code()), e.message());
+    apply_expectations(t, backend, facts, options, Outcome::error, e.message());
+  } catch (const std::bad_alloc&) {
+    t.detail = "out of host memory (lower the case's size or raise --max-bytes only if memory allows)";
+  } catch (const std::exception& e) {
+    t.detail = fmt::format("[backend] {}", e.what());
+    apply_expectations(t, backend, facts, options, Outcome::error, e.what());
+  }
+  return t;
+}
+
+Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& options) {
+  if (auto skip = admit(backend, facts)) return std::move(*skip);
+  Trial t;
+  try {
+    auto out = backend.run(facts.c(), options.flags);
+    t.seconds = out.seconds;
+    t.lowering = out.lowering;
+    if (backend.traits().role == BackendRole::oracle && !facts.c().expected) {
+      // The oracle without `expected`: its output is what the others are checked against.
+      t.status = options.oracle_alone ? Status::skipped : Status::passed;
+      t.detail = options.oracle_alone
+                     ? "nothing to compare: the case has no expected output and ref is the only backend run "
+                       "(add another backend to check it against ref)"
+                     : "no expected output: ref is the oracle for the other backends";
+      return t;
+    }
+    judge_output(t, backend, facts, options, std::move(out.output));
+  } catch (...) {
+    auto failed = failed_trial(std::current_exception(), backend, facts, options);
+    failed.lowering = t.lowering;
+    return failed;
+  }
+  return t;
+}
+
+Trial try_invalid_case(Backend& backend, const CaseFacts& facts, ErrorCode expected, const TrialOptions& options) {
+  if (auto skip = admit(backend, facts)) return std::move(*skip);
+  const auto want = to_string(expected);
+  Trial t;
+  t.status = Status::error;
+  try {
+    auto out = backend.run(facts.c(), options.flags);
+    t.lowering = out.lowering;
+    t.status = Status::failed;
+    t.detail = fmt::format("accepted an invalid case (expected error [{}]) and returned an output", want);
+    apply_expectations(t, backend, facts, options, Outcome::accepted, "");
+  } catch (const Rejected& rej) {
+    t.status = Status::passed;
+    t.detail = fmt::format("rejected as expected [{}]: {}", rej.code().empty() ? "?" : rej.code(), rej.what());
+  } catch (const Unsupported& u) {
+    return skipped(fmt::format("unsupported: {}", u.what()));
+  } catch (const Crashed& crash) {
+    t.detail = fmt::format("[crashed] memory-safety finding: crashed on an invalid case (expected error [{}]): {}",
+                           want, crash.what());
+    apply_expectations(t, backend, facts, options, Outcome::error, crash.what());
+  } catch (const BackendFault& fault) {
+    // Writing outside out, breaking the protocol, giving up: never a refusal.
+    t.detail = fmt::format("[backend] on an invalid case (expected error [{}]): {}", want, fault.message());
+    apply_expectations(t, backend, facts, options, Outcome::error, fault.message());
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::interrupted) throw;
+    if (e.code() == ErrorCode::timeout) {
+      t.detail = fmt::format("[timeout] {}", e.message());
+      return t;
+    }
+    // The framework raised without saying why: it did refuse the case.
+    t.status = Status::passed;
+    t.detail = fmt::format("rejected (raised, expected error [{}]): {}", want, e.message());
+  } catch (const std::bad_alloc&) {
+    t.detail = "out of host memory while running an invalid case";
+  } catch (const std::exception& e) {
+    t.detail = fmt::format("[backend] on an invalid case (expected error [{}]): {}", want, e.what());
+  }
+  return t;
+}
+
+}  // namespace scatter
