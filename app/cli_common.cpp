@@ -18,7 +18,8 @@ namespace scatter::cli {
 
 const char* const kBackendHelp =
     "comma-separated: ref, cpu, cuda, all (the built-ins, default), numpy, onnx, onnxruntime, openvino, tvm, torch, jax, "
-    "frameworks (every available one), plugin:PATH";
+    "frameworks (every available one), plugin:PATH; LABEL=SPEC names an instance (rows case@LABEL), SPEC also "
+    "exe:PATH:NAME (built-in NAME of another scatterctl) or FRAMEWORK@PYTHON";
 
 Selection SelectionFlags::selection() const {
   Selection s;
@@ -86,6 +87,25 @@ CLI::Validator positive(const std::string& what) {
       "POSITIVE");
 }
 
+// "5%": a percentage with its unit. A bare number is refused: "5" could mean 5% or 500%.
+double parse_percent(const std::string& text, const std::string& flag) {
+  double v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used > 0 && used == text.size()) {
+    throw Error(ErrorCode::schema, flag,
+                fmt::format("= '{}' has no unit: write {}% for {} percent", text, text, text));
+  }
+  if (used == 0 || text.substr(used) != "%" || !(v >= 0) || v > 1e6) {
+    throw Error(ErrorCode::schema, flag, fmt::format("= '{}' is not a percentage like 5%", text));
+  }
+  return v / 100.0;
+}
+
 std::uint64_t parse_bytes(const std::string& text) {
   if (text.empty()) return default_max_bytes();
   std::size_t used = 0;
@@ -140,6 +160,7 @@ std::vector<std::unique_ptr<Backend>> backends_for(const BackendFlags& flags, co
   config.isolate = flags.isolate;
   config.self_exe = self_exe;
   config.plugins = plugin_paths(flags.backend);
+  config.labelled = labelled_specs(flags.backend);
   if (flags.timeout > 0) config.request_timeout = flags.timeout;
   config.threads = flags.threads;
   return make_all_backends(config);

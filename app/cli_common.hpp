@@ -51,6 +51,8 @@ struct BackendFlags {
   int threads = 0;       ///< --threads of the cpu backend; 0: one per core
 };
 extern const char* const kBackendHelp;
+/// "5%": a percentage with its unit, as a fraction; throws Error(schema) naming `flag`.
+double parse_percent(const std::string& text, const std::string& flag);
 void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help = kBackendHelp);
 void add_external(CLI::App* cmd, BackendFlags& flags);
 

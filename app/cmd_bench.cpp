@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
@@ -12,6 +13,7 @@
 #include "bench_list.hpp"
 #include "commands.hpp"
 #include "scatter/cancel.hpp"
+#include "scatter/paired.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter::cli {
@@ -32,6 +34,10 @@ struct BenchFlags {
   int min_samples = 5;  // per benchmark and round
   bool no_verify = false;
   bool list = false;
+  std::uint64_t seed = 1;
+  std::string gate;            // BASE,NEW: the paired gate after the run
+  double gate_budget = 120.0;  // seconds of further rounds for undecided benchmarks
+  std::string threshold = "5%";
   ExpectationFlags expectations;
 };
 
@@ -73,6 +79,7 @@ BenchOptions bench_options(const BenchFlags& o, const Expectations* expectations
   options.repetitions = o.repetitions;
   options.min_samples = o.min_samples;
   options.verify = !o.no_verify;
+  options.seed = o.seed;
   if (const char* slow = std::getenv("SCATTERCTL_BENCH_SLOWDOWN"); slow && *slow) {
     options.slowdown = parse_slowdown(slow);  // test-only: a real slowdown, for measuring the gate
     for (const auto& slow : options.slowdown) {
@@ -111,6 +118,64 @@ int print_report(BenchReport& report, const BenchFlags& o) {
   return failed > 0 ? kExitFailed : kExitOk;
 }
 
+// --gate BASE,NEW: the two labels, each a backend of the run.
+std::pair<std::string, std::string> gate_labels(const BenchFlags& o, const std::vector<Backend*>& run) {
+  const auto labels = split_commas(o.gate);
+  const auto known = [&](const std::string& label) {
+    return std::any_of(run.begin(), run.end(), [&](const Backend* b) { return b->label() == label; });
+  };
+  if (labels.size() != 2 || labels[0] == labels[1]) {
+    throw Error(ErrorCode::schema, "--gate", fmt::format("= '{}' is not BASE,NEW (two labels of --backend)", o.gate));
+  }
+  for (const auto& label : labels) {
+    if (!known(label)) {
+      throw Error(ErrorCode::schema, "--gate",
+                  fmt::format("'{}' is not a backend of this run (--backend {}=SPEC names one)", label, label));
+    }
+  }
+  return {labels[0], labels[1]};
+}
+
+// The paired gate over the run, then more rounds of the benchmarks still undecided, one pass
+// over them at a time, until each is decided or the budget is spent. Returns the gate's code.
+int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>& items,
+         const std::vector<Backend*>& run, BenchOptions options) {
+  const auto [base, next] = gate_labels(o, run);
+  PairedOptions paired;
+  paired.threshold = parse_percent(o.threshold, "--threshold");
+  options.verify = false;  // checked in the first run
+  options.repetitions = 1;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Backend*> pair;
+  for (auto* b : run) {
+    if (b->label() == base || b->label() == next) pair.push_back(b);
+  }
+  for (int extra = 1;; ++extra) {
+    const auto verdict = compare_paired(bench_json(report), base, next, paired);
+    const auto undecided = undecided_benchmarks(verdict);
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
+    if (undecided.empty() || spent.count() >= o.gate_budget || interrupted()) {
+      std::cout << "\n" << paired_table(verdict, paired);
+      if (!undecided.empty()) {
+        std::cerr << fmt::format("scatterctl: {} benchmark{} still undecided after {:.0f} s of further rounds "
+                                 "(--gate-budget {}): exit {}\n",
+                                 undecided.size(), undecided.size() == 1 ? "" : "s", spent.count(), o.gate_budget,
+                                 static_cast<int>(kExitUndecided));
+      }
+      if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report) + "\n" + paired_markdown(verdict, paired));
+      return verdict.exit_code();
+    }
+    std::vector<BenchItem> again;
+    for (const auto& item : items) {
+      if (std::find(undecided.begin(), undecided.end(), item.name) != undecided.end()) again.push_back(item);
+    }
+    options.seed = o.seed + static_cast<std::uint64_t>(extra);
+    std::cerr << fmt::format("scatterctl: --gate: {} undecided, sampling again ({:.0f} s of {} s spent)\n",
+                             undecided.size(), spent.count(), o.gate_budget);
+    add_rounds(report, run_bench(again, pair, options, nullptr));
+  }
+}
+
 int bench(const BenchFlags& o, const Invocation& invocation) {
   // A listing runs nothing: no backend is made, no worker started.
   if (o.list) return list_bench(bench_items(o), {o.paths.empty() ? o.mode : "cases", o.size}, o.json);
@@ -138,7 +203,11 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
     if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", ++done, steps, name) << std::flush;
   });
   if (tty) std::cerr << "\r\033[K" << std::flush;
-  return print_report(result, o);
+  if (o.gate.empty()) return print_report(result, o);
+  const int measured = print_report(result, o);
+  const int gated = gate(result, o, items, chosen->choice.run, options);
+  if (!o.json.empty()) write_text(o.json, bench_json(result));  // with the gate's further rounds
+  return measured != kExitOk ? measured : gated;
 }
 
 }  // namespace
@@ -170,6 +239,13 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_flag("--list", o->list,
                 "print the selected benchmarks (op, dtype, shapes, bytes) and run nothing; --json FILE (- for stdout) "
                 "as JSON");
+  cmd->add_option("--seed", o->seed, "seed of the order of the backends within each round (default 1)");
+  cmd->add_option("--gate", o->gate,
+                  "BASE,NEW: after the run, the paired gate of NEW against BASE (two labels of --backend); "
+                  "undecided benchmarks get more rounds within --gate-budget; exit 0 pass, 1 slower, 6 undecided");
+  cmd->add_option("--gate-budget", o->gate_budget, "seconds of further rounds for undecided benchmarks (default 120)")
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--threshold", o->threshold, "--gate: the smallest change that counts, with its unit (default 5%)");
   add_external(cmd, o->backends);
   add_expectations(cmd, o->expectations);
   return {cmd, [o](const Invocation& invocation) { return bench(*o, invocation); }};

@@ -1,4 +1,5 @@
-// scatterctl compare: two bench reports; the regression gate (exit 1 on a regression).
+// scatterctl compare: the regression gate. Paired: one report holding two labelled backends
+// sampled in the same rounds (REPORT --base LABEL --new LABEL); unpaired: two reports.
 
 #include <iostream>
 
@@ -6,6 +7,7 @@
 
 #include "commands.hpp"
 #include "scatter/bench.hpp"
+#include "scatter/paired.hpp"
 #include "scatter/run.hpp"
 
 namespace scatter::cli {
@@ -16,28 +18,12 @@ struct CompareFlags {
   std::string threshold = "5%";
   std::string suite_threshold = "20%";
   std::string markdown;
+  std::string json;
+  std::string base_label;
+  std::string next_label;
   bool allow_device_mismatch = false;
   bool allow_missing = false;
 };
-
-// "5%": a percentage with its unit. A bare number is refused: "5" could mean 5% or 500%.
-double parse_threshold(const std::string& text, const std::string& flag) {
-  double v = 0;
-  std::size_t used = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used > 0 && used == text.size()) {
-    throw Error(ErrorCode::schema, flag,
-                fmt::format("= '{}' has no unit: write {}% for {} percent", text, text, text));
-  }
-  if (used == 0 || text.substr(used) != "%" || !(v >= 0) || v > 1e6) {
-    throw Error(ErrorCode::schema, flag, fmt::format("= '{}' is not a percentage like 5%", text));
-  }
-  return v / 100.0;
-}
 
 // "a.json,b.json": the reports of one side, read and pooled.
 std::vector<std::string> read_side(const std::string& list) {
@@ -46,10 +32,29 @@ std::vector<std::string> read_side(const std::string& list) {
   return texts;
 }
 
+int compare_one_report(const CompareFlags& o) {
+  if (o.base_label.empty() || o.next_label.empty()) {
+    throw Error(ErrorCode::schema, o.base_label.empty() ? "--base" : "--new",
+                "is needed with one report: compare REPORT --base LABEL --new LABEL pairs two labelled backends of it "
+                "(two reports: compare BASE.json NEW.json)");
+  }
+  PairedOptions options;
+  options.threshold = parse_percent(o.threshold, "--threshold");
+  const auto result = compare_paired(read_text(o.reports.at(0)), o.base_label, o.next_label, options);
+  std::cout << paired_table(result, options);
+  if (!o.markdown.empty()) write_text(o.markdown, paired_markdown(result, options));
+  if (!o.json.empty()) write_text(o.json, paired_json(result, options));
+  return result.exit_code();
+}
+
 int compare(const CompareFlags& o) {
+  if (o.reports.size() == 1) return compare_one_report(o);
+  if (!o.base_label.empty() || !o.next_label.empty()) {
+    throw Error(ErrorCode::schema, "--base", "pairs the labelled backends of one report: give one report, not two");
+  }
   CompareBenchOptions options;
-  options.threshold = parse_threshold(o.threshold, "--threshold");
-  options.suite_threshold = parse_threshold(o.suite_threshold, "--suite-threshold");
+  options.threshold = parse_percent(o.threshold, "--threshold");
+  options.suite_threshold = parse_percent(o.suite_threshold, "--suite-threshold");
   options.allow_device_mismatch = o.allow_device_mismatch;
   options.allow_missing = o.allow_missing;
   const auto result = compare_bench(read_side(o.reports.at(0)), read_side(o.reports.at(1)), options);
@@ -65,7 +70,13 @@ Command add_compare_command(CLI::App& app) {
   auto o = std::make_shared<CompareFlags>();
   auto* cmd = app.add_subcommand("compare", "compare two bench reports; exit 1 on a regression");
   cmd->add_option("reports", o->reports,
-                  "BASE.json NEW.json; a side may be several runs, comma-separated (a.json,b.json), pooled")->required()->expected(2);
+                  "REPORT (paired, with --base and --new) or BASE.json NEW.json (unpaired; a side may be several "
+                  "runs, comma-separated, pooled)")
+      ->required()
+      ->expected(1, 2);
+  cmd->add_option("--base", o->base_label, "paired: the label of the base backend in REPORT (bench --backend base=...)");
+  cmd->add_option("--new", o->next_label, "paired: the label of the new backend in REPORT");
+  cmd->add_option("--json", o->json, "paired: write the verdicts as JSON to FILE");
   cmd->add_option("--threshold", o->threshold, "smallest change that counts, with its unit (default 5%)");
   cmd->add_option("--suite-threshold", o->suite_threshold,
                   "whole-suite median change that fails the gate on quiet machines (default 20%)");

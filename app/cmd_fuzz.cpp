@@ -36,7 +36,7 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   options.flags.check_launches = o.check_launches;
   options.expectations = expectations ? &*expectations : nullptr;
   std::vector<std::string> names;
-  for (auto* b : chosen->choice.run) names.emplace_back(b->name());
+  for (auto* b : chosen->choice.run) names.emplace_back(b->label());
   std::cout << fmt::format("fuzz: {} cases, seed {}, backends {}{}{}\n", o.iterations, o.seed, fmt::join(names, ","),
                            o.deterministic ? ", deterministic" : "", o.in_place ? ", in place" : "");
   const auto summary =

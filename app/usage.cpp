@@ -49,7 +49,7 @@ std::optional<int> command_word(CLI::App& app, int argc, char** argv) {
     std::cout << app.help();
     return kExitOk;
   }
-  if (std::find(names.begin(), names.end(), word) == names.end() && word != "plugin-host") {
+  if (std::find(names.begin(), names.end(), word) == names.end() && word != "plugin-host" && word != "backend-host") {
     std::cerr << fmt::format("scatterctl: '{}' is not a command{} (scatterctl help lists them)\n", word,
                              did_you_mean(word, names));
     return kExitUsage;

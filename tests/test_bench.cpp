@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 #include <regex>
+#include <set>
 
 #include "scatter/bench.hpp"
 #include "test_util.hpp"
@@ -450,11 +451,14 @@ TEST(BenchRounds, StopWhenStableAndPairEverySampleWithTheOtherBackendsOfItsRound
   // Both backends sampled in every round, each round numbered once.
   EXPECT_EQ(r.rows[0].rounds, r.rows[1].rounds);
   for (std::size_t i = 0; i < r.rows[0].rounds.size(); ++i) EXPECT_EQ(r.rows[0].rounds[i], static_cast<int>(i));
-  // Warm-ups first (a, b), then one call of each per round, in an order the seed shuffles:
-  // over the rounds both orders occur.
-  ASSERT_EQ(Alternating::order.size(), 2 + 2 * r.rows[0].rounds.size());
+  // Each block starts with a warm-up of each (a, b), then one call of each per round, in an
+  // order the seed shuffles: over the rounds both orders occur.
+  const std::set<int> blocks(r.rows[0].blocks.begin(), r.rows[0].blocks.end());
+  EXPECT_EQ(r.rows[0].blocks, r.rows[1].blocks);
+  EXPECT_GE(blocks.size(), 2u) << "a block is 4 rounds";
+  ASSERT_EQ(Alternating::order.size(), 2 * blocks.size() + 2 * r.rows[0].rounds.size());
   bool a_first = false, b_first = false;
-  for (std::size_t i = 2; i + 1 < Alternating::order.size(); i += 2) {
+  for (std::size_t i = 0; i + 1 < Alternating::order.size(); i += 2) {
     EXPECT_NE(Alternating::order[i], Alternating::order[i + 1]);
     (Alternating::order[i] == "a" ? a_first : b_first) = true;
   }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -45,10 +46,42 @@ std::int64_t cpu_grain(const BackendConfig& config) {
   return end && *end == '\0' && v > 0 ? v : 0;
 }
 
+std::string self_exe(const BackendConfig& config) {
+  return config.self_exe.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : config.self_exe;
+}
+
 std::unique_ptr<Backend> make_isolated_plugin(const std::string& path, const BackendConfig& config) {
-  std::string self = config.self_exe;
-  if (self.empty()) self = std::filesystem::read_symlink("/proc/self/exe").string();
-  return external::make_worker_backend("plugin:" + path, {self, "plugin-host", path}, {}, config.request_timeout);
+  return external::make_worker_backend("plugin:" + path, {self_exe(config), "plugin-host", path}, {},
+                                       config.request_timeout);
+}
+
+std::unique_ptr<Backend> make_plugin(const std::string& path, const BackendConfig& config) {
+  return config.isolate ? make_isolated_plugin(path, config) : make_plugin_backend(path);
+}
+
+const std::vector<std::string>& builtin_names() {
+  static const std::vector<std::string> names{"ref", "cpu", "cuda"};
+  return names;
+}
+
+bool is_one_of(std::string_view name, const std::vector<std::string>& names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// exe:PATH:NAME: the built-in backend NAME of the scatterctl at PATH, in its backend-host mode.
+std::unique_ptr<Backend> make_exe_backend(const std::string& spec, const BackendConfig& config) {
+  const auto colon = spec.rfind(':');
+  const auto path = colon > 4 ? spec.substr(4, colon - 4) : std::string();
+  const auto name = spec.substr(colon + 1);
+  if (path.empty() || !is_one_of(name, builtin_names())) {
+    throw Error(ErrorCode::schema, "--backend",
+                fmt::format("'{}' is not exe:PATH:NAME with NAME one of {} (a built-in backend of the scatterctl at "
+                            "PATH)",
+                            spec, fmt::join(builtin_names(), ", ")));
+  }
+  std::vector<std::string> argv{path, "backend-host", name};
+  if (config.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(config.threads)});
+  return external::make_worker_backend(name, std::move(argv), {}, config.request_timeout, true);
 }
 
 }  // namespace
@@ -56,6 +89,23 @@ std::unique_ptr<Backend> make_isolated_plugin(const std::string& path, const Bac
 const std::vector<std::string>& framework_backend_names() {
   static const std::vector<std::string> names{"numpy", "onnx", "onnxruntime", "openvino", "tvm", "torch", "jax"};
   return names;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConfig& config) {
+  if (spec == "ref") return make_ref_backend();
+  if (spec == "cpu") return make_cpu_backend(config.threads, cpu_grain(config));
+  if (spec == "cuda") return make_cuda_backend();
+  if (is_one_of(spec, framework_backend_names())) return make_framework_backend(spec, config);
+  if (spec.rfind("plugin:", 0) == 0 && spec.size() > 7) return make_plugin(spec.substr(7), config);
+  if (spec.rfind("exe:", 0) == 0) return make_exe_backend(spec, config);
+  if (const auto at = spec.find('@'); at != std::string::npos && is_one_of(spec.substr(0, at), framework_backend_names())) {
+    auto other = config;
+    other.python = spec.substr(at + 1);
+    if (!other.python.empty()) return make_framework_backend(spec.substr(0, at), other);
+  }
+  throw Error(ErrorCode::schema, "--backend",
+              fmt::format("'{}' is not a backend spec: a name ({}, {}), plugin:PATH, exe:PATH:NAME or FRAMEWORK@PYTHON",
+                          spec, fmt::join(builtin_names(), ", "), fmt::join(framework_backend_names(), ", ")));
 }
 
 std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config) {
@@ -72,8 +122,10 @@ std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& con
   all.push_back(make_cpu_backend(config.threads, cpu_grain(config)));
   all.push_back(make_cuda_backend());
   for (const auto& name : framework_backend_names()) all.push_back(make_framework_backend(name, config));
-  for (const auto& path : config.plugins) {
-    all.push_back(config.isolate ? make_isolated_plugin(path, config) : make_plugin_backend(path));
+  for (const auto& path : config.plugins) all.push_back(make_plugin(path, config));
+  for (const auto& [label, spec] : config.labelled) {
+    all.push_back(make_backend(spec, config));
+    all.back()->set_label(label, spec);
   }
   return all;
 }
@@ -99,6 +151,42 @@ std::vector<std::string> split_backend_list(const std::string& list) {
   auto names = split_commas(list);
   if (names.empty()) names.push_back("all");
   return names;
+}
+
+std::vector<std::pair<std::string, std::string>> labelled_specs(const std::string& list) {
+  std::vector<std::pair<std::string, std::string>> labelled;
+  std::vector<std::string> unlabelled;
+  for (const auto& item : split_backend_list(list)) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) {
+      unlabelled.push_back(item);
+      continue;
+    }
+    auto label = item.substr(0, eq);
+    auto spec = item.substr(eq + 1);
+    const bool word = !label.empty() && std::all_of(label.begin(), label.end(), [](unsigned char ch) {
+      return std::isalnum(ch) || ch == '_' || ch == '-' || ch == '.';
+    });
+    if (!word || label == "all" || label == "frameworks" || spec.empty()) {
+      throw Error(ErrorCode::schema, "--backend",
+                  fmt::format("'{}' is not LABEL=SPEC (a label of letters, digits, '_', '-' or '.', other than all and "
+                              "frameworks, and a backend spec)",
+                              item));
+    }
+    labelled.emplace_back(std::move(label), std::move(spec));
+  }
+  // Rows are named case@LABEL: two backends with one label could not be told apart.
+  for (std::size_t i = 0; i < labelled.size(); ++i) {
+    const auto& label = labelled[i].first;
+    const bool repeated = std::any_of(labelled.begin(), labelled.begin() + static_cast<std::ptrdiff_t>(i),
+                                      [&](const auto& other) { return other.first == label; });
+    if (repeated || is_one_of(label, unlabelled)) {
+      throw Error(ErrorCode::schema, "--backend",
+                  fmt::format("the label '{}' is used twice in '{}': each backend's rows are named case@LABEL", label,
+                              list));
+    }
+  }
+  return labelled;
 }
 
 std::vector<std::string> plugin_paths(const std::string& list) {
@@ -127,7 +215,10 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
     if (name == "all" || name == "frameworks") {
       const bool frameworks = name == "frameworks";
       for (const auto& b : all) {
-        if (chosen(b.get()) || (frameworks ? !is_framework(b->name()) : !is_builtin(b->name()))) continue;
+        if (chosen(b.get()) || !b->spec().empty() ||
+            (frameworks ? !is_framework(b->name()) : !is_builtin(b->name()))) {
+          continue;
+        }
         const auto a = b->availability();
         if (a.available) {
           choice.run.push_back(b.get());
@@ -139,7 +230,12 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
       }
       continue;
     }
-    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& b) { return b->name() == name; });
+    // LABEL=SPEC: the instance made for that label; a bare name: the unlabelled backend.
+    const auto eq = name.find('=');
+    const auto label = eq == std::string::npos ? name : name.substr(0, eq);
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& b) {
+      return eq == std::string::npos ? b->spec().empty() && b->name() == name : b->label() == label;
+    });
     if (it == all.end()) {
       std::vector<std::string_view> known{"all", "frameworks"};
       for (const auto& b : all) {
@@ -150,7 +246,7 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
     }
     const auto a = (*it)->availability();
     if (!a.available) {
-      choice.unavailable_named.emplace_back(name, a.reason);
+      choice.unavailable_named.emplace_back(label, a.reason);
     } else if (!chosen(it->get())) {
       choice.run.push_back(it->get());
     }

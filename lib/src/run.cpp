@@ -79,7 +79,7 @@ CaseResult invalid_result(const CaseEntry& entry, const Error& error) {
 // A trial's answer as a result row of the case.
 CaseResult result_of(const CaseEntry& entry, const Backend& backend, Trial&& t, bool features, const CaseFacts& facts,
                      bool invalid) {
-  auto r = base_result(entry, std::string(backend.name()));
+  auto r = base_result(entry, std::string(backend.label()));
   r.version = backend.version();
   r.status = t.status;
   r.detail = std::move(t.detail);
@@ -313,7 +313,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
         emit(result_of(entry, *backend, std::move(t), lists_traps(*backend), facts, false));
       }
       for (const auto& [backend, reason] : backends.skipped) {
-        auto r = base_result(entry, std::string(backend->name()));
+        auto r = base_result(entry, std::string(backend->label()));
         r.status = Status::skipped;
         r.detail = reason;
         emit(r);

@@ -118,6 +118,10 @@ class Backend {
   virtual const Capabilities* capabilities() const { return nullptr; }
   /// The framework's or plugin's version, matched by expectations files ("" for built-ins).
   virtual std::string version() const { return ""; }
+  /// Starts afresh where that is cheap (another scatterctl's backend-host: a new process), so
+  /// that one process's memory layout and thread placement do not bias a whole comparison:
+  /// the bench driver calls it every few rounds, outside the timed region.
+  virtual void renew() {}
   /// Role, memory and threads (see BackendTraits).
   virtual BackendTraits traits() const { return {}; }
   bool is_external() const { return traits().role == BackendRole::external; }
@@ -143,6 +147,8 @@ struct BackendConfig {
   bool isolate = false;                 ///< --isolate: plugins in a child process
   std::string self_exe;                 ///< scatterctl itself, which hosts isolated plugins
   std::vector<std::string> plugins;     ///< paths of the plugin:PATH backends asked for
+  /// --backend LABEL=SPEC entries: {label, spec}, each a backend instance of its own.
+  std::vector<std::pair<std::string, std::string>> labelled;
   std::optional<double> request_timeout;  ///< seconds a worker may take per case (default 300)
   int threads = 0;                      ///< --threads of the cpu backend; 0: one per core
   std::int64_t cpu_grain = 0;           ///< the cpu backend's grain; 0: $SCATTERCTL_CPU_GRAIN, else its default
@@ -160,8 +166,14 @@ std::unique_ptr<Backend> make_cuda_backend();
 std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config);
 /// The names of the framework backends, in the order `frameworks` runs them.
 const std::vector<std::string>& framework_backend_names();
-/// Every backend: the built-ins (ref first), the framework backends, and the plugins
-/// the config names. The registry: adding a backend is one line there (backends.cpp).
+/// A backend made from a --backend SPEC: a built-in or framework name, plugin:PATH,
+/// exe:PATH:NAME (built-in backend NAME of another scatterctl executable, driven over the
+/// worker protocol by its `backend-host` mode) or NAME@PYTHON (framework NAME under another
+/// interpreter). Throws Error(schema) naming the SPEC when it is none of these.
+std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConfig& config);
+/// Every backend: the built-ins (ref first), the framework backends, the plugins and the
+/// labelled instances the config names. The registry: adding a backend is one line there
+/// (backends.cpp).
 std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config);
 std::vector<std::unique_ptr<Backend>> make_all_backends();
 

@@ -120,6 +120,7 @@ struct BenchRow {
   bool cold = true;
   Timing timing;
   std::vector<int> rounds;  ///< the round of each of timing.samples: same round, same slot of the machine's time
+  std::vector<int> blocks;  ///< the block of each sample: rounds that share the backends' processes and a pass
   ByteModel bytes;
   double copy_bandwidth = 0.0;  ///< bytes/s of the 100% line
   double sector_bandwidth = 0.0;  ///< bytes/s of random 32-byte-sector writes (element scatter's ceiling)
@@ -177,6 +178,11 @@ struct BenchReport {
 /// Runs each item on each backend. `progress` is told each benchmark's name as it starts.
 BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
                       const BenchOptions& options, const std::function<void(const std::string&)>& progress);
+
+/// Adds the samples of `more` (a later run_bench of some of the same benchmarks and backends)
+/// to the rows of `into`, its rounds numbered after theirs, and recomputes the statistics:
+/// `bench --gate` samples undecided benchmarks again this way.
+void add_rounds(BenchReport& into, const BenchReport& more);
 
 /// Google Benchmark's JSON (context + benchmarks, times in microseconds) with our
 /// counters (bytes, GB/s, percent of copy, floor) and every sample.

@@ -22,4 +22,8 @@ std::unique_ptr<Backend> make_plugin_backend(const std::string& path);
 /// 0 after `shutdown` or at the end of the requests, 1 when the channel breaks.
 int serve_plugin(const std::string& path, int fd_in, int fd_out);
 
+/// The same for any backend (`scatterctl backend-host NAME`, the far side of
+/// `exe:PATH:NAME`): `capabilities` is its declaration as JSON text, "" for every case.
+int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, int fd_out);
+
 }  // namespace scatter

@@ -27,6 +27,7 @@ enum ExitCode : int {
   kExitInvalid = 3,
   kExitNothing = 4,
   kExitEnv = 5,
+  kExitUndecided = 6,  ///< the paired gate could not decide within its budget
   kExitInterrupted = 130,
 };
 

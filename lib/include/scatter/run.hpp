@@ -44,6 +44,9 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
 std::vector<std::string> split_commas(const std::string& list);
 /// The names of a --backend list ("all" when empty).
 std::vector<std::string> split_backend_list(const std::string& list);
+/// The list's LABEL=SPEC entries (BackendConfig::labelled). Throws Error(schema) for a
+/// malformed entry or a label used twice (rows are named case@LABEL).
+std::vector<std::pair<std::string, std::string>> labelled_specs(const std::string& list);
 /// The PATHs of the list's plugin:PATH entries (BackendConfig::plugins).
 std::vector<std::string> plugin_paths(const std::string& list);
 

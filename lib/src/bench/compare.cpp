@@ -13,9 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "scatter/bench.hpp"
+#include "stats.hpp"
 
 namespace scatter {
 namespace {
+
+using detail::median_of;
 
 struct Entry {
   double median = 0.0;  // seconds
@@ -39,13 +42,6 @@ double to_seconds(double value, const std::string& unit) {
   if (unit == "us") return value * 1e-6;
   if (unit == "ms") return value * 1e-3;
   return value;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 Parsed parse(const std::string& text, const char* which) {
@@ -151,16 +147,7 @@ RatioEstimate hodges_lehmann_ratio(const std::vector<double>& base, const std::v
   // lower critical value of Mann-Whitney's U (normal approximation, continuity corrected).
   const double n1 = static_cast<double>(base.size());
   const double n2 = static_cast<double>(next.size());
-  const double z = [&] {
-    // Two-sided normal quantile by bisection on erfc (no table needed).
-    const double alpha = 1.0 - confidence;
-    double lo = 0.0, hi = 10.0;
-    for (int i = 0; i < 100; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (std::erfc(mid / std::sqrt(2.0)) > alpha ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
-  }();
+  const double z = detail::two_sided_z(confidence);
   const double k = std::floor(n1 * n2 / 2.0 - z * std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0) - 0.5);
   if (k < 0) {
     // Too few samples for an interval at this confidence: unbounded.

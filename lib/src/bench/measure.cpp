@@ -246,23 +246,48 @@ bool settled(const std::vector<double>& samples, int sampled, const BenchOptions
 // first. A backend stops at max_samples, or once settled; the time limit is max_seconds
 // per backend, and a round in which any backend still samples samples them all, so that
 // the rounds stay paired.
-void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& options, int& round,
-                      std::uint64_t seed) {
+// Rounds per block. A block's samples share more than the moment: the backends' processes
+// (an A/A gate of two backend-host processes of one build measured block medians from 0.92
+// to 1.38 on one benchmark), the pass's allocations. So each block starts with renewed
+// backends (Backend::renew) and a warm-up, and the paired gate takes a block, not a round,
+// as its unit of independence (docs/benchmarks.md, "Paired A/B").
+constexpr int kRoundsPerBlock = 4;
+
+// Warm-up: first touch, page faults, lazy init, untimed.
+void warm_up(std::vector<Contender>& contenders, const BenchOptions& options) {
   for (auto& k : contenders) {
+    if (!k.row->timed()) continue;
     try {
-      take_sample(k);  // warm-up: first touch, page faults, lazy init
+      take_sample(k);
     } catch (...) {
       fail_row(k, options);
     }
   }
+}
+
+// Where a benchmark's numbering stands: rounds and blocks go on across passes.
+struct Numbering {
+  int round = 0;
+  int block = 0;
+};
+
+void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& options, Numbering& at,
+                      std::uint64_t seed) {
+  warm_up(contenders, options);
   std::erase_if(contenders, [](const Contender& k) { return !k.row->timed(); });
   if (contenders.empty()) return;
+  ++at.block;  // a pass starts a block of its own
   const auto budget = options.max_seconds * static_cast<double>(contenders.size());
   const auto start = Clock::now();
-  SplitMix64 order_rng(seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(round + 1)));
+  SplitMix64 order_rng(seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(at.round + 1)));
   std::vector<std::size_t> order(contenders.size());
   std::iota(order.begin(), order.end(), 0);
-  for (int taken = 0; taken < options.max_samples && !interrupted(); ++taken, ++round) {
+  for (int taken = 0; taken < options.max_samples && !interrupted(); ++taken, ++at.round) {
+    if (taken > 0 && taken % kRoundsPerBlock == 0) {
+      for (auto& k : contenders) k.backend->renew();
+      warm_up(contenders, options);
+      ++at.block;
+    }
     // Fisher-Yates by the seed's stream: the order of each round is reproducible.
     for (std::size_t j = order.size(); j > 1; --j) std::swap(order[j - 1], order[order_rng.next() % j]);
     for (const auto j : order) {
@@ -270,7 +295,8 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       if (!k.row->timed()) continue;
       try {
         k.row->timing.samples.push_back(take_sample(k));
-        k.row->rounds.push_back(round);
+        k.row->rounds.push_back(at.round);
+        k.row->blocks.push_back(at.block);
         ++k.sampled;
       } catch (...) {
         fail_row(k, options);
@@ -288,7 +314,7 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       return !k.row->timed() || k.sampled >= options.min_samples;
     });
     if (!any_timed || (enough && (all_settled || elapsed.count() > budget))) {
-      ++round;
+      ++at.round;
       break;
     }
   }
@@ -319,7 +345,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   }
   report.rows.resize(items.size() * backends.size());
   const int passes = report.context.repetitions;
-  std::vector<int> rounds(items.size(), 0);  // each benchmark's rounds are numbered across passes
+  std::vector<Numbering> numbering(items.size());  // each benchmark's rounds and blocks, across passes
   for (int pass = 0; pass < passes && !interrupted(); ++pass) {
     for (std::size_t i = 0; i < items.size() && !interrupted(); ++i) {
       const auto& item = items[i];
@@ -346,7 +372,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
         if (pass == 0) check_row(k, options);
         if (row.timed()) contenders.push_back(k);
       }
-      sample_in_rounds(contenders, options, rounds[i], options.seed + i);
+      sample_in_rounds(contenders, options, numbering[i], options.seed + i);
       if (pass == 0) {
         for (auto& k : contenders) {
           if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {
@@ -363,6 +389,31 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   std::erase_if(report.rows, [](const BenchRow& r) { return r.name.empty(); });
   report.context.load_end = machine_load();
   return report;
+}
+
+void add_rounds(BenchReport& into, const BenchReport& more) {
+  // One offset per benchmark, past every round of its rows, so that the new rounds stay paired.
+  std::map<std::string, int> next_round, next_block;
+  for (const auto& row : into.rows) {
+    for (const int r : row.rounds) next_round[row.name] = std::max(next_round[row.name], r + 1);
+    for (const int b : row.blocks) next_block[row.name] = std::max(next_block[row.name], b + 1);
+  }
+  for (const auto& extra : more.rows) {
+    auto it = std::find_if(into.rows.begin(), into.rows.end(),
+                           [&](const BenchRow& r) { return r.name == extra.name && r.backend == extra.backend; });
+    if (it == into.rows.end() || !it->timed()) continue;
+    if (!extra.timed()) {
+      it->status = extra.status;
+      it->error = extra.error;
+      continue;
+    }
+    auto samples = it->timing.samples;
+    samples.insert(samples.end(), extra.timing.samples.begin(), extra.timing.samples.end());
+    for (const int r : extra.rounds) it->rounds.push_back(r + next_round[extra.name]);
+    for (const int b : extra.blocks) it->blocks.push_back(b + next_block[extra.name]);
+    it->timing = summarize(std::move(samples));
+  }
+  into.context.load_end = more.context.load_end;
 }
 
 }  // namespace scatter

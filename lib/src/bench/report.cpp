@@ -141,6 +141,7 @@ std::string bench_json(const BenchReport& raw) {
     b["samples_us"] = samples;
     // The round of each sample: samples of two backends in one round were taken moments apart.
     b["rounds"] = r.rounds;
+    b["blocks"] = r.blocks;
     if (!r.spec.empty()) b["spec"] = r.spec;
     b["status"] = std::string(to_string(r.status));
     if (!r.timed()) {

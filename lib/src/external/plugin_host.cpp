@@ -1,7 +1,9 @@
-// The child side of `--isolate`: one process serving one plugin over worker protocol 1
-// (docs/backends.md), so that a plugin that crashes or hangs takes only this process down.
-// Requests arrive on fd_in and answers leave on fd_out, one JSON object a line; tensors
-// travel as .npy files that scatterctl names.
+// The child side of `--isolate` and of `exe:PATH:BACKEND`: one process serving one backend
+// over worker protocol 1 (docs/backends.md), a plugin (so that one that crashes or hangs
+// takes only this process down) or a built-in backend of this executable (so that another
+// scatterctl build can time it side by side with its own). Requests arrive on fd_in and
+// answers leave on fd_out, one JSON object a line; tensors travel as .npy files that the
+// driving scatterctl names.
 
 #include <signal.h>
 #include <unistd.h>
@@ -67,7 +69,12 @@ bool write_line(int fd, const json& answer) {
   return true;
 }
 
-json hello(const detail::PluginBackend& backend, const json& request) {
+constexpr std::string_view role_name(BackendRole role) {
+  return role == BackendRole::oracle ? "oracle" : role == BackendRole::builtin ? "builtin" : "external";
+}
+
+// `capabilities`: the backend's declaration as JSON text; "" for one that takes every case.
+json hello(const Backend& backend, const std::string& capabilities, const json& request) {
   json answer = {{"id", request.value("id", json())}};
   const auto protocol = request.value("protocol", -1);
   if (protocol != kProtocol) {
@@ -87,7 +94,10 @@ json hello(const detail::PluginBackend& backend, const json& request) {
   answer["version"] = backend.version();
   answer["versions"] = {{"plugin", backend.version()}};
   answer["device"] = backend.device();
-  answer["capabilities"] = json::parse(backend.capabilities_json());
+  const auto traits = backend.traits();
+  answer["role"] = std::string(role_name(traits.role));
+  answer["threads"] = traits.threads;
+  if (!capabilities.empty()) answer["capabilities"] = json::parse(capabilities);
   return answer;
 }
 
@@ -119,7 +129,7 @@ Case case_of(const json& request) {
   return c;
 }
 
-json run(detail::PluginBackend& backend, const json& request) {
+json run(Backend& backend, const json& request) {
   json answer = {{"id", request.value("id", json())}};
   try {
     const auto availability = backend.availability();
@@ -129,6 +139,7 @@ json run(detail::PluginBackend& backend, const json& request) {
     RunFlags flags;
     flags.in_place = flags_in.value("in_place", false);
     flags.deterministic = flags_in.value("deterministic", false);
+    flags.flush_caches = flags_in.value("flush_caches", false);
     flags.repeat = request.value("repeat", 1);
     auto result = backend.run(c, flags);
     write_npy(result.output, request.at("out").get<std::string>());
@@ -164,13 +175,12 @@ json run(detail::PluginBackend& backend, const json& request) {
 
 }  // namespace
 
-int serve_plugin(const std::string& path, int fd_in, int fd_out) {
+int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, int fd_out) {
   // The parent may go away mid-answer: a failed write ends the loop, not a signal.
   ::signal(SIGPIPE, SIG_IGN);
   // Plugins print; stdout is not the channel, but keep it off whatever the parent reads.
   if (fd_in != STDOUT_FILENO && fd_out != STDOUT_FILENO) ::dup2(STDERR_FILENO, STDOUT_FILENO);
 
-  detail::PluginBackend backend(path);
   LineReader reader(fd_in);
   std::string line;
   while (reader.next(line)) {
@@ -181,7 +191,7 @@ int serve_plugin(const std::string& path, int fd_in, int fd_out) {
       const auto op = request.value("op", std::string());
       if (op == "shutdown") return 0;
       if (op == "hello") {
-        answer = hello(backend, request);
+        answer = hello(backend, capabilities, request);
       } else if (op == "run") {
         answer = run(backend, request);
       } else {
@@ -193,6 +203,11 @@ int serve_plugin(const std::string& path, int fd_in, int fd_out) {
     if (!write_line(fd_out, answer)) return 1;
   }
   return 0;
+}
+
+int serve_plugin(const std::string& path, int fd_in, int fd_out) {
+  detail::PluginBackend backend(path);
+  return serve_backend(backend, backend.capabilities_json(), fd_in, fd_out);
 }
 
 }  // namespace scatter

@@ -39,8 +39,12 @@ std::string text_of(const json& answer, const char* key) {
 class WorkerBackend final : public Backend {
  public:
   WorkerBackend(std::string name, std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env,
-                std::optional<double> request_timeout)
-      : name_(std::move(name)), argv_(std::move(argv)), env_(std::move(env)), request_timeout_(request_timeout) {}
+                std::optional<double> request_timeout, bool hosts_builtin)
+      : name_(std::move(name)),
+        argv_(std::move(argv)),
+        env_(std::move(env)),
+        request_timeout_(request_timeout),
+        hosts_builtin_(hosts_builtin) {}
 
   std::string_view name() const override { return name_; }
 
@@ -67,12 +71,27 @@ class WorkerBackend final : public Backend {
   // A worker whose device is the host's CPU ("CPU ...") is measured against the host's lines.
   BackendTraits traits() const override {
     ensure_hello();
-    return {BackendRole::external, device_.rfind("CPU", 0) == 0 ? MemoryKind::host : MemoryKind::device, threads_};
+    return {role_, device_.rfind("CPU", 0) == 0 ? MemoryKind::host : MemoryKind::device, threads_};
   }
 
   std::vector<std::pair<std::string, std::string>> properties() const override {
     ensure_hello();
     return properties_;
+  }
+
+  // Only a backend-host restarts in milliseconds; a framework worker imports for seconds.
+  void renew() override {
+    if (!hosts_builtin_ || !process_ || !availability_.available) return;
+    process_->stop();
+    try {
+      process_->start();
+      const auto answer = process_->request(hello_request(), kHelloSeconds);
+      if (text_of(answer, "status") != "ok") throw ProcessFailure{ProcessFailure::Kind::protocol, "answered hello with "
+                                                                  + answer.dump()};
+    } catch (const ProcessFailure& failure) {
+      availability_ = {false, fmt::format("the worker ({}) could not be restarted: {}{}", argv_.front(), failure.what,
+                                          log_excerpt())};
+    }
   }
 
   BackendOutput run(const Case& c, const RunFlags& flags) override {
@@ -107,7 +126,10 @@ class WorkerBackend final : public Backend {
                     {"indices", indices},
                     {"updates", updates},
                     {"out", out},
-                    {"flags", {{"in_place", flags.in_place}, {"deterministic", flags.deterministic}}},
+                    {"flags",
+                     {{"in_place", flags.in_place},
+                      {"deterministic", flags.deterministic},
+                      {"flush_caches", flags.flush_caches}}},
                     {"repeat", flags.repeat > 0 ? flags.repeat : 1}};
     const double limit = case_seconds_left().value_or(request_timeout_.value_or(kDefaultCaseSeconds));
     json answer;
@@ -171,7 +193,7 @@ class WorkerBackend final : public Backend {
     json answer;
     try {
       process_->start();
-      answer = process_->request({{"id", 0}, {"op", "hello"}, {"protocol", kProtocol}, {"backend", name_}}, kHelloSeconds);
+      answer = process_->request(hello_request(), kHelloSeconds);
     } catch (const ProcessFailure& failure) {
       availability_ = {false, fmt::format("the worker ({}) {}{}", argv_.front(), failure.what, log_excerpt())};
       return;
@@ -195,6 +217,10 @@ class WorkerBackend final : public Backend {
     if (const auto it = answer.find("threads"); it != answer.end() && it->is_number_integer()) {
       threads_ = std::clamp(it->get<int>(), 1, 4096);
     }
+    // Only another scatterctl may say that it serves a built-in backend (another build's
+    // ref is checked against this one's: a built-in, not the oracle).
+    const auto role = text_of(answer, "role");
+    if (hosts_builtin_ && (role == "builtin" || role == "oracle")) role_ = BackendRole::builtin;
     if (const auto it = answer.find("versions"); it != answer.end() && it->is_object()) {
       for (const auto& [k, v] : it->items()) properties_.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
     }
@@ -212,6 +238,8 @@ class WorkerBackend final : public Backend {
     }
     availability_ = {true, ""};
   }
+
+  json hello_request() const { return {{"id", 0}, {"op", "hello"}, {"protocol", kProtocol}, {"backend", name_}}; }
 
   std::string log_excerpt() const {
     auto tail = process_ ? process_->log_tail(600) : std::string();
@@ -241,6 +269,8 @@ class WorkerBackend final : public Backend {
   mutable std::string version_;
   mutable std::string device_;
   mutable int threads_ = 1;
+  bool hosts_builtin_ = false;
+  mutable BackendRole role_ = BackendRole::external;
   mutable std::vector<std::pair<std::string, std::string>> properties_;
   mutable std::optional<Capabilities> capabilities_;
   mutable std::unique_ptr<PrivateDir> dir_;
@@ -254,8 +284,9 @@ class WorkerBackend final : public Backend {
 
 std::unique_ptr<Backend> make_worker_backend(std::string name, std::vector<std::string> argv,
                                              std::vector<std::pair<std::string, std::string>> env,
-                                             std::optional<double> request_timeout) {
-  return std::make_unique<WorkerBackend>(std::move(name), std::move(argv), std::move(env), request_timeout);
+                                             std::optional<double> request_timeout, bool hosts_builtin) {
+  return std::make_unique<WorkerBackend>(std::move(name), std::move(argv), std::move(env), request_timeout,
+                                         hosts_builtin);
 }
 
 }  // namespace scatter::external

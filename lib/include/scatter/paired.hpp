@@ -1,0 +1,56 @@
+#pragma once
+/// The paired regression gate: two backend instances of one bench report (`--backend
+/// base=...,new=...`), sampled in the same rounds. Per benchmark it takes the ratios
+/// new/base of the samples of one round, so that what the machine did to both cancels, and
+/// decides slower, faster, same or undecided (docs/benchmarks.md, "Paired A/B").
+
+#include <string>
+#include <vector>
+
+namespace scatter {
+
+struct PairedOptions {
+  double threshold = 0.05;   ///< the smallest change that counts: 5%
+  double confidence = 0.95;  ///< of each interval; Holm keeps the family's error at 1 - confidence
+};
+
+/// One benchmark: case@base against case@new.
+struct PairedRow {
+  std::string name;  ///< the case, without @label
+  double base = 0.0, next = 0.0;  ///< median seconds of each side
+  std::size_t pairs = 0;          ///< rounds with a sample of both
+  std::size_t blocks = 0;         ///< blocks they fall in: the observations the statistics count
+  /// Hodges-Lehmann estimate of new/base over the blocks' mean log ratios (the median of
+  /// their Walsh averages), and its Wilcoxon signed-rank interval.
+  double ratio = 0.0, low = 0.0, high = 0.0;
+  double p_slower = 1.0;  ///< one-sided signed-rank p of "new is not slower", Holm-adjusted
+  /// slower: significantly slower (Holm) by more than the threshold; faster: the mirror;
+  /// same: the interval rules out a slowdown as large as the threshold; undecided: none of
+  /// these (more rounds would tell); error: a side has no timing (`why` says which).
+  std::string verdict;
+  std::string why;
+};
+
+struct PairedComparison {
+  std::string base_label, next_label;
+  std::vector<PairedRow> rows;
+  double geomean_ratio = 1.0;  ///< over the benchmarks with an estimate
+  int slower = 0, faster = 0, same = 0, undecided = 0, errors = 0;
+  /// 0 passed, 1 a regression (or a side without timing), 6 undecided (result.hpp's kExitUndecided).
+  int exit_code() const { return slower > 0 || errors > 0 ? 1 : undecided > 0 ? 6 : 0; }
+};
+
+/// Reads one bench report and pairs `base` against `next` by round. Throws Error(schema)
+/// naming the field and value for a report that is not usable (a label it does not hold,
+/// samples without rounds, a time that is not positive and finite).
+PairedComparison compare_paired(const std::string& report_json, const std::string& base, const std::string& next,
+                                const PairedOptions& options = {});
+
+/// The benchmarks (case names) whose verdict is undecided: `bench --gate` samples them again.
+std::vector<std::string> undecided_benchmarks(const PairedComparison& comparison);
+
+std::string paired_table(const PairedComparison& comparison, const PairedOptions& options);
+std::string paired_markdown(const PairedComparison& comparison, const PairedOptions& options);
+std::string paired_json(const PairedComparison& comparison, const PairedOptions& options);
+
+}  // namespace scatter

@@ -1,0 +1,359 @@
+// The paired gate: per benchmark, the log ratios new/base of the samples of one round;
+// the Hodges-Lehmann estimate and the Wilcoxon signed-rank interval of their centre; a
+// one-sided signed-rank test of "slower", Holm-corrected across the benchmarks.
+
+#include "scatter/paired.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "scatter/error.hpp"
+#include "scatter/result.hpp"
+#include "scatter/tensor.hpp"
+#include "stats.hpp"
+
+namespace scatter {
+namespace {
+
+using nlohmann::json;
+
+// One row of the report: sample -> its round, round -> its block.
+struct Side {
+  std::map<int, double> by_round;
+  std::map<int, int> block_of;
+  std::vector<double> samples;
+  std::string error;  // the row has no timing
+};
+
+[[noreturn]] void unusable(const std::string& field, const std::string& what) {
+  throw Error(ErrorCode::schema, field, what);
+}
+
+// Every row of `label`, by case name. Fields are checked as they are read: a report is input.
+std::map<std::string, Side> rows_of(const json& benchmarks, const std::string& label, std::vector<std::string>& order) {
+  std::map<std::string, Side> rows;
+  const auto suffix = "@" + label;
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    const auto& b = benchmarks[i];
+    const auto where = fmt::format("benchmarks[{}]", i);
+    if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) unusable(where, "has no string \"name\"");
+    const auto name = b["name"].get<std::string>();
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const auto item = name.substr(0, name.size() - suffix.size());
+    Side side;
+    if (b.value("error_occurred", false)) {
+      const auto message = b.find("error_message");
+      side.error = message != b.end() && message->is_string() ? message->get<std::string>() : "no timing";
+    } else {
+      const auto samples = b.find("samples_us");
+      const auto rounds = b.find("rounds");
+      if (samples == b.end() || !samples->is_array()) unusable(where + ".samples_us", "is missing or not an array");
+      if (rounds == b.end() || !rounds->is_array() || rounds->size() != samples->size()) {
+        unusable(where + ".rounds",
+                 fmt::format("of '{}' is missing or does not have one round per sample (a report of scatterctl bench "
+                             "0.x before paired rounds cannot be paired: use the two-report compare)",
+                             name));
+      }
+      const auto blocks = b.find("blocks");  // without blocks (older reports), each round is one
+      if (blocks != b.end() && (!blocks->is_array() || blocks->size() != samples->size())) {
+        unusable(where + ".blocks", fmt::format("= {} is not one block per sample of '{}' ({} samples)", blocks->dump(),
+                                                name, samples->size()));
+      }
+      for (std::size_t k = 0; k < samples->size(); ++k) {
+        const auto& s = (*samples)[k];
+        const auto& r = (*rounds)[k];
+        if (!s.is_number() || !(s.get<double>() > 0) || !std::isfinite(s.get<double>())) {
+          unusable(fmt::format("{}.samples_us[{}]", where, k),
+                   fmt::format("= {} is not a positive, finite time", s.dump()));
+        }
+        if (!r.is_number_integer()) unusable(fmt::format("{}.rounds[{}]", where, k), fmt::format("= {} is not a round", r.dump()));
+        side.samples.push_back(s.get<double>() * 1e-6);
+        side.by_round[r.get<int>()] = s.get<double>() * 1e-6;
+        const auto* block = blocks != b.end() ? &(*blocks)[k] : &r;
+        if (!block->is_number_integer()) {
+          unusable(fmt::format("{}.blocks[{}]", where, k), fmt::format("= {} is not a block", block->dump()));
+        }
+        side.block_of[r.get<int>()] = block->get<int>();
+      }
+    }
+    if (!rows.count(item)) order.push_back(item);
+    rows[item] = std::move(side);
+  }
+  return rows;
+}
+
+// One-sided p of the signed-rank statistic for "the log ratios centre above 0" (normal
+// approximation with the tie and continuity corrections; zeros dropped, as Wilcoxon did).
+double signed_rank_p_above(const std::vector<double>& d) {
+  std::vector<double> nonzero;
+  for (double x : d) {
+    if (x != 0.0) nonzero.push_back(x);
+  }
+  const auto n = nonzero.size();
+  if (n == 0) return 1.0;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return std::fabs(nonzero[a]) < std::fabs(nonzero[b]); });
+  double w_plus = 0.0, ties = 0.0;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && std::fabs(nonzero[order[j]]) == std::fabs(nonzero[order[i]])) ++j;
+    const double rank = (static_cast<double>(i + j) + 1.0) / 2.0;
+    const double t = static_cast<double>(j - i);
+    ties += t * t * t - t;
+    for (std::size_t k = i; k < j; ++k) {
+      if (nonzero[order[k]] > 0) w_plus += rank;
+    }
+    i = j;
+  }
+  const double nn = static_cast<double>(n);
+  const double mean = nn * (nn + 1) / 4.0;
+  const double var = nn * (nn + 1) * (2 * nn + 1) / 24.0 - ties / 48.0;
+  if (var <= 0) return 1.0;
+  const double z = (w_plus - mean - 0.5) / std::sqrt(var);
+  return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
+
+// The Hodges-Lehmann estimate (median of the Walsh averages) and the signed-rank interval.
+void estimate(PairedRow& row, const std::vector<double>& d, double confidence) {
+  const auto n = d.size();
+  std::vector<double> walsh;
+  walsh.reserve(n * (n + 1) / 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i; j < n; ++j) walsh.push_back(0.5 * (d[i] + d[j]));
+  }
+  std::sort(walsh.begin(), walsh.end());
+  row.ratio = std::exp(detail::median_of(walsh));
+  const double nn = static_cast<double>(n);
+  const double k = std::floor(nn * (nn + 1) / 4.0 - detail::two_sided_z(confidence) *
+                                                         std::sqrt(nn * (nn + 1) * (2 * nn + 1) / 24.0));
+  if (k < 1) {
+    row.low = 0.0;  // too few rounds for an interval at this confidence
+    row.high = INFINITY;
+    return;
+  }
+  const auto ki = static_cast<std::size_t>(k);
+  row.low = std::exp(walsh[ki - 1]);
+  row.high = std::exp(walsh[walsh.size() - ki]);
+}
+
+// Holm's step-down: the k-th smallest p (of m) is compared with alpha / (m - k), and the first
+// that fails stops. Written as adjusted p-values (made monotone), compared with alpha.
+void holm(std::vector<PairedRow*>& tested) {
+  std::sort(tested.begin(), tested.end(), [](const PairedRow* a, const PairedRow* b) { return a->p_slower < b->p_slower; });
+  const double m = static_cast<double>(tested.size());
+  double running = 0.0;
+  for (std::size_t k = 0; k < tested.size(); ++k) {
+    running = std::max(running, std::min(1.0, (m - static_cast<double>(k)) * tested[k]->p_slower));
+    tested[k]->p_slower = running;
+  }
+}
+
+}  // namespace
+
+PairedComparison compare_paired(const std::string& report_json, const std::string& base, const std::string& next,
+                                const PairedOptions& options) {
+  json doc;
+  try {
+    doc = json::parse(report_json);
+  } catch (const json::exception& e) {
+    throw Error(ErrorCode::json, "report", e.what());
+  }
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
+    unusable("report", "is not a bench report (no \"benchmarks\" array)");
+  }
+  PairedComparison c;
+  c.base_label = base;
+  c.next_label = next;
+  std::vector<std::string> order, unused;
+  const auto base_rows = rows_of(doc["benchmarks"], base, order);
+  const auto next_rows = rows_of(doc["benchmarks"], next, unused);
+  if (base_rows.empty() || next_rows.empty()) {
+    unusable(base_rows.empty() ? "--base" : "--new",
+             fmt::format("= '{}': the report has no benchmark named case@{} (bench --backend {}=SPEC makes them)",
+                         base_rows.empty() ? base : next, base_rows.empty() ? base : next,
+                         base_rows.empty() ? base : next));
+  }
+  std::vector<PairedRow*> tested;
+  c.rows.reserve(order.size());
+  for (const auto& name : order) {
+    PairedRow row;
+    row.name = name;
+    const auto& a = base_rows.at(name);
+    const auto it = next_rows.find(name);
+    if (it == next_rows.end() || !a.error.empty() || !it->second.error.empty()) {
+      row.verdict = "error";
+      row.why = it == next_rows.end()       ? fmt::format("no {}@{} in the report", name, next)
+                : !a.error.empty()          ? fmt::format("{}: {}", base, a.error)
+                                            : fmt::format("{}: {}", next, it->second.error);
+      c.rows.push_back(std::move(row));
+      continue;
+    }
+    const auto& b = it->second;
+    row.base = detail::median_of(a.samples);
+    row.next = detail::median_of(b.samples);
+    // The rounds' log ratios, averaged per block: rounds of one block share the backends'
+    // processes, so a block, not a round, is one independent observation.
+    std::map<int, std::pair<double, int>> per_block;
+    for (const auto& [round, t] : a.by_round) {
+      if (const auto other = b.by_round.find(round); other != b.by_round.end()) {
+        auto& [sum, count] = per_block[a.block_of.at(round)];
+        sum += std::log(other->second / t);
+        ++count;
+        ++row.pairs;
+      }
+    }
+    std::vector<double> d;
+    for (const auto& [block, sum_count] : per_block) d.push_back(sum_count.first / sum_count.second);
+    row.blocks = d.size();
+    if (row.pairs < 2) {
+      row.verdict = "error";
+      row.why = fmt::format("{} round{} with a sample of both: not a paired run", row.pairs, row.pairs == 1 ? "" : "s");
+      c.rows.push_back(std::move(row));
+      continue;
+    }
+    estimate(row, d, options.confidence);
+    row.p_slower = signed_rank_p_above(d);
+    c.rows.push_back(std::move(row));
+  }
+  for (auto& row : c.rows) {
+    if (row.verdict.empty()) tested.push_back(&row);
+  }
+  holm(tested);
+  const double alpha = 1.0 - options.confidence;
+  const double up = 1.0 + options.threshold;
+  double log_sum = 0.0;
+  for (auto* row : tested) {
+    if (row->p_slower <= alpha && row->ratio > up) {
+      row->verdict = "slower";
+    } else if (row->high < 1.0 && row->ratio < 1.0 / up) {
+      row->verdict = "faster";
+    } else if (row->high <= up) {
+      row->verdict = "same";
+    } else {
+      row->verdict = "undecided";
+      row->why = fmt::format("the interval reaches {:+.1f}%, past the {:.0f}% threshold; more rounds would tell",
+                             (row->high - 1) * 100, options.threshold * 100);
+    }
+    log_sum += std::log(row->ratio);
+  }
+  if (!tested.empty()) c.geomean_ratio = std::exp(log_sum / static_cast<double>(tested.size()));
+  for (const auto& row : c.rows) {
+    c.slower += row.verdict == "slower";
+    c.faster += row.verdict == "faster";
+    c.same += row.verdict == "same";
+    c.undecided += row.verdict == "undecided";
+    c.errors += row.verdict == "error";
+  }
+  return c;
+}
+
+std::vector<std::string> undecided_benchmarks(const PairedComparison& c) {
+  std::vector<std::string> names;
+  for (const auto& row : c.rows) {
+    if (row.verdict == "undecided") names.push_back(row.name);
+  }
+  return names;
+}
+
+namespace {
+
+std::string time_cell(double seconds) {
+  if (seconds <= 0) return "-";
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} s", seconds);
+}
+
+std::string ratio_cell(const PairedRow& r) { return r.ratio > 0 ? fmt::format("{:.3f}x", r.ratio) : "-"; }
+
+std::string interval_cell(const PairedRow& r) {
+  if (r.ratio <= 0) return "-";
+  if (!std::isfinite(r.high)) return "(too few rounds)";
+  return fmt::format("[{:.3f}, {:.3f}]", r.low, r.high);
+}
+
+std::string gate_word(const PairedComparison& c) {
+  switch (c.exit_code()) {
+    case 0:
+      return "passed";
+    case 1:
+      return "FAILED";
+    default:
+      return "UNDECIDED";
+  }
+}
+
+std::string summary(const PairedComparison& c, const PairedOptions& o) {
+  return fmt::format(
+      "paired {} against {} ({}% threshold): {} slower, {} faster, {} same, {} undecided, {} without timing; geometric "
+      "mean {:.3f}x; gate {}",
+      printable_text(c.next_label), printable_text(c.base_label), o.threshold * 100, c.slower, c.faster, c.same,
+      c.undecided, c.errors, c.geomean_ratio, gate_word(c));
+}
+
+}  // namespace
+
+std::string paired_table(const PairedComparison& c, const PairedOptions& o) {
+  std::string out = fmt::format("{:<48} {:>10} {:>10} {:>8} {:>18} {:>10} {:>8}  {}\n", "benchmark", "base", "new",
+                                "ratio", "95% interval", "pairs/blk", "p", "verdict");
+  for (const auto& r : c.rows) {
+    out += fmt::format("{:<48} {:>10} {:>10} {:>8} {:>18} {:>10} {:>8}  {}{}\n", printable_text(r.name),
+                       time_cell(r.base), time_cell(r.next), ratio_cell(r), interval_cell(r),
+                       fmt::format("{}/{}", r.pairs, r.blocks),
+                       r.ratio > 0 ? fmt::format("{:.3f}", r.p_slower) : "-", r.verdict,
+                       r.why.empty() ? "" : ": " + printable_text(r.why));
+  }
+  return out + summary(c, o) + "\n";
+}
+
+std::string paired_markdown(const PairedComparison& c, const PairedOptions& o) {
+  std::string out = "## scatterctl paired gate\n\n" + summary(c, o) + "\n\n";
+  out += "| benchmark | base | new | ratio | 95% interval | pairs / blocks | p (slower, Holm) | verdict |\n"
+         "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : c.rows) {
+    const bool bad = r.verdict == "slower" || r.verdict == "error" || r.verdict == "undecided";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), time_cell(r.base),
+                       time_cell(r.next), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
+                       r.ratio > 0 ? fmt::format("{:.3f}", r.p_slower) : "-", bad ? "**" + r.verdict + "**" : r.verdict,
+                       r.why.empty() ? "" : ": " + printable_text(r.why));
+  }
+  return out;
+}
+
+std::string paired_json(const PairedComparison& c, const PairedOptions& o) {
+  nlohmann::ordered_json doc;
+  doc["base"] = c.base_label;
+  doc["new"] = c.next_label;
+  doc["threshold"] = o.threshold;
+  doc["confidence"] = o.confidence;
+  doc["gate"] = gate_word(c);
+  doc["exit_code"] = c.exit_code();
+  doc["geomean_ratio"] = c.geomean_ratio;
+  auto rows = nlohmann::ordered_json::array();
+  for (const auto& r : c.rows) {
+    nlohmann::ordered_json j;
+    j["name"] = r.name;
+    j["base_median_s"] = r.base;
+    j["new_median_s"] = r.next;
+    j["pairs"] = r.pairs;
+    j["blocks"] = r.blocks;
+    j["ratio"] = r.ratio;
+    j["low"] = r.low;
+    j["high"] = std::isfinite(r.high) ? nlohmann::ordered_json(r.high) : nlohmann::ordered_json(nullptr);
+    j["p_slower_holm"] = r.p_slower;
+    j["verdict"] = r.verdict;
+    if (!r.why.empty()) j["why"] = r.why;
+    rows.push_back(std::move(j));
+  }
+  doc["benchmarks"] = rows;
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace scatter
