@@ -145,6 +145,7 @@ int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>&
   paired.threshold = parse_percent(o.threshold, "--threshold");
   options.verify = false;  // checked in the first run
   options.repetitions = 1;
+  options.min_samples = std::max(options.min_samples, 12);  // three more blocks of rounds a pass, at least
   const auto start = std::chrono::steady_clock::now();
   std::vector<Backend*> pair;
   for (auto* b : run) {

@@ -61,7 +61,7 @@ int compare(const CompareFlags& o) {
   std::cout << compare_table(result);
   for (const auto& w : result.warnings) std::cerr << "scatterctl: warning: " << w << "\n";
   if (!o.markdown.empty()) write_text(o.markdown, compare_markdown(result));
-  return result.failed ? kExitFailed : kExitOk;
+  return result.failed ? kExitFailed : result.undecided ? kExitUndecided : kExitOk;
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends&
       const bool used = std::find(run.begin(), run.end(), b.get()) != run.end();
       if (!used && std::find(frameworks.begin(), frameworks.end(), b->name()) != frameworks.end()) continue;
       const auto a = b->availability();
-      context.backends.push_back({std::string(b->label()), a.available, a.reason, a.available ? b->device() : ""});
+      context.backends.push_back(
+          {std::string(b->label()), a.available, a.reason, a.available ? b->device() : "", b->spec()});
     }
     if (!o.json.empty()) reporters.push_back(make_json_reporter(o.json, context));
     if (!o.junit.empty()) reporters.push_back(make_junit_reporter(o.junit, context));

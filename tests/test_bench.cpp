@@ -84,6 +84,30 @@ TEST(BenchCompare, ASuiteDriftBelowTheSuiteThresholdPasses) {
   EXPECT_TRUE(compare_bench(base, next, strict).suite_regression) << "+12% is past 10%";
 }
 
+// Every sample of a report times 2 (a lost -O2): never a pass, busy machine or not. Before,
+// a report saying the machine was busy turned the regression into a warning and exit 0.
+TEST(BenchCompare, AUniformSlowdownNeverPasses) {
+  std::vector<std::pair<std::string, std::vector<double>>> base_rows, next_rows;
+  for (int i = 0; i < 8; ++i) {
+    base_rows.push_back({"b" + std::to_string(i) + "@ref", noisy(100 + 10 * i, 0.02, 15, 40 + i)});
+    auto doubled = base_rows.back().second;
+    for (auto& s : doubled) s *= 2.0;
+    next_rows.push_back({base_rows.back().first, doubled});
+  }
+  const auto base = report("cpu", base_rows);
+  const auto quiet = report("cpu", next_rows);
+  const auto c = compare_bench(base, quiet, {});
+  EXPECT_TRUE(c.failed) << "quiet machines: the suite's regression";
+  // The same reports, the new one saying the machine was busy.
+  const auto busy = std::string(R"({"context": {"device": "cpu", "busy": true, "num_cpus": 2, "load_avg": [7.0, 1, 1]},)") +
+                    quiet.substr(quiet.find("\"benchmarks\""));
+  const auto b = compare_bench(base, busy, {});
+  EXPECT_FALSE(b.failed);
+  EXPECT_TRUE(b.undecided) << "load cannot be told from a regression: undecided, not passed";
+  EXPECT_NE(compare_table(b).find("UNDECIDED"), std::string::npos);
+  EXPECT_NE(compare_table(b).find("unpaired"), std::string::npos);
+}
+
 TEST(BenchCompare, TwiceAsSlowIsARegression) {
   const auto base = report("cpu", {{"a@ref", noisy(100, 0.01, 15, 1)}, {"b@ref", noisy(50, 0.01, 15, 2)}});
   const auto next = report("cpu", {{"a@ref", noisy(200, 0.01, 15, 3)}, {"b@ref", noisy(50, 0.01, 15, 4)}});

@@ -221,6 +221,9 @@ struct BenchComparison {
   /// is a suite-wide regression.
   double drift = 0.0, noise = 0.0;
   bool suite_regression = false;
+  /// The suite drifted past the suite threshold where load or noise could explain it: neither
+  /// a pass nor a regression (exit 6).
+  bool undecided = false;
   /// Whether the gate fails: a regression, or (unless allowed) a missing benchmark or
   /// nothing in common.
   bool failed = false;

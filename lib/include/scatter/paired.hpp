@@ -23,10 +23,14 @@ struct PairedRow {
   /// Hodges-Lehmann estimate of new/base over the blocks' mean log ratios (the median of
   /// their Walsh averages), and its Wilcoxon signed-rank interval.
   double ratio = 0.0, low = 0.0, high = 0.0;
+  /// The one-sided upper bound at the confidence (the two-sided interval's at 2c - 1): "same"
+  /// when it is within the threshold (Schuirmann's two one-sided tests).
+  double upper = 0.0;
   double p_slower = 1.0;  ///< one-sided signed-rank p of "new is not slower", Holm-adjusted
-  /// slower: significantly slower (Holm) by more than the threshold; faster: the mirror;
-  /// same: the interval rules out a slowdown as large as the threshold; undecided: none of
-  /// these (more rounds would tell); error: a side has no timing (`why` says which).
+  /// slower: significantly slower (Holm) by more than the threshold; faster: the interval
+  /// lies below 1 and the estimate past the threshold; same: the one-sided bound rules out a
+  /// slowdown as large as the threshold; undecided: none of these, or too few blocks (more
+  /// rounds would tell); error: a side has no timing (`why` says which).
   std::string verdict;
   std::string why;
 };

@@ -32,10 +32,11 @@ struct RunContext {
   std::string hostname;
   std::string command;     ///< the command line
   struct BackendInfo {
-    std::string name;
+    std::string name;  ///< the label under --backend LABEL=SPEC
     bool available = false;
     std::string reason;
     std::string device;
+    std::string spec;  ///< what a label stands for ("exe:/base/scatterctl:cpu"); "" when unlabelled
   };
   std::vector<BackendInfo> backends;
 };

@@ -333,13 +333,16 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     // same way past the threshold (their intervals exclude 1).
     int up_rows = 0;
     for (const auto& d : c.rows) up_rows += d.ratio > 0 && d.ratio_low > 1.0 ? 1 : 0;
-    if (c.drift > std::log(1.0 + std::max(options.threshold, options.suite_threshold)) &&
-        up_rows * 2 > static_cast<int>(logs.size())) {
-      if (busy) {
+    // A drift past the suite threshold never passes: a regression when it is significant on
+    // quiet machines, undecided when load or noise could explain it.
+    if (c.drift > std::log(1.0 + std::max(options.threshold, options.suite_threshold))) {
+      if (busy || up_rows * 2 <= static_cast<int>(logs.size())) {
+        c.undecided = true;
         c.warnings.push_back(fmt::format(
-            "the whole suite moved by {:+.1f}% (median), on a busy machine: a neighbour's load cannot be told from a "
-            "suite-wide regression; run both on a quiet machine",
-            (std::exp(c.drift) - 1) * 100));
+            "the whole suite moved by {:+.1f}% (median){}: two unpaired runs cannot tell a neighbour's load from a "
+            "suite-wide regression, so the gate is undecided (exit 6); pair them in one run (bench --gate, "
+            "docs/benchmarks.md)",
+            (std::exp(c.drift) - 1) * 100, busy ? ", on a busy machine" : ", most benchmarks not significantly"));
       } else {
         c.suite_regression = true;
         c.warnings.push_back(fmt::format("the whole suite is slower: median change {:+.1f}%, {} of {} benchmarks "
@@ -368,6 +371,10 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
 }
 
 namespace {
+
+constexpr std::string_view kUnpairedNote =
+    "unpaired: two runs taken apart; what the machine did between them counts as change (a paired run: bench "
+    "--backend base=...,new=... --gate base,new)";
 
 // Names and warnings come from report files: printable_text before they are printed.
 BenchComparison printable(BenchComparison c) {
@@ -401,14 +408,15 @@ std::string summary(const BenchComparison& c) {
                                                (std::exp(c.drift) - 1) * 100, c.noise * 100)
                                  : "",
                      c.regressions, c.suite_regression ? " and the whole suite" : "", c.missing, c.common,
-                     c.failed ? "FAILED" : "passed");
+                     c.failed ? "FAILED" : c.undecided ? "UNDECIDED" : "passed");
 }
 
 }  // namespace
 
 std::string compare_table(const BenchComparison& raw) {
   const auto c = printable(raw);
-  std::string out = fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", "benchmark", "base", "new", "change",
+  std::string out = std::string(kUnpairedNote) + "\n";
+  out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", "benchmark", "base", "new", "change",
                                 "95% interval", "p", "verdict");
   for (const auto& d : c.rows) {
     out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, us_or_ms(d.base), us_or_ms(d.next),
@@ -420,8 +428,9 @@ std::string compare_table(const BenchComparison& raw) {
 
 std::string compare_markdown(const BenchComparison& raw) {
   const auto c = printable(raw);
-  std::string out = fmt::format("## scatterctl compare: {} slower, {} missing, geometric mean {:+.2f}%: gate {}\n\n",
-                                c.regressions, c.missing, c.geomean_change * 100, c.failed ? "**failed**" : "passed");
+  std::string out = fmt::format("## scatterctl compare: {} slower, {} missing, geometric mean {:+.2f}%: gate {}\n\n{}\n\n",
+                                c.regressions, c.missing, c.geomean_change * 100,
+                                c.failed ? "**failed**" : c.undecided ? "**undecided**" : "passed", kUnpairedNote);
   for (const auto& w : c.warnings) out += "- warning: " + w + "\n";
   if (!c.warnings.empty()) out += "\n";
   out += "| benchmark | base | new | change | 95% interval | p | verdict |\n|---|---|---|---|---|---|---|\n";

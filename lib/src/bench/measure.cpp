@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -191,6 +192,7 @@ void fail_row(Contender& k, const BenchOptions& options) {
   k.row->error = one_line(t);
   k.row->timing.samples.clear();
   k.row->rounds.clear();
+  k.row->blocks.clear();
 }
 
 // The row's identity, bytes and lines, on the first pass.
@@ -240,12 +242,6 @@ bool settled(const std::vector<double>& samples, int sampled, const BenchOptions
   return spread < options.target_spread;
 }
 
-// The backends of one benchmark in rounds: each round takes one sample of every backend
-// still sampling, in an order shuffled by the seed, so that each sample of A has a sample
-// of B taken moments apart (docs/benchmarks.md, "Paired A/B"). Every backend is warmed up
-// first. A backend stops at max_samples, or once settled; the time limit is max_seconds
-// per backend, and a round in which any backend still samples samples them all, so that
-// the rounds stay paired.
 // Rounds per block. A block's samples share more than the moment: the backends' processes
 // (an A/A gate of two backend-host processes of one build measured block medians from 0.92
 // to 1.38 on one benchmark), the pass's allocations. So each block starts with renewed
@@ -253,9 +249,24 @@ bool settled(const std::vector<double>& samples, int sampled, const BenchOptions
 // as its unit of independence (docs/benchmarks.md, "Paired A/B").
 constexpr int kRoundsPerBlock = 4;
 
-// Warm-up: first touch, page faults, lazy init, untimed.
-void warm_up(std::vector<Contender>& contenders, const BenchOptions& options) {
-  for (auto& k : contenders) {
+// Fisher-Yates by the seed's stream: each order is reproducible.
+void shuffle(std::vector<std::size_t>& order, SplitMix64& rng) {
+  for (std::size_t j = order.size(); j > 1; --j) std::swap(order[j - 1], order[rng.next() % j]);
+}
+
+// A block's start: the backends renewed (where cheap), then warmed up (first touch, page
+// faults, lazy init), untimed, in an order the seed shuffles. A fixed order measurably
+// favoured the backend started last (an A/A gate of two backend-host processes under a busy
+// neighbour: 0.88x), so the order is drawn per block like the rounds' order.
+void start_block(std::vector<Contender>& contenders, const BenchOptions& options, SplitMix64& rng, bool renew) {
+  std::vector<std::size_t> order(contenders.size());
+  std::iota(order.begin(), order.end(), 0);
+  shuffle(order, rng);
+  if (renew) {
+    for (const auto j : order) contenders[j].backend->renew();
+  }
+  for (const auto j : order) {
+    auto& k = contenders[j];
     if (!k.row->timed()) continue;
     try {
       take_sample(k);
@@ -271,25 +282,28 @@ struct Numbering {
   int block = 0;
 };
 
+// The backends of one benchmark in rounds: each round takes one sample of every backend, in
+// an order the seed shuffles, so that each sample of A has a sample of B taken moments apart
+// (docs/benchmarks.md, "Paired A/B"). Rounds go on until every backend has min_samples and
+// either every spread is under the target or max_seconds per backend are up, or max_samples
+// rounds are taken: all backends sample every round, so that the rounds stay paired.
 void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& options, Numbering& at,
                       std::uint64_t seed) {
-  warm_up(contenders, options);
+  SplitMix64 order_rng(seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(at.round + 1)));
+  start_block(contenders, options, order_rng, false);
   std::erase_if(contenders, [](const Contender& k) { return !k.row->timed(); });
   if (contenders.empty()) return;
   ++at.block;  // a pass starts a block of its own
   const auto budget = options.max_seconds * static_cast<double>(contenders.size());
   const auto start = Clock::now();
-  SplitMix64 order_rng(seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(at.round + 1)));
   std::vector<std::size_t> order(contenders.size());
   std::iota(order.begin(), order.end(), 0);
   for (int taken = 0; taken < options.max_samples && !interrupted(); ++taken, ++at.round) {
     if (taken > 0 && taken % kRoundsPerBlock == 0) {
-      for (auto& k : contenders) k.backend->renew();
-      warm_up(contenders, options);
+      start_block(contenders, options, order_rng, true);
       ++at.block;
     }
-    // Fisher-Yates by the seed's stream: the order of each round is reproducible.
-    for (std::size_t j = order.size(); j > 1; --j) std::swap(order[j - 1], order[order_rng.next() % j]);
+    shuffle(order, order_rng);
     for (const auto j : order) {
       auto& k = contenders[j];
       if (!k.row->timed()) continue;

@@ -26,7 +26,7 @@ RunContext make_run_context(const std::vector<std::unique_ptr<Backend>>& backend
   c.command = command;
   for (const auto& b : backends) {
     const auto a = b->availability();
-    c.backends.push_back({std::string(b->name()), a.available, a.reason, a.available ? b->device() : ""});
+    c.backends.push_back({std::string(b->label()), a.available, a.reason, a.available ? b->device() : "", b->spec()});
   }
   return c;
 }

@@ -67,6 +67,7 @@ class JsonReporter final : public detail::CollectingReporter {
     ordered_json backends = ordered_json::array();
     for (const auto& b : context_.backends) {
       backends.push_back({{"name", b.name}, {"available", b.available}, {"reason", b.reason}, {"device", b.device}});
+      if (!b.spec.empty()) backends.back()["spec"] = b.spec;
     }
     ordered_json doc;
     doc["schema_version"] = 1;
