@@ -27,8 +27,8 @@ struct PairedRow {
   /// when it is within the threshold (Schuirmann's two one-sided tests).
   double upper = 0.0;
   double p_slower = 1.0;  ///< one-sided signed-rank p of "new is not slower", Holm-adjusted
-  /// slower: significantly slower (Holm) by more than the threshold; faster: the interval
-  /// lies below 1 and the estimate past the threshold; same: the one-sided bound rules out a
+  double p_faster = 1.0;  ///< the same for "new is not faster"
+  /// slower: significantly slower (Holm) by more than the threshold; faster: the mirror; same: the one-sided bound rules out a
   /// slowdown as large as the threshold; undecided: none of these, or too few blocks (more
   /// rounds would tell); error: a side has no timing (`why` says which).
   std::string verdict;

@@ -153,15 +153,16 @@ void estimate(PairedRow& row, const std::vector<double>& d, double confidence) {
   row.upper = signed_rank_interval(walsh, n, 2 * confidence - 1).second;
 }
 
-// Holm's step-down: the k-th smallest p (of m) is compared with alpha / (m - k), and the first
-// that fails stops. Written as adjusted p-values (made monotone), compared with alpha.
-void holm(std::vector<PairedRow*>& tested) {
-  std::sort(tested.begin(), tested.end(), [](const PairedRow* a, const PairedRow* b) { return a->p_slower < b->p_slower; });
-  const double m = static_cast<double>(tested.size());
+// Holm's step-down over one family of p-values (`p` of each row): the k-th smallest (of m) is
+// compared with alpha / (m - k), and the first that fails stops. Written as adjusted
+// p-values (made monotone), compared with alpha.
+void holm(std::vector<PairedRow*> rows, double PairedRow::*p) {
+  std::sort(rows.begin(), rows.end(), [&](const PairedRow* a, const PairedRow* b) { return a->*p < b->*p; });
+  const double m = static_cast<double>(rows.size());
   double running = 0.0;
-  for (std::size_t k = 0; k < tested.size(); ++k) {
-    running = std::max(running, std::min(1.0, (m - static_cast<double>(k)) * tested[k]->p_slower));
-    tested[k]->p_slower = running;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    running = std::max(running, std::min(1.0, (m - static_cast<double>(k)) * (rows[k]->*p)));
+    rows[k]->*p = running;
   }
 }
 
@@ -230,12 +231,17 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
     }
     estimate(row, d, options.confidence);
     row.p_slower = signed_rank_p_above(d);
+    for (auto& x : d) x = -x;
+    row.p_faster = signed_rank_p_above(d);
     c.rows.push_back(std::move(row));
   }
   for (auto& row : c.rows) {
     if (row.verdict.empty()) tested.push_back(&row);
   }
-  holm(tested);
+  // Two families, each Holm-corrected: "slower" fails the gate, and "faster" is what a
+  // change's author claims.
+  holm(tested, &PairedRow::p_slower);
+  holm(tested, &PairedRow::p_faster);
   const double alpha = 1.0 - options.confidence;
   const double up = 1.0 + options.threshold;
   double log_sum = 0.0;
@@ -247,7 +253,7 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
                              kMinBlocks);
     } else if (row->p_slower <= alpha && row->ratio > up) {
       row->verdict = "slower";
-    } else if (row->high < 1.0 && row->ratio < 1.0 / up) {
+    } else if (row->p_faster <= alpha && row->ratio < 1.0 / up) {
       row->verdict = "faster";
     } else if (row->upper <= up) {
       row->verdict = "same";
@@ -364,6 +370,7 @@ std::string paired_json(const PairedComparison& c, const PairedOptions& o) {
     j["high"] = std::isfinite(r.high) ? nlohmann::ordered_json(r.high) : nlohmann::ordered_json(nullptr);
     j["upper_one_sided"] = std::isfinite(r.upper) ? nlohmann::ordered_json(r.upper) : nlohmann::ordered_json(nullptr);
     j["p_slower_holm"] = r.p_slower;
+    j["p_faster_holm"] = r.p_faster;
     j["verdict"] = r.verdict;
     if (!r.why.empty()) j["why"] = r.why;
     rows.push_back(std::move(j));
