@@ -124,6 +124,9 @@ TEST(PairedGate, AnUnusableReportIsRefusedNamingTheFieldAndValue) {
   EXPECT_EQ(message_of(report(paired_rows("x", 1.0, 3, 0.0, 1)), "old"),
             "--base = 'old': the report has no benchmark named case@old (bench --backend old=SPEC makes them)");
   EXPECT_EQ(message_of(R"({"benchmarks": 3})"), "report: is not a bench report (no \"benchmarks\" array)");
+  // Too many blocks to sort their Walsh averages: refused, not a memory blow-up.
+  EXPECT_EQ(message_of(report(paired_rows("x", 1.0, 3001, 0.0, 1))),
+            "x@base: has 3001 blocks of rounds; at most 3000 can be judged (merge fewer runs into one report)");
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ using nlohmann::json;
 // (each of a few rounds on a loaded 2-core machine) an A/B of a real 1.10x slowdown gave the
 // interval [0.63, 1.04], wrongly ruling the slowdown out.
 constexpr std::size_t kMinBlocks = 12;
+// Blocks one benchmark may have: the estimate sorts n(n+1)/2 Walsh averages (3000 blocks: 36 MB).
+// A bench run makes a few hundred at most; more is a report to refuse, not to run out of memory on.
+constexpr std::size_t kMaxBlocks = 3000;
 
 // One row of the report: sample -> its round, round -> its block.
 struct Side {
@@ -223,6 +226,11 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
     std::vector<double> d;
     for (const auto& [block, sum_count] : per_block) d.push_back(sum_count.first / sum_count.second);
     row.blocks = d.size();
+    if (d.size() > kMaxBlocks) {
+      unusable(fmt::format("{}@{}", name, base),
+               fmt::format("has {} blocks of rounds; at most {} can be judged (merge fewer runs into one report)",
+                           d.size(), kMaxBlocks));
+    }
     if (row.pairs < 2) {
       row.verdict = "error";
       row.why = fmt::format("{} round{} with a sample of both: not a paired run", row.pairs, row.pairs == 1 ? "" : "s");
