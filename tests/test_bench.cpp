@@ -489,6 +489,28 @@ TEST(BenchRounds, StopWhenStableAndPairEverySampleWithTheOtherBackendsOfItsRound
   EXPECT_TRUE(a_first && b_first) << "the order within a round never changed";
 }
 
+// bench --gate's further passes: their samples join the rows, rounds and blocks numbered after
+// the rows' own, so that pairs stay pairs and blocks stay apart.
+TEST(BenchRounds, FurtherPassesAreNumberedAfterTheFirst) {
+  Alternating a("a"), b("b");
+  BenchOptions options;
+  options.min_samples = 4;
+  options.max_seconds = 0.0;
+  options.verify = false;
+  auto first = run_bench({tiny_item("t")}, {&a, &b}, options, nullptr);
+  const auto more = run_bench({tiny_item("t")}, {&a, &b}, options, nullptr);
+  ASSERT_EQ(first.rows[0].rounds, (std::vector<int>{0, 1, 2, 3}));
+  const int last_block = first.rows[0].blocks.back();
+  add_rounds(first, more);
+  for (const auto& row : first.rows) {
+    EXPECT_EQ(row.timing.samples.size(), 8u);
+    EXPECT_EQ(row.rounds, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    ASSERT_EQ(row.blocks.size(), 8u);
+    EXPECT_GT(row.blocks[4], last_block) << "a further pass is a block of its own";
+  }
+  EXPECT_EQ(first.rows[0].blocks, first.rows[1].blocks);
+}
+
 // Every string a bench report prints is valid UTF-8 without control characters: a
 // plugin's error text, a device name or a derived case name may hold any bytes.
 TEST(BenchReports, EveryStringIsPrintable) {
