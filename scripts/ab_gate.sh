@@ -40,7 +40,7 @@ if [ ! -d "$worktree" ]; then
   mkdir -p "$ab_dir"
   git worktree add --detach "$worktree" "$base_sha"
 fi
-(cd "$worktree" && BUILD_DIR=build scripts/setup.sh)
+(cd "$worktree" && BUILD_DIR=build BUILD_TARGETS=scatterctl scripts/setup.sh)
 base_exe=$(realpath "$worktree/build/app/scatterctl")
 if ! "$base_exe" help 2>/dev/null | grep -q . || ! "$base_exe" backend-host --help > /dev/null 2>&1; then
   echo "ab_gate: the base build ($base_rev, $base_sha) has no backend-host mode: it predates the paired gate;" \

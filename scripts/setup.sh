@@ -13,7 +13,7 @@
 #                                              or with the system's packages when there are none
 #   scripts/setup.sh [...] -- ARGS             ARGS go to cmake's configure step
 #                                              (e.g. -- -DSCATTER_ENABLE_CUDA=OFF)
-# Environment: BUILD_DIR (default build), BUILD_TYPE (default Release), DEPS_DIR (default
+# Environment: BUILD_DIR (default build), BUILD_TARGETS (default all), BUILD_TYPE (default Release), DEPS_DIR (default
 # deps/debs), DEPS_PREFIX (default deps/prefix). A new build dir uses Ninja when `ninja` is on
 # PATH (unless CMAKE_GENERATOR is set); an existing one keeps its generator.
 # Offline builds: docs/offline-build.md.
@@ -128,7 +128,10 @@ if [ ! -f "$build_dir/CMakeCache.txt" ] && [ -z "${CMAKE_GENERATOR:-}" ] && comm
   generator=(-G Ninja)
 fi
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="$build_type" "${cmake_args[@]}" >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
+# BUILD_TARGETS (space-separated): only these targets (scripts/ab_gate.sh builds the base's scatterctl alone).
+targets=()
+for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"
 
 [ "$frameworks" -eq 1 ] || exit 0
 
