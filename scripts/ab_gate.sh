@@ -25,6 +25,12 @@ build_dir=${BUILD_DIR:-build}
 ab_dir=${AB_DIR:-build-ab}
 out=${OUT:-$ab_dir/gate}
 base_sha=$(git rev-parse --verify "$base_rev^{commit}") || { echo "ab_gate: '$base_rev' is not a commit" >&2; exit 2; }
+# Said before building anything: a base without the exe: worker mode cannot be driven.
+if ! git cat-file -e "$base_sha:app/cmd_backend_host.cpp" 2>/dev/null; then
+  echo "ab_gate: the base $base_rev ($base_sha) has no backend-host mode (app/cmd_backend_host.cpp): it predates" \
+       "the paired gate; compare two reports of it with the unpaired scatterctl compare instead (docs/benchmarks.md)" >&2
+  exit 2
+fi
 
 # This checkout's build.
 [ -x "$build_dir/app/scatterctl" ] || BUILD_DIR=$build_dir scripts/setup.sh
@@ -42,11 +48,6 @@ if [ ! -d "$worktree" ]; then
 fi
 (cd "$worktree" && BUILD_DIR=build BUILD_TARGETS=scatterctl scripts/setup.sh)
 base_exe=$(realpath "$worktree/build/app/scatterctl")
-if ! "$base_exe" help 2>/dev/null | grep -q . || ! "$base_exe" backend-host --help > /dev/null 2>&1; then
-  echo "ab_gate: the base build ($base_rev, $base_sha) has no backend-host mode: it predates the paired gate;" \
-       "use the unpaired compare of two reports instead (docs/benchmarks.md)" >&2
-  exit 2
-fi
 
 mkdir -p "$out"
 echo "ab_gate: base $base_rev ($base_sha) against $(git rev-parse --short HEAD)$(git diff --quiet || echo ' with local changes'), backend $backend"
