@@ -456,14 +456,19 @@ class Alternating final : public Backend {
   inline static std::vector<std::string> order;
 };
 
+// Unchecked sampling of backends a and b on one tiny benchmark.
+BenchReport run_pair(Alternating& a, Alternating& b, int min_samples, double max_seconds) {
+  BenchOptions options;
+  options.min_samples = min_samples;
+  options.max_seconds = max_seconds;
+  options.verify = false;
+  return run_bench({tiny_item("t")}, {&a, &b}, options, nullptr);
+}
+
 TEST(BenchRounds, StopWhenStableAndPairEverySampleWithTheOtherBackendsOfItsRound) {
   Alternating a("a"), b("b");
-  BenchOptions options;
-  options.min_samples = 5;
-  options.max_seconds = 10.0;
-  options.verify = false;
   Alternating::order.clear();
-  const auto r = run_bench({tiny_item("t")}, {&a, &b}, options, nullptr);
+  const auto r = run_pair(a, b, 5, 10.0);
   ASSERT_EQ(r.rows.size(), 2u);
   for (const auto& row : r.rows) {
     EXPECT_GE(row.timing.samples.size(), 5u);
@@ -493,12 +498,8 @@ TEST(BenchRounds, StopWhenStableAndPairEverySampleWithTheOtherBackendsOfItsRound
 // the rows' own, so that pairs stay pairs and blocks stay apart.
 TEST(BenchRounds, FurtherPassesAreNumberedAfterTheFirst) {
   Alternating a("a"), b("b");
-  BenchOptions options;
-  options.min_samples = 4;
-  options.max_seconds = 0.0;
-  options.verify = false;
-  auto first = run_bench({tiny_item("t")}, {&a, &b}, options, nullptr);
-  const auto more = run_bench({tiny_item("t")}, {&a, &b}, options, nullptr);
+  auto first = run_pair(a, b, 4, 0.0);
+  const auto more = run_pair(a, b, 4, 0.0);
   ASSERT_EQ(first.rows[0].rounds, (std::vector<int>{0, 1, 2, 3}));
   const int last_block = first.rows[0].blocks.back();
   add_rounds(first, more);

@@ -118,10 +118,8 @@ std::unique_ptr<Backend> make_framework_backend(const std::string& name, const B
 
 std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config) {
   std::vector<std::unique_ptr<Backend>> all;
-  all.push_back(make_ref_backend());
-  all.push_back(make_cpu_backend(config.threads, cpu_grain(config)));
-  all.push_back(make_cuda_backend());
-  for (const auto& name : framework_backend_names()) all.push_back(make_framework_backend(name, config));
+  for (const auto& name : builtin_names()) all.push_back(make_backend(name, config));
+  for (const auto& name : framework_backend_names()) all.push_back(make_backend(name, config));
   for (const auto& path : config.plugins) all.push_back(make_plugin(path, config));
   for (const auto& [label, spec] : config.labelled) {
     all.push_back(make_backend(spec, config));
@@ -199,12 +197,9 @@ std::vector<std::string> plugin_paths(const std::string& list) {
 
 namespace {
 
-bool is_framework(std::string_view name) {
-  const auto& names = framework_backend_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+bool is_framework(std::string_view name) { return is_one_of(name, framework_backend_names()); }
 
-bool is_builtin(std::string_view name) { return !is_framework(name) && name.rfind("plugin:", 0) != 0; }
+bool is_builtin(std::string_view name) { return is_one_of(name, builtin_names()); }
 
 }  // namespace
 

@@ -383,13 +383,6 @@ BenchComparison printable(BenchComparison c) {
   return c;
 }
 
-std::string us_or_ms(double seconds) {
-  if (seconds <= 0) return "-";
-  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
-  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
-  return fmt::format("{:.2f} s", seconds);
-}
-
 std::string interval(const BenchDelta& d) {
   if (d.ratio <= 0) return "-";
   if (!std::isfinite(d.ratio_high)) return "(too few)";
@@ -419,7 +412,7 @@ std::string compare_table(const BenchComparison& raw) {
   out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", "benchmark", "base", "new", "change",
                                 "95% interval", "p", "verdict");
   for (const auto& d : c.rows) {
-    out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, us_or_ms(d.base), us_or_ms(d.next),
+    out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, detail::time_cell(d.base), detail::time_cell(d.next),
                        change_cell(d), interval(d), d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value), d.verdict);
   }
   out += summary(c) + "\n";
@@ -435,7 +428,7 @@ std::string compare_markdown(const BenchComparison& raw) {
   if (!c.warnings.empty()) out += "\n";
   out += "| benchmark | base | new | change | 95% interval | p | verdict |\n|---|---|---|---|---|---|---|\n";
   for (const auto& d : c.rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, us_or_ms(d.base), us_or_ms(d.next),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, detail::time_cell(d.base), detail::time_cell(d.next),
                        change_cell(d), interval(d), d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value),
                        d.verdict == "slower" || d.verdict == "missing" || d.verdict == "error"
                            ? "**" + d.verdict + "**"

@@ -181,12 +181,16 @@ double take_sample(Contender& k) {
   return seconds;
 }
 
-// A sample or warm-up threw: the row takes the trial's status for it and keeps no number.
-void fail_row(Contender& k, const BenchOptions& options) {
+TrialOptions trial_options(const Contender& k, const BenchOptions& options) {
   TrialOptions trial;
   trial.flags = k.flags;
   trial.expectations = options.expectations;
-  const auto t = failed_trial(std::current_exception(), *k.backend, *k.facts, trial);
+  return trial;
+}
+
+// A sample or warm-up threw: the row takes the trial's status for it and keeps no number.
+void fail_row(Contender& k, const BenchOptions& options) {
+  const auto t = failed_trial(std::current_exception(), *k.backend, *k.facts, trial_options(k, options));
   k.row->status = t.status;
   k.row->expectation = t.expectation;
   k.row->error = one_line(t);
@@ -220,10 +224,8 @@ void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, con
 // The trial, once per benchmark and untimed: a wrong output, an error or a skip gets its
 // status and no number. Without verification only availability and capabilities are asked.
 void check_row(Contender& k, const BenchOptions& options) {
-  TrialOptions trial;
-  trial.flags = k.flags;
-  trial.expectations = options.expectations;
-  auto t = options.verify ? std::optional<Trial>(try_case(*k.backend, *k.facts, trial)) : admit(*k.backend, *k.facts);
+  auto t = options.verify ? std::optional<Trial>(try_case(*k.backend, *k.facts, trial_options(k, options)))
+                          : admit(*k.backend, *k.facts);
   if (!t) return;
   k.row->status = t->status;
   k.row->verified = t->checked;

@@ -293,13 +293,6 @@ std::vector<std::string> undecided_benchmarks(const PairedComparison& c) {
 
 namespace {
 
-std::string time_cell(double seconds) {
-  if (seconds <= 0) return "-";
-  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
-  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
-  return fmt::format("{:.2f} s", seconds);
-}
-
 std::string ratio_cell(const PairedRow& r) { return r.ratio > 0 ? fmt::format("{:.3f}x", r.ratio) : "-"; }
 
 std::string interval_cell(const PairedRow& r) {
@@ -334,7 +327,7 @@ std::string paired_table(const PairedComparison& c, const PairedOptions& o) {
                                 "ratio", "95% interval", "pairs/blk", "p", "verdict");
   for (const auto& r : c.rows) {
     out += fmt::format("{:<48} {:>10} {:>10} {:>8} {:>18} {:>10} {:>8}  {}{}\n", printable_text(r.name),
-                       time_cell(r.base), time_cell(r.next), ratio_cell(r), interval_cell(r),
+                       detail::time_cell(r.base), detail::time_cell(r.next), ratio_cell(r), interval_cell(r),
                        fmt::format("{}/{}", r.pairs, r.blocks),
                        r.ratio > 0 ? fmt::format("{:.3f}", r.p_slower) : "-", r.verdict,
                        r.why.empty() ? "" : ": " + printable_text(r.why));
@@ -348,8 +341,8 @@ std::string paired_markdown(const PairedComparison& c, const PairedOptions& o) {
          "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : c.rows) {
     const bool bad = r.verdict == "slower" || r.verdict == "error" || r.verdict == "undecided";
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), time_cell(r.base),
-                       time_cell(r.next), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), detail::time_cell(r.base),
+                       detail::time_cell(r.next), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
                        r.ratio > 0 ? fmt::format("{:.3f}", r.p_slower) : "-", bad ? "**" + r.verdict + "**" : r.verdict,
                        r.why.empty() ? "" : ": " + printable_text(r.why));
   }

@@ -1,9 +1,13 @@
 #pragma once
-// Small statistics the gates share: medians and the normal quantile.
+// What the two gates (compare.cpp, paired.cpp) share: medians, the normal quantile, and how
+// a median time is printed.
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace scatter::detail {
 
@@ -24,6 +28,14 @@ inline double two_sided_z(double confidence) {
     (std::erfc(mid / std::sqrt(2.0)) > alpha ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
+}
+
+/// A median time in a gate's table: "12.3 us", "4.56 ms", "1.23 s"; "-" for none.
+inline std::string time_cell(double seconds) {
+  if (seconds <= 0) return "-";
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} s", seconds);
 }
 
 }  // namespace scatter::detail
