@@ -46,7 +46,12 @@ if [ ! -d "$worktree" ]; then
   mkdir -p "$ab_dir"
   git worktree add --detach "$worktree" "$base_sha"
 fi
-(cd "$worktree" && BUILD_DIR=build BUILD_TARGETS=scatterctl scripts/setup.sh)
+# Only the base's scatterctl, configured here (this checkout's setup installed what the build
+# needs): the base's own setup.sh may predate BUILD_TARGETS and build every test and kernel.
+generator=()
+[ -d "$worktree/build" ] || ! command -v ninja > /dev/null || generator=(-G Ninja)
+cmake -S "$worktree" -B "$worktree/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$worktree/build" -j"$(nproc)" --target scatterctl
 base_exe=$(realpath "$worktree/build/app/scatterctl")
 
 mkdir -p "$out"
