@@ -163,6 +163,7 @@ std::vector<std::unique_ptr<Backend>> backends_for(const BackendFlags& flags, co
   config.labelled = labelled_specs(flags.backend);
   if (flags.timeout > 0) config.request_timeout = flags.timeout;
   config.threads = flags.threads;
+  config.count_instructions = flags.count_instructions;
   return make_all_backends(config);
 }
 

@@ -13,6 +13,7 @@
 #include "bench_list.hpp"
 #include "commands.hpp"
 #include "scatter/cancel.hpp"
+#include "scatter/counter.hpp"
 #include "scatter/paired.hpp"
 #include "scatter/report.hpp"
 
@@ -37,9 +38,17 @@ struct BenchFlags {
   std::uint64_t seed = 1;
   std::string gate;            // BASE,NEW: the paired gate after the run
   double gate_budget = 120.0;  // seconds of further rounds for undecided benchmarks
-  std::string threshold = "5%";
+  std::string threshold;  // --gate: "" is the counter's default (counter.hpp)
+  std::string counter = "time";
   ExpectationFlags expectations;
 };
+
+Counter counter_of(const BenchFlags& o) { return o.counter == "instructions" ? Counter::instructions : Counter::time; }
+
+// --threshold, or the default of the run's counter: 5% of a time, 0.5% of an instruction count.
+double threshold_of(const BenchFlags& o) {
+  return o.threshold.empty() ? default_threshold(counter_of(o)) : parse_percent(o.threshold, "--threshold");
+}
 
 BenchSize bench_size(const std::string& size) {
   return size == "medium" ? BenchSize::medium : size == "large" ? BenchSize::large : BenchSize::small;
@@ -80,6 +89,9 @@ BenchOptions bench_options(const BenchFlags& o, const Expectations* expectations
   options.min_samples = o.min_samples;
   options.verify = !o.no_verify;
   options.seed = o.seed;
+  options.counter = counter_of(o);
+  // A count does not depend on the caches, and flushing them under valgrind costs seconds.
+  if (options.counter == Counter::instructions) options.cold = false;
   if (const char* slow = std::getenv("SCATTERCTL_BENCH_SLOWDOWN"); slow && *slow) {
     options.slowdown = parse_slowdown(slow);  // test-only: a real slowdown, for measuring the gate
     for (const auto& slow : options.slowdown) {
@@ -142,7 +154,7 @@ int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>&
          const std::vector<Backend*>& run, BenchOptions options) {
   const auto [base, next] = gate_labels(o, run);
   PairedOptions paired;
-  paired.threshold = parse_percent(o.threshold, "--threshold");
+  paired.threshold = threshold_of(o);
   options.verify = false;  // checked in the first run
   options.repetitions = 1;
   options.min_samples = std::max(options.min_samples, 12);  // three more blocks of rounds a pass, at least
@@ -155,15 +167,17 @@ int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>&
     const auto verdict = compare_paired(bench_json(report), base, next, paired);
     const auto undecided = undecided_benchmarks(verdict);
     const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
-    if (undecided.empty() || spent.count() >= o.gate_budget || interrupted()) {
-      std::cout << "\n" << paired_table(verdict, paired);
+    // Counts are the same in every round: more rounds cannot decide them.
+    const bool counted = options.counter == Counter::instructions;
+    if (undecided.empty() || counted || spent.count() >= o.gate_budget || interrupted()) {
+      std::cout << "\n" << paired_table(verdict);
       if (!undecided.empty()) {
         std::cerr << fmt::format("scatterctl: {} benchmark{} still undecided after {:.0f} s of further rounds "
                                  "(--gate-budget {}): exit {}\n",
                                  undecided.size(), undecided.size() == 1 ? "" : "s", spent.count(), o.gate_budget,
                                  static_cast<int>(kExitUndecided));
       }
-      if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report) + "\n" + paired_markdown(verdict, paired));
+      if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report) + "\n" + paired_markdown(verdict));
       return verdict.exit_code();
     }
     std::vector<BenchItem> again;
@@ -182,7 +196,9 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   if (o.list) return list_bench(bench_items(o), {o.paths.empty() ? o.mode : "cases", o.size}, o.json);
   prepare_report_path(o.json, "--json");
   prepare_report_path(o.markdown, "--markdown");
-  const auto chosen = choose(o.backends, invocation.self_exe, true);
+  auto backend_flags = o.backends;
+  backend_flags.count_instructions = counter_of(o) == Counter::instructions;
+  const auto chosen = choose(backend_flags, invocation.self_exe, true);
   if (!chosen) return kExitEnv;
   const auto items = bench_items(o);
   if (items.empty()) {
@@ -246,7 +262,14 @@ Command add_bench_command(CLI::App& app) {
                   "undecided benchmarks get more rounds within --gate-budget; exit 0 pass, 1 slower, 6 undecided");
   cmd->add_option("--gate-budget", o->gate_budget, "seconds of further rounds for undecided benchmarks (default 120)")
       ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--threshold", o->threshold, "--gate: the smallest change that counts, with its unit (default 5%)");
+  cmd->add_option("--threshold", o->threshold,
+                  "--gate: the smallest change that counts, with its unit (default 5% of a time, 0.5% of an "
+                  "instruction count)");
+  cmd->add_option("--counter", o->counter,
+                  "what a sample is: time (default), or instructions: the host backends (ref, cpu, plugin:, exe:) "
+                  "under valgrind's callgrind, counting the timed call only, with simulated cache misses; exact, "
+                  "so compare gates on it whatever the load (docs/benchmarks.md)")
+      ->check(CLI::IsMember({"time", "instructions"}));
   add_external(cmd, o->backends);
   add_expectations(cmd, o->expectations);
   return {cmd, [o](const Invocation& invocation) { return bench(*o, invocation); }};

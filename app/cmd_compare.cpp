@@ -15,7 +15,7 @@ namespace {
 
 struct CompareFlags {
   std::vector<std::string> reports;
-  std::string threshold = "5%";
+  std::string threshold;  // "": the counter's default (counter.hpp)
   std::string suite_threshold = "20%";
   std::string markdown;
   std::string json;
@@ -39,11 +39,11 @@ int compare_one_report(const CompareFlags& o) {
                 "(two reports: compare BASE.json NEW.json)");
   }
   PairedOptions options;
-  options.threshold = parse_percent(o.threshold, "--threshold");
+  if (!o.threshold.empty()) options.threshold = parse_percent(o.threshold, "--threshold");
   const auto result = compare_paired(read_text(o.reports.at(0)), o.base_label, o.next_label, options);
-  std::cout << paired_table(result, options);
-  if (!o.markdown.empty()) write_text(o.markdown, paired_markdown(result, options));
-  if (!o.json.empty()) write_text(o.json, paired_json(result, options));
+  std::cout << paired_table(result);
+  if (!o.markdown.empty()) write_text(o.markdown, paired_markdown(result));
+  if (!o.json.empty()) write_text(o.json, paired_json(result));
   return result.exit_code();
 }
 
@@ -53,7 +53,7 @@ int compare(const CompareFlags& o) {
     throw Error(ErrorCode::schema, "--base", "pairs the labelled backends of one report: give one report, not two");
   }
   CompareBenchOptions options;
-  options.threshold = parse_percent(o.threshold, "--threshold");
+  if (!o.threshold.empty()) options.threshold = parse_percent(o.threshold, "--threshold");
   options.suite_threshold = parse_percent(o.suite_threshold, "--suite-threshold");
   options.allow_device_mismatch = o.allow_device_mismatch;
   options.allow_missing = o.allow_missing;
@@ -77,7 +77,7 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--base", o->base_label, "paired: the label of the base backend in REPORT (bench --backend base=...)");
   cmd->add_option("--new", o->next_label, "paired: the label of the new backend in REPORT");
   cmd->add_option("--json", o->json, "paired: write the verdicts as JSON to FILE");
-  cmd->add_option("--threshold", o->threshold, "smallest change that counts, with its unit (default 5%)");
+  cmd->add_option("--threshold", o->threshold, "smallest change that counts, with its unit (default 5% of a time, 0.5% of an instruction count)");
   cmd->add_option("--suite-threshold", o->suite_threshold,
                   "whole-suite median change that fails the gate on quiet machines (default 20%)");
   cmd->add_option("--markdown", o->markdown, "write a Markdown summary to FILE");

@@ -108,6 +108,58 @@ TEST(BenchCompare, AUniformSlowdownNeverPasses) {
   EXPECT_NE(compare_table(b).find("unpaired"), std::string::npos);
 }
 
+// Counted reports (bench --counter instructions): a count per call, the same in every sample.
+std::string counted(const std::string& context, const std::vector<std::pair<std::string, double>>& rows) {
+  std::string out = R"({"context": )" + context + R"(, "benchmarks": [)";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto c = rows[i].second;
+    out += fmt::format(R"({}{{"name": "{}", "run_type": "iteration", "real_time": {}, "time_unit": "instructions", )"
+                       R"("counter": "instructions", "samples_instructions": [{}, {}, {}]}})",
+                       i ? ", " : "", rows[i].first, c, c, c, c);
+  }
+  return out + "]}";
+}
+
+TEST(BenchCompare, CountsAreExactWhateverTheLoad) {
+  std::vector<std::pair<std::string, double>> base_rows, doubled, one_percent;
+  for (int i = 0; i < 8; ++i) {
+    base_rows.push_back({"b" + std::to_string(i) + "@cpu", 1e6 * (i + 1)});
+    doubled.push_back({base_rows.back().first, 2e6 * (i + 1)});
+    one_percent.push_back({base_rows.back().first, 1.01e6 * (i + 1)});
+  }
+  const std::string quiet = R"({"device": "cpu"})";
+  const std::string busy = R"({"device": "cpu", "busy": true, "num_cpus": 2, "load_avg": [7.0, 1, 1]})";
+  const auto base = counted(quiet, base_rows);
+  // A uniform 2x of every count fails the unpaired gate too, busy machine or not: a count does
+  // not move with the load, so no drift excuses it.
+  for (const auto& context : {quiet, busy}) {
+    const auto c = compare_bench(base, counted(context, doubled), {});
+    EXPECT_TRUE(c.failed) << context;
+    EXPECT_FALSE(c.undecided) << context;
+    EXPECT_EQ(c.regressions, 8) << context;
+    EXPECT_TRUE(row(c, "b0@cpu").counted);
+    EXPECT_DOUBLE_EQ(row(c, "b0@cpu").ratio, 2.0);
+  }
+  // 1% is past the counts' 0.5% default; the same counts pass.
+  EXPECT_EQ(compare_bench(base, counted(busy, one_percent), {}).regressions, 8);
+  const auto same = compare_bench(base, counted(busy, base_rows), {});
+  EXPECT_FALSE(same.failed);
+  EXPECT_FALSE(same.undecided);
+  EXPECT_EQ(row(same, "b3@cpu").verdict, "same");
+  EXPECT_NE(compare_table(same).find("exact"), std::string::npos);
+}
+
+TEST(BenchCompare, ACountIsNotComparedWithATime) {
+  const auto base = counted(R"({"device": "cpu"})", {{"a@cpu", 1000}});
+  const auto next = report("cpu", {{"a@cpu", noisy(100, 0.01, 15, 1)}});
+  try {
+    compare_bench(base, next, {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "'a@cpu' is counted in BASE and timed in NEW: a count and a time cannot be compared");
+  }
+}
+
 TEST(BenchCompare, TwiceAsSlowIsARegression) {
   const auto base = report("cpu", {{"a@ref", noisy(100, 0.01, 15, 1)}, {"b@ref", noisy(50, 0.01, 15, 2)}});
   const auto next = report("cpu", {{"a@ref", noisy(200, 0.01, 15, 3)}, {"b@ref", noisy(50, 0.01, 15, 4)}});

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -105,6 +106,74 @@ TEST(PairedGate, ASideWithoutTimingFailsTheGate) {
   EXPECT_EQ(c.exit_code(), 1);
 }
 
+// A counted report (bench --counter instructions): per benchmark, the instructions of one call
+// in each round, base's and new's.
+std::string counted_report(const std::vector<std::tuple<std::string, std::vector<double>, std::vector<double>>>& rows) {
+  std::vector<std::string> items;
+  for (const auto& [name, base, next] : rows) {
+    std::vector<int> rounds(base.size());
+    for (std::size_t r = 0; r < rounds.size(); ++r) rounds[r] = static_cast<int>(r);
+    for (const auto& [label, counts] : {std::pair{"base", base}, std::pair{"new", next}}) {
+      items.push_back(fmt::format(R"({{"name": "{}@{}", "counter": "instructions", "samples_instructions": [{}], )"
+                                  R"("rounds": [{}]}})",
+                                  name, label, fmt::join(counts, ", "), fmt::join(rounds, ", ")));
+    }
+  }
+  return fmt::format(R"({{"context": {{"counter": "instructions"}}, "benchmarks": [{}]}})", fmt::join(items, ", "));
+}
+
+TEST(PairedGate, CountsAreJudgedExactlyAtTheirOwnThreshold) {
+  const std::vector<double> base(5, 1'000'000.0);
+  auto times = [](std::vector<double> v, double f) {
+    for (auto& x : v) x *= f;
+    return v;
+  };
+  const auto c = compare_paired(counted_report({{"same", base, base},
+                                                {"one_percent", base, times(base, 1.01)},
+                                                {"a_third_of_a_percent", base, times(base, 1.003)},
+                                                {"twice", base, times(base, 2.0)},
+                                                {"halved", base, times(base, 0.5)}}),
+                                "base", "new");
+  ASSERT_EQ(c.rows.size(), 5u);
+  // 5 rounds, no blocks: counts need no statistics, and a 1% change passes the 0.5% default.
+  EXPECT_DOUBLE_EQ(c.threshold, 0.005);
+  EXPECT_EQ(c.rows[0].verdict, "same");
+  EXPECT_EQ(c.rows[1].verdict, "slower");
+  EXPECT_DOUBLE_EQ(c.rows[1].ratio, 1.01);
+  EXPECT_EQ(c.rows[2].verdict, "same");
+  EXPECT_EQ(c.rows[3].verdict, "slower");
+  EXPECT_EQ(c.rows[4].verdict, "faster");
+  EXPECT_TRUE(c.rows[1].counted);
+  EXPECT_EQ(c.exit_code(), 1);
+  // The table says the verdict is exact, and prints counts, not times.
+  const auto table = scatter::paired_table(c);
+  EXPECT_NE(table.find("1010000"), std::string::npos) << table;
+  EXPECT_NE(table.find("exact"), std::string::npos) << table;
+  // A given threshold applies to counts too.
+  scatter::PairedOptions loose;
+  loose.threshold = 0.02;
+  EXPECT_EQ(compare_paired(counted_report({{"one_percent", base, times(base, 1.01)}}), "base", "new", loose).exit_code(), 0);
+}
+
+TEST(PairedGate, CountsThatVaryAcrossTheThresholdAreUndecided) {
+  // A count of several threads varies a little from call to call; a range of ratios that
+  // straddles the threshold decides nothing.
+  const auto c = compare_paired(counted_report({{"x", {1000, 1000, 1000}, {1000, 1010, 1000}}}), "base", "new");
+  EXPECT_EQ(c.rows[0].verdict, "undecided");
+  EXPECT_DOUBLE_EQ(c.rows[0].low, 1.0);
+  EXPECT_DOUBLE_EQ(c.rows[0].high, 1.01);
+  EXPECT_NE(c.rows[0].why.find("vary from call to call"), std::string::npos) << c.rows[0].why;
+  EXPECT_EQ(c.exit_code(), 6);
+}
+
+TEST(PairedGate, ACountIsNotPairedWithATime) {
+  const auto doc = R"({"benchmarks": [{"name": "x@base", "counter": "instructions", "samples_instructions": [5, 5], )"
+                   R"("rounds": [0, 1]}, {"name": "x@new", "samples_us": [5, 5], "rounds": [0, 1]}]})";
+  const auto c = compare_paired(doc, "base", "new");
+  EXPECT_EQ(c.rows[0].verdict, "error");
+  EXPECT_EQ(c.rows[0].why, "base is counted and new is timed: they cannot be paired");
+}
+
 std::string message_of(const std::string& text, const std::string& base = "base") {
   try {
     compare_paired(text, base, "new");
@@ -124,6 +193,9 @@ TEST(PairedGate, AnUnusableReportIsRefusedNamingTheFieldAndValue) {
   EXPECT_EQ(message_of(report(paired_rows("x", 1.0, 3, 0.0, 1)), "old"),
             "--base = 'old': the report has no benchmark named case@old (bench --backend old=SPEC makes them)");
   EXPECT_EQ(message_of(R"({"benchmarks": 3})"), "report: is not a bench report (no \"benchmarks\" array)");
+  EXPECT_EQ(message_of(R"({"benchmarks": [{"name": "x@base", "counter": "instructions", "samples_instructions": [0], )"
+                       R"("rounds": [0]}]})"),
+            "benchmarks[0].samples_instructions[0] = 0 is not a positive, finite count");
   // Too many blocks to sort their Walsh averages: refused, not a memory blow-up.
   EXPECT_EQ(message_of(report(paired_rows("x", 1.0, 3001, 0.0, 1))),
             "x@base: has 3001 blocks of rounds; at most 3000 can be judged (merge fewer runs into one report)");

@@ -50,9 +50,13 @@ std::string self_exe(const BackendConfig& config) {
   return config.self_exe.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : config.self_exe;
 }
 
+std::vector<std::string> plugin_host_argv(const std::string& path, const BackendConfig& config) {
+  return {self_exe(config), "plugin-host", path};
+}
+
 std::unique_ptr<Backend> make_isolated_plugin(const std::string& path, const BackendConfig& config) {
-  return external::make_worker_backend("plugin:" + path, {self_exe(config), "plugin-host", path}, {},
-                                       config.request_timeout);
+  return external::make_worker_backend("plugin:" + path, plugin_host_argv(path, config), {},
+                                       {config.request_timeout});
 }
 
 std::unique_ptr<Backend> make_plugin(const std::string& path, const BackendConfig& config) {
@@ -68,8 +72,16 @@ bool is_one_of(std::string_view name, const std::vector<std::string>& names) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// exe:PATH:NAME: the built-in backend NAME of the scatterctl at PATH, in its backend-host mode.
-std::unique_ptr<Backend> make_exe_backend(const std::string& spec, const BackendConfig& config) {
+// The built-in backend NAME of the scatterctl at PATH, in its backend-host mode.
+std::vector<std::string> backend_host_argv(const std::string& path, const std::string& name,
+                                           const BackendConfig& config) {
+  std::vector<std::string> argv{path, "backend-host", name};
+  if (config.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(config.threads)});
+  return argv;
+}
+
+// exe:PATH:NAME: {PATH, NAME}; throws Error(schema) naming the SPEC when it is not one.
+std::pair<std::string, std::string> exe_parts(const std::string& spec) {
   const auto colon = spec.rfind(':');
   const auto path = colon > 4 ? spec.substr(4, colon - 4) : std::string();
   const auto name = spec.substr(colon + 1);
@@ -79,9 +91,56 @@ std::unique_ptr<Backend> make_exe_backend(const std::string& spec, const Backend
                             "PATH)",
                             spec, fmt::join(builtin_names(), ", ")));
   }
-  std::vector<std::string> argv{path, "backend-host", name};
-  if (config.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(config.threads)});
-  return external::make_worker_backend(name, std::move(argv), {}, config.request_timeout, true);
+  return {path, name};
+}
+
+std::unique_ptr<Backend> make_exe_backend(const std::string& spec, const BackendConfig& config) {
+  const auto [path, name] = exe_parts(spec);
+  return external::make_worker_backend(name, backend_host_argv(path, name, config), {},
+                                       {config.request_timeout, true});
+}
+
+// A backend that cannot run here, and says why (bench --counter of a device or framework backend).
+class UnavailableBackend final : public Backend {
+ public:
+  UnavailableBackend(std::string name, std::string reason) : name_(std::move(name)), reason_(std::move(reason)) {}
+  std::string_view name() const override { return name_; }
+  Availability availability() const override { return {false, reason_}; }
+  std::string device() const override { return "none"; }
+  BackendOutput run(const Case&, const RunFlags&) override {
+    throw Error(ErrorCode::backend, "", fmt::format("{} is unavailable: {}", name_, reason_));
+  }
+
+ private:
+  std::string name_;
+  std::string reason_;
+};
+
+// bench --counter instructions: the host backends' host processes under callgrind, the region
+// each times counted (counter.hpp). cuda's time is the device's, and a framework's region is
+// Python's: neither is a count of the op's host instructions.
+std::unique_ptr<Backend> make_counted_backend(const std::string& spec, const BackendConfig& config) {
+  std::string name = spec;
+  std::vector<std::string> host;
+  bool builtin = true;
+  if (spec == "ref" || spec == "cpu") {
+    host = backend_host_argv(self_exe(config), spec, config);
+  } else if (spec.rfind("exe:", 0) == 0) {
+    const auto [path, exe_name] = exe_parts(spec);
+    name = exe_name;
+    host = backend_host_argv(path, exe_name, config);
+  } else if (spec.rfind("plugin:", 0) == 0 && spec.size() > 7) {
+    host = plugin_host_argv(spec.substr(7), config);
+    builtin = false;
+  } else {
+    return std::make_unique<UnavailableBackend>(
+        spec, "the instruction counter runs host backends only (ref, cpu, plugin:PATH, exe:PATH:NAME): " + spec +
+                  " runs on a device or in a framework's interpreter");
+  }
+  if (const auto why = counter_unavailable_reason(); !why.empty()) {
+    return std::make_unique<UnavailableBackend>(name, "cannot count instructions: " + why);
+  }
+  return external::make_worker_backend(name, std::move(host), {}, {config.request_timeout, builtin, true});
 }
 
 }  // namespace
@@ -92,6 +151,7 @@ const std::vector<std::string>& framework_backend_names() {
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConfig& config) {
+  if (config.count_instructions) return make_counted_backend(spec, config);
   if (spec == "ref") return make_ref_backend();
   if (spec == "cpu") return make_cpu_backend(config.threads, cpu_grain(config));
   if (spec == "cuda") return make_cuda_backend();
@@ -113,14 +173,14 @@ std::unique_ptr<Backend> make_framework_backend(const std::string& name, const B
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
   return external::make_worker_backend(name, {python_of(config), "-u", "-m", "scatterctl_worker", name},
                                        {{"PYTHONPATH", pythonpath}, {"PYTHONDONTWRITEBYTECODE", "1"}},
-                                       config.request_timeout);
+                                       {config.request_timeout});
 }
 
 std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config) {
   std::vector<std::unique_ptr<Backend>> all;
   for (const auto& name : builtin_names()) all.push_back(make_backend(name, config));
   for (const auto& name : framework_backend_names()) all.push_back(make_backend(name, config));
-  for (const auto& path : config.plugins) all.push_back(make_plugin(path, config));
+  for (const auto& path : config.plugins) all.push_back(make_backend("plugin:" + path, config));
   for (const auto& [label, spec] : config.labelled) {
     all.push_back(make_backend(spec, config));
     all.back()->set_label(label, spec);

@@ -13,6 +13,7 @@
 
 #include "scatter/capabilities.hpp"
 #include "scatter/case.hpp"
+#include "scatter/counter.hpp"
 #include "scatter/error.hpp"
 #include "scatter/tensor.hpp"
 
@@ -51,6 +52,7 @@ struct BackendOutput {
   std::vector<double> samples;  ///< every timed repetition, when the backend ran more than one
   std::string timing;    ///< what `seconds` includes, when not the built-in backends' own timer
   std::string lowering;  ///< the framework op a case was lowered to ("ScatterND-18"), when external
+  Counts counts;         ///< the timed region's instructions and cache events, from a counting host (counter.hpp)
 };
 
 /// A backend declined a case that its capabilities accepted, or said so itself:
@@ -152,6 +154,9 @@ struct BackendConfig {
   std::optional<double> request_timeout;  ///< seconds a worker may take per case (default 300)
   int threads = 0;                      ///< --threads of the cpu backend; 0: one per core
   std::int64_t cpu_grain = 0;           ///< the cpu backend's grain; 0: $SCATTERCTL_CPU_GRAIN, else its default
+  /// bench --counter instructions: every host backend (ref, cpu, plugin:, exe:) in a host
+  /// process under callgrind; the others are unavailable, with the reason (counter.hpp).
+  bool count_instructions = false;
 };
 
 std::unique_ptr<Backend> make_ref_backend();
@@ -169,7 +174,8 @@ const std::vector<std::string>& framework_backend_names();
 /// A backend made from a --backend SPEC: a built-in or framework name, plugin:PATH,
 /// exe:PATH:NAME (built-in backend NAME of another scatterctl executable, driven over the
 /// worker protocol by its `backend-host` mode) or NAME@PYTHON (framework NAME under another
-/// interpreter). Throws Error(schema) naming the SPEC when it is none of these.
+/// interpreter). Throws Error(schema) naming the SPEC when it is none of these. With
+/// config.count_instructions, the counted form of the SPEC (BackendConfig).
 std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConfig& config);
 /// Every backend: the built-ins (ref first), the framework backends, the plugins and the
 /// labelled instances the config names. The registry: adding a backend is one line there

@@ -13,6 +13,7 @@
 #include "scatter/backend.hpp"
 #include "scatter/expectations.hpp"
 #include "scatter/case.hpp"
+#include "scatter/counter.hpp"
 #include "scatter/result.hpp"
 
 namespace scatter {
@@ -80,6 +81,9 @@ struct BenchOptions {
   std::vector<Slowdown> slowdown;
   /// Known divergences: a failed check they cover is xfail, not a failure.
   const Expectations* expectations = nullptr;
+  /// What a sample is: the backend's time of one call, or its instruction count (the backends
+  /// then must be counted ones: BackendConfig::count_instructions).
+  Counter counter = Counter::time;
 };
 
 
@@ -121,6 +125,10 @@ struct BenchRow {
   Timing timing;
   std::vector<int> rounds;  ///< the round of each of timing.samples: same round, same slot of the machine's time
   std::vector<int> blocks;  ///< the block of each sample: rounds that share the backends' processes and a pass
+  /// time: timing's samples are seconds; instructions: they are instruction counts of one call,
+  /// and `events` holds every counted event's median per call (Ir, D1mr, DLmr, ...).
+  Counter counter = Counter::time;
+  Counts events;
   ByteModel bytes;
   double copy_bandwidth = 0.0;  ///< bytes/s of the 100% line
   double sector_bandwidth = 0.0;  ///< bytes/s of random 32-byte-sector writes (element scatter's ceiling)
@@ -167,6 +175,7 @@ struct BenchContext {
   int repetitions = 1;
   std::uint64_t seed = 1;  ///< the seed of the rounds' order
   std::vector<std::pair<std::string, std::string>> labels;  ///< --backend LABEL=SPEC: label, spec
+  Counter counter = Counter::time;
   bool busy() const { return load_start.busy() || load_end.busy(); }
 };
 
@@ -199,6 +208,9 @@ struct BenchDelta {
   double change = 0.0;  ///< next / base - 1
   std::string verdict;  ///< same, faster, slower, unsure, missing, new
   double p_value = -1.0;  ///< Mann-Whitney U, two-sided (-1 when not computed)
+  /// Instruction counts: judged exactly, [ratio_low, ratio_high] the range of the ratios of
+  /// any two samples, no statistics and no drift (a load does not change a count).
+  bool counted = false;
   /// Hodges-Lehmann ratio new/base (median of all pairwise sample ratios) and its
   /// rank-based 95% confidence interval; 0 when the samples are too few.
   double ratio = 0.0, ratio_low = 0.0, ratio_high = 0.0;
@@ -230,7 +242,9 @@ struct BenchComparison {
 };
 
 struct CompareBenchOptions {
-  double threshold = 0.05;
+  /// The smallest change that counts; unset: a row's counter's default (5% of a time, 0.5% of
+  /// an instruction count, which is judged exactly: counter.hpp).
+  std::optional<double> threshold;
   /// The whole suite's median change that fails the gate on quiet machines: back-to-back
   /// runs of one build drift by up to 15% on a 2-core VM (docs/benchmarks.md).
   double suite_threshold = 0.20;

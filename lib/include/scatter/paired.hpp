@@ -4,20 +4,27 @@
 /// new/base of the samples of one round, so that what the machine did to both cancels, and
 /// decides slower, faster, same or undecided (docs/benchmarks.md, "Paired A/B").
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace scatter {
 
 struct PairedOptions {
-  double threshold = 0.05;   ///< the smallest change that counts: 5%
+  /// The smallest change that counts; unset: the report's counter's default (5% of a time,
+  /// 0.5% of an instruction count: counter.hpp).
+  std::optional<double> threshold;
   double confidence = 0.95;  ///< of each interval; Holm keeps the family's error at 1 - confidence
 };
 
 /// One benchmark: case@base against case@new.
 struct PairedRow {
   std::string name;  ///< the case, without @label
-  double base = 0.0, next = 0.0;  ///< median seconds of each side
+  double base = 0.0, next = 0.0;  ///< median seconds (or instructions, when counted) of each side
+  /// Instruction counts (bench --counter instructions): exact, judged without statistics. The
+  /// ratio is the median of the rounds' ratios, [low, high] their range, and the verdict
+  /// slower, faster or same only when the whole range says so.
+  bool counted = false;
   std::size_t pairs = 0;          ///< rounds with a sample of both
   std::size_t blocks = 0;         ///< blocks they fall in: the observations the statistics count
   /// Hodges-Lehmann estimate of new/base over the blocks' mean log ratios (the median of
@@ -37,6 +44,8 @@ struct PairedRow {
 
 struct PairedComparison {
   std::string base_label, next_label;
+  double threshold = 0.05;   ///< the one applied
+  double confidence = 0.95;
   std::vector<PairedRow> rows;
   double geomean_ratio = 1.0;  ///< over the benchmarks with an estimate
   int slower = 0, faster = 0, same = 0, undecided = 0, errors = 0;
@@ -53,8 +62,8 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
 /// The benchmarks (case names) whose verdict is undecided: `bench --gate` samples them again.
 std::vector<std::string> undecided_benchmarks(const PairedComparison& comparison);
 
-std::string paired_table(const PairedComparison& comparison, const PairedOptions& options);
-std::string paired_markdown(const PairedComparison& comparison, const PairedOptions& options);
-std::string paired_json(const PairedComparison& comparison, const PairedOptions& options);
+std::string paired_table(const PairedComparison& comparison);
+std::string paired_markdown(const PairedComparison& comparison);
+std::string paired_json(const PairedComparison& comparison);
 
 }  // namespace scatter

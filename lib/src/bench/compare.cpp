@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scatter/bench.hpp"
+#include "scatter/counter.hpp"
 #include "stats.hpp"
 
 namespace scatter {
@@ -21,7 +22,8 @@ namespace {
 using detail::median_of;
 
 struct Entry {
-  double median = 0.0;  // seconds
+  double median = 0.0;  // seconds, or instructions when counted
+  bool counted = false;
   double cv = 0.0;
   std::vector<double> samples;
   bool error = false;
@@ -84,9 +86,14 @@ Parsed parse(const std::string& text, const char* which) {
     } else {
       const auto unit = b.value("time_unit", std::string("ns"));
       if (!b.contains("real_time") || !b["real_time"].is_number()) continue;
-      e.median = to_seconds(b["real_time"].get<double>(), unit);
+      e.counted = unit == "instructions";
+      e.median = e.counted ? b["real_time"].get<double>() : to_seconds(b["real_time"].get<double>(), unit);
       e.cv = b.value("cv", 0.0);
-      if (b.contains("samples_us") && b["samples_us"].is_array()) {
+      if (e.counted && b.contains("samples_instructions") && b["samples_instructions"].is_array()) {
+        for (const auto& s : b["samples_instructions"]) {
+          if (s.is_number()) e.samples.push_back(s.get<double>());
+        }
+      } else if (b.contains("samples_us") && b["samples_us"].is_array()) {
         for (const auto& s : b["samples_us"]) {
           if (s.is_number()) e.samples.push_back(s.get<double>() * 1e-6);
         }
@@ -193,6 +200,24 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
 
 namespace {
 
+// Counted rows: exact, so the verdict is the whole range of ratios between any two samples,
+// past the threshold or within it (a count of the cpu backend's workers varies by a few
+// instructions; a single-threaded count not at all).
+void judge_counts(BenchDelta& d, const Entry& base, const Entry& next, double threshold) {
+  const auto [base_low, base_high] = std::minmax_element(base.samples.begin(), base.samples.end());
+  const auto [next_low, next_high] = std::minmax_element(next.samples.begin(), next.samples.end());
+  d.counted = true;
+  d.ratio = next.median / base.median;
+  d.ratio_low = base.samples.empty() || next.samples.empty() ? d.ratio : *next_low / *base_high;
+  d.ratio_high = base.samples.empty() || next.samples.empty() ? d.ratio : *next_high / *base_low;
+  d.change = d.ratio - 1.0;
+  const double up = 1.0 + threshold;
+  d.verdict = d.ratio_low > up                                   ? "slower"
+              : d.ratio_high < 1.0 / up                          ? "faster"
+              : d.ratio_low >= 1.0 / up && d.ratio_high <= up    ? "same"
+                                                                 : "unsure";
+}
+
 // Several runs of one side, pooled: every benchmark's samples from all of them, its
 // median recomputed. Runs of base and new interleaved in time (base, new, base, new)
 // share the machine's slow and fast spells, which one run per side cannot.
@@ -220,6 +245,11 @@ Parsed pool(const std::vector<std::string>& texts, const char* which) {
       if (mine.error || e.error) {
         if (!mine.error) mine = e;  // an error in any run is the benchmark's
         continue;
+      }
+      if (mine.counted != e.counted) {
+        throw Error(ErrorCode::schema, which,
+                    fmt::format("'{}' is {} in report 1 and {} in report {}: a side pools one kind of run", name,
+                                mine.counted ? "counted" : "timed", e.counted ? "counted" : "timed", i + 1));
       }
       mine.samples.insert(mine.samples.end(), e.samples.begin(), e.samples.end());
       mine.median = median_of(mine.samples);
@@ -255,7 +285,9 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
                                        which, p->load1, p->cpus));
     }
   }
-  const double up = 1.0 + options.threshold;
+  const double time_threshold = options.threshold.value_or(default_threshold(Counter::time));
+  const double count_threshold = options.threshold.value_or(default_threshold(Counter::instructions));
+  const double up = 1.0 + time_threshold;
   const double down = 1.0 / up;
   double log_sum = 0.0;
   int untested = 0;
@@ -277,6 +309,18 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     d.next = n.median;
     d.base_samples = b.samples.size();
     d.next_samples = n.samples.size();
+    if (b.counted || n.counted) {
+      if (b.counted != n.counted) {
+        throw Error(ErrorCode::schema, "",
+                    fmt::format("'{}' is {} in BASE and {} in NEW: a count and a time cannot be compared", name,
+                                b.counted ? "counted" : "timed", n.counted ? "counted" : "timed"));
+      }
+      judge_counts(d, b, n, count_threshold);
+      log_sum += std::log(d.ratio);
+      if (d.verdict == "slower") ++c.regressions;
+      c.rows.push_back(d);
+      continue;
+    }
     const auto est = hodges_lehmann_ratio(b.samples, n.samples, options.confidence);
     double ratio = b.median > 0 ? n.median / b.median : 1.0;
     bool tested = false;
@@ -311,9 +355,10 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
   // together and scatters them by far more than the samples inside a run show. With 5 or
   // more benchmarks, their log ratios measure that: a benchmark is slower only when it
   // stands out of the others by 3 robust spreads too.
+  // Counts do not drift with the load: only timed rows measure it.
   std::vector<double> logs;
   for (const auto& d : c.rows) {
-    if (d.ratio > 0 && std::isfinite(d.ratio_high)) logs.push_back(std::log(d.ratio));
+    if (!d.counted && d.ratio > 0 && std::isfinite(d.ratio_high)) logs.push_back(std::log(d.ratio));
   }
   if (logs.size() >= 5) {
     c.drift = median_of(logs);
@@ -321,7 +366,7 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     for (double l : logs) dev.push_back(std::fabs(l - c.drift));
     c.noise = 1.4826 * median_of(dev);
     for (auto& d : c.rows) {
-      if ((d.verdict != "slower" && d.verdict != "faster") || d.ratio <= 0) continue;
+      if ((d.verdict != "slower" && d.verdict != "faster") || d.ratio <= 0 || d.counted) continue;
       const double excess = std::log(d.ratio) - c.drift;
       if (std::fabs(excess) <= 3.0 * c.noise || (d.verdict == "slower") != (excess > 0)) {
         if (d.verdict == "slower") --c.regressions;
@@ -332,10 +377,10 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     // The drift itself: a whole-suite change. Significant when most benchmarks moved the
     // same way past the threshold (their intervals exclude 1).
     int up_rows = 0;
-    for (const auto& d : c.rows) up_rows += d.ratio > 0 && d.ratio_low > 1.0 ? 1 : 0;
+    for (const auto& d : c.rows) up_rows += !d.counted && d.ratio > 0 && d.ratio_low > 1.0 ? 1 : 0;
     // A drift past the suite threshold never passes: a regression when it is significant on
     // quiet machines, undecided when load or noise could explain it.
-    if (c.drift > std::log(1.0 + std::max(options.threshold, options.suite_threshold))) {
+    if (c.drift > std::log(1.0 + std::max(time_threshold, options.suite_threshold))) {
       if (busy || up_rows * 2 <= static_cast<int>(logs.size())) {
         c.undecided = true;
         c.warnings.push_back(fmt::format(
@@ -385,8 +430,19 @@ BenchComparison printable(BenchComparison c) {
 
 std::string interval(const BenchDelta& d) {
   if (d.ratio <= 0) return "-";
+  if (d.counted) return fmt::format("[{:+.2f}%, {:+.2f}%]", (d.ratio_low - 1) * 100, (d.ratio_high - 1) * 100);
   if (!std::isfinite(d.ratio_high)) return "(too few)";
   return fmt::format("[{:+.1f}%, {:+.1f}%]", (d.ratio_low - 1) * 100, (d.ratio_high - 1) * 100);
+}
+
+// A median: a time, or an instruction count per call.
+std::string value_cell(const BenchDelta& d, double value) {
+  return d.counted ? fmt::format("{:.0f}", value) : detail::time_cell(value);
+}
+
+std::string p_cell(const BenchDelta& d) {
+  if (d.counted) return "exact";
+  return d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value);
 }
 
 std::string change_cell(const BenchDelta& d) {
@@ -412,8 +468,8 @@ std::string compare_table(const BenchComparison& raw) {
   out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", "benchmark", "base", "new", "change",
                                 "95% interval", "p", "verdict");
   for (const auto& d : c.rows) {
-    out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, detail::time_cell(d.base), detail::time_cell(d.next),
-                       change_cell(d), interval(d), d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value), d.verdict);
+    out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, value_cell(d, d.base), value_cell(d, d.next),
+                       change_cell(d), interval(d), p_cell(d), d.verdict);
   }
   out += summary(c) + "\n";
   return out;
@@ -428,8 +484,8 @@ std::string compare_markdown(const BenchComparison& raw) {
   if (!c.warnings.empty()) out += "\n";
   out += "| benchmark | base | new | change | 95% interval | p | verdict |\n|---|---|---|---|---|---|---|\n";
   for (const auto& d : c.rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, detail::time_cell(d.base), detail::time_cell(d.next),
-                       change_cell(d), interval(d), d.p_value < 0 ? "-" : fmt::format("{:.3f}", d.p_value),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, value_cell(d, d.base), value_cell(d, d.next),
+                       change_cell(d), interval(d), p_cell(d),
                        d.verdict == "slower" || d.verdict == "missing" || d.verdict == "error"
                            ? "**" + d.verdict + "**"
                            : d.verdict);

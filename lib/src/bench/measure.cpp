@@ -57,10 +57,6 @@ Timing summarize(std::vector<double> samples) {
   return t;
 }
 
-// External backends time the op themselves, in their own process: one request runs it
-// `repeat` times after a warm-up and returns every sample (docs/backends.md).
-constexpr int kExternalRepeat = 10;
-
 std::string format_coord(const std::vector<std::int64_t>& coord) {
   return fmt::format("[{}]", fmt::join(coord, ", "));
 }
@@ -169,16 +165,47 @@ struct Contender {
   int sampled = 0;  // samples taken in this pass
 };
 
-// One sample: the backend's own time of one call. A slowdown factor f runs the op again and
-// counts the fraction still owed of each further run, so the sample is real work f times as long.
-double take_sample(Contender& k) {
-  double seconds = 0.0;
+// What one call measured: the backend's own time of it, or the instructions its counted
+// region ran (a counting host's answer).
+double measured(const BackendOutput& out, const Contender& k) {
+  if (k.row->counter == Counter::time) return out.seconds;
+  const double instructions = count_of(out.counts, "Ir");
+  if (!(instructions > 0)) {
+    throw BackendFault(fmt::format("{} answered without an instruction count (a scatterctl that predates bench "
+                                   "--counter, or a backend with no counted region)",
+                                   k.backend->label()));
+  }
+  return instructions;
+}
+
+// One sample: one call's time or instruction count, and into `events` (when given) its
+// counted events. A slowdown factor f runs the op again and counts the fraction still owed of
+// each further run, so the sample is real work f times as long, in either unit.
+double take_sample(Contender& k, Counts* events = nullptr) {
+  double value = 0.0;
   for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
-    seconds += std::min(owed, 1.0) * k.backend->run(k.facts->c(), k.flags).seconds;
+    const auto out = k.backend->run(k.facts->c(), k.flags);
+    const double part = std::min(owed, 1.0);
+    value += part * measured(out, k);
+    for (const auto& [event, count] : events ? out.counts : Counts{}) {
+      auto it = std::find_if(events->begin(), events->end(), [&](const auto& e) { return e.first == event; });
+      if (it == events->end()) it = events->insert(events->end(), {event, 0.0});
+      it->second += part * count;
+    }
     // After the first call the backend may keep its uploads (RunFlags::same_inputs).
     k.flags.same_inputs = true;
   }
-  return seconds;
+  return value;
+}
+
+// The row's events, the mean per call over its samples, with one more sample's.
+void add_events(BenchRow& row, const Counts& sample) {
+  const auto n = static_cast<double>(row.timing.samples.size());  // the new sample included
+  for (const auto& [event, count] : sample) {
+    auto it = std::find_if(row.events.begin(), row.events.end(), [&](const auto& e) { return e.first == event; });
+    if (it == row.events.end()) it = row.events.insert(row.events.end(), {event, 0.0});
+    it->second += (count - it->second) / n;
+  }
 }
 
 TrialOptions trial_options(const Contender& k, const BenchOptions& options) {
@@ -208,6 +235,7 @@ void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, con
   row.spec = backend.spec();
   row.in_place = item.in_place;
   row.cold = options.cold;
+  row.counter = options.counter;
   if (auto* probe = probe_for(backend)) {
     row.copy_bandwidth = probe->copy();
     row.sector_bandwidth = probe->sector_writes();
@@ -310,9 +338,11 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       auto& k = contenders[j];
       if (!k.row->timed()) continue;
       try {
-        k.row->timing.samples.push_back(take_sample(k));
+        Counts events;
+        k.row->timing.samples.push_back(take_sample(k, &events));
         k.row->rounds.push_back(at.round);
         k.row->blocks.push_back(at.block);
+        add_events(*k.row, events);
         ++k.sampled;
       } catch (...) {
         fail_row(k, options);
@@ -347,6 +377,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   report.context.load_start = machine_load();
   report.context.repetitions = std::max(options.repetitions, 1);
   report.context.seed = options.seed;
+  report.context.counter = options.counter;
   if (!backends.empty()) {
     // The first backend's device names the report; its copy bandwidth is the default 100% line.
     report.context.device = backends.front()->device();

@@ -8,11 +8,13 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "scatter/counter.hpp"
 #include "scatter/error.hpp"
 #include "scatter/result.hpp"
 #include "scatter/tensor.hpp"
@@ -35,7 +37,8 @@ constexpr std::size_t kMaxBlocks = 3000;
 struct Side {
   std::map<int, double> by_round;
   std::map<int, int> block_of;
-  std::vector<double> samples;
+  std::vector<double> samples;  // seconds, or instructions when counted
+  bool counted = false;
   std::string error;  // the row has no timing
 };
 
@@ -59,9 +62,13 @@ std::map<std::string, Side> rows_of(const json& benchmarks, const std::string& l
       const auto message = b.find("error_message");
       side.error = message != b.end() && message->is_string() ? message->get<std::string>() : "no timing";
     } else {
-      const auto samples = b.find("samples_us");
+      side.counted = b.value("counter", std::string("time")) == "instructions";
+      // Times are in microseconds; counts are counts.
+      const char* field = side.counted ? "samples_instructions" : "samples_us";
+      const double scale = side.counted ? 1.0 : 1e-6;
+      const auto samples = b.find(field);
       const auto rounds = b.find("rounds");
-      if (samples == b.end() || !samples->is_array()) unusable(where + ".samples_us", "is missing or not an array");
+      if (samples == b.end() || !samples->is_array()) unusable(where + "." + field, "is missing or not an array");
       if (rounds == b.end() || !rounds->is_array() || rounds->size() != samples->size()) {
         unusable(where + ".rounds",
                  fmt::format("of '{}' is missing or does not have one round per sample (a report of scatterctl bench "
@@ -77,12 +84,12 @@ std::map<std::string, Side> rows_of(const json& benchmarks, const std::string& l
         const auto& s = (*samples)[k];
         const auto& r = (*rounds)[k];
         if (!s.is_number() || !(s.get<double>() > 0) || !std::isfinite(s.get<double>())) {
-          unusable(fmt::format("{}.samples_us[{}]", where, k),
-                   fmt::format("= {} is not a positive, finite time", s.dump()));
+          unusable(fmt::format("{}.{}[{}]", where, field, k),
+                   fmt::format("= {} is not a positive, finite {}", s.dump(), side.counted ? "count" : "time"));
         }
         if (!r.is_number_integer()) unusable(fmt::format("{}.rounds[{}]", where, k), fmt::format("= {} is not a round", r.dump()));
-        side.samples.push_back(s.get<double>() * 1e-6);
-        side.by_round[r.get<int>()] = s.get<double>() * 1e-6;
+        side.samples.push_back(s.get<double>() * scale);
+        side.by_round[r.get<int>()] = s.get<double>() * scale;
         const auto* block = blocks != b.end() ? &(*blocks)[k] : &r;
         if (!block->is_number_integer()) {
           unusable(fmt::format("{}.blocks[{}]", where, k), fmt::format("= {} is not a block", block->dump()));
@@ -169,6 +176,31 @@ void holm(std::vector<PairedRow*> rows, double PairedRow::*p) {
   }
 }
 
+// Counted rows: the rounds' ratios are exact (the same in every round, but for the cpu
+// backend's workers, whose waits vary by a few instructions), so the verdict needs no
+// statistics, only that the whole range of ratios lies past the threshold, or within it.
+void judge_counts(PairedRow& row, const std::vector<double>& ratios, double threshold) {
+  std::vector<double> sorted = ratios;
+  std::sort(sorted.begin(), sorted.end());
+  row.ratio = detail::median_of(sorted);
+  row.low = sorted.front();
+  row.high = row.upper = sorted.back();
+  row.p_slower = row.p_faster = -1.0;  // not a test
+  const double up = 1.0 + threshold;
+  if (row.low > up) {
+    row.verdict = "slower";
+  } else if (row.high < 1.0 / up) {
+    row.verdict = "faster";
+  } else if (row.low >= 1.0 / up && row.high <= up) {
+    row.verdict = "same";
+  } else {
+    row.verdict = "undecided";
+    row.why = fmt::format("the counts vary from call to call: ratios from {:.4f} to {:.4f} straddle the {:.2f}% "
+                          "threshold (--threads 1 makes them exact)",
+                          row.low, row.high, threshold * 100);
+  }
+}
+
 }  // namespace
 
 PairedComparison compare_paired(const std::string& report_json, const std::string& base, const std::string& next,
@@ -185,6 +217,10 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
   PairedComparison c;
   c.base_label = base;
   c.next_label = next;
+  const auto& context = doc.value("context", json::object());
+  const bool counted_report = context.is_object() && context.value("counter", std::string("time")) == "instructions";
+  c.threshold = options.threshold.value_or(default_threshold(counted_report ? Counter::instructions : Counter::time));
+  c.confidence = options.confidence;
   std::vector<std::string> order, unused;
   const auto base_rows = rows_of(doc["benchmarks"], base, order);
   const auto next_rows = rows_of(doc["benchmarks"], next, unused);
@@ -210,8 +246,36 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
       continue;
     }
     const auto& b = it->second;
+    if (a.counted != b.counted) {
+      row.verdict = "error";
+      row.why = fmt::format("{} is {} and {} is {}: they cannot be paired", base, a.counted ? "counted" : "timed", next,
+                            b.counted ? "counted" : "timed");
+      c.rows.push_back(std::move(row));
+      continue;
+    }
+    row.counted = a.counted;
     row.base = detail::median_of(a.samples);
     row.next = detail::median_of(b.samples);
+    if (row.counted) {
+      std::vector<double> ratios;
+      std::set<int> blocks;
+      for (const auto& [round, count] : a.by_round) {
+        if (const auto other = b.by_round.find(round); other != b.by_round.end()) {
+          ratios.push_back(other->second / count);
+          blocks.insert(a.block_of.at(round));
+        }
+      }
+      row.pairs = ratios.size();
+      row.blocks = blocks.size();
+      if (ratios.empty()) {
+        row.verdict = "error";
+        row.why = "no round with a count of both";
+      } else {
+        judge_counts(row, ratios, c.threshold);
+      }
+      c.rows.push_back(std::move(row));
+      continue;
+    }
     // The rounds' log ratios, averaged per block: rounds of one block share the backends'
     // processes, so a block, not a round, is one independent observation.
     std::map<int, std::pair<double, int>> per_block;
@@ -243,18 +307,24 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
     row.p_faster = signed_rank_p_above(d);
     c.rows.push_back(std::move(row));
   }
+  double log_sum = 0.0;
+  int estimated = 0;
   for (auto& row : c.rows) {
     if (row.verdict.empty()) tested.push_back(&row);
+    if (row.counted && row.ratio > 0) {
+      log_sum += std::log(row.ratio);
+      ++estimated;
+    }
   }
   // Two families, each Holm-corrected: "slower" fails the gate, and "faster" is what a
   // change's author claims.
   holm(tested, &PairedRow::p_slower);
   holm(tested, &PairedRow::p_faster);
   const double alpha = 1.0 - options.confidence;
-  const double up = 1.0 + options.threshold;
-  double log_sum = 0.0;
+  const double up = 1.0 + c.threshold;
   for (auto* row : tested) {
     log_sum += std::log(row->ratio);
+    ++estimated;
     if (row->blocks < kMinBlocks) {
       row->verdict = "undecided";
       row->why = fmt::format("{} blocks of rounds, {} needed for a verdict; more rounds would tell", row->blocks,
@@ -269,10 +339,10 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
       row->verdict = "undecided";
       row->why = fmt::format("its one-sided {:.0f}% bound is {:+.1f}%, past the {:.0f}% threshold; more rounds would "
                              "tell",
-                             options.confidence * 100, (row->upper - 1) * 100, options.threshold * 100);
+                             options.confidence * 100, (row->upper - 1) * 100, c.threshold * 100);
     }
   }
-  if (!tested.empty()) c.geomean_ratio = std::exp(log_sum / static_cast<double>(tested.size()));
+  if (estimated > 0) c.geomean_ratio = std::exp(log_sum / estimated);
   for (const auto& row : c.rows) {
     c.slower += row.verdict == "slower";
     c.faster += row.verdict == "faster";
@@ -297,6 +367,7 @@ std::string ratio_cell(const PairedRow& r) { return r.ratio > 0 ? fmt::format("{
 
 std::string interval_cell(const PairedRow& r) {
   if (r.ratio <= 0) return "-";
+  if (r.counted) return fmt::format("[{:.4f}, {:.4f}]", r.low, r.high);  // the rounds' range, exact
   if (!std::isfinite(r.high)) return "(too few rounds)";
   return fmt::format("[{:.3f}, {:.3f}]", r.low, r.high);
 }
@@ -312,49 +383,59 @@ std::string gate_word(const PairedComparison& c) {
   }
 }
 
-std::string summary(const PairedComparison& c, const PairedOptions& o) {
+std::string summary(const PairedComparison& c) {
   return fmt::format(
       "paired {} against {} ({}% threshold): {} slower, {} faster, {} same, {} undecided, {} without timing; geometric "
       "mean {:.3f}x; gate {}",
-      printable_text(c.next_label), printable_text(c.base_label), o.threshold * 100, c.slower, c.faster, c.same,
+      printable_text(c.next_label), printable_text(c.base_label), c.threshold * 100, c.slower, c.faster, c.same,
       c.undecided, c.errors, c.geomean_ratio, gate_word(c));
+}
+
+// A side's median: a time, or an instruction count per call.
+std::string value_cell(const PairedRow& r, double value) {
+  return r.counted ? fmt::format("{:.0f}", value) : detail::time_cell(value);
+}
+
+// The Holm-adjusted p of "slower"; a count is exact, not a test.
+std::string p_cell(const PairedRow& r) {
+  if (r.counted) return r.ratio > 0 ? "exact" : "-";
+  return r.ratio > 0 ? fmt::format("{:.3f}", r.p_slower) : "-";
 }
 
 }  // namespace
 
-std::string paired_table(const PairedComparison& c, const PairedOptions& o) {
+std::string paired_table(const PairedComparison& c) {
   std::string out = fmt::format("{:<48} {:>10} {:>10} {:>8} {:>18} {:>10} {:>8}  {}\n", "benchmark", "base", "new",
                                 "ratio", "95% interval", "pairs/blk", "p", "verdict");
   for (const auto& r : c.rows) {
     out += fmt::format("{:<48} {:>10} {:>10} {:>8} {:>18} {:>10} {:>8}  {}{}\n", printable_text(r.name),
-                       detail::time_cell(r.base), detail::time_cell(r.next), ratio_cell(r), interval_cell(r),
-                       fmt::format("{}/{}", r.pairs, r.blocks),
-                       r.ratio > 0 ? fmt::format("{:.3f}", r.p_slower) : "-", r.verdict,
+                       value_cell(r, r.base), value_cell(r, r.next), ratio_cell(r), interval_cell(r),
+                       fmt::format("{}/{}", r.pairs, r.blocks), p_cell(r), r.verdict,
                        r.why.empty() ? "" : ": " + printable_text(r.why));
   }
-  return out + summary(c, o) + "\n";
+  return out + summary(c) + "\n";
 }
 
-std::string paired_markdown(const PairedComparison& c, const PairedOptions& o) {
-  std::string out = "## scatterctl paired gate\n\n" + summary(c, o) + "\n\n";
+std::string paired_markdown(const PairedComparison& c) {
+  std::string out = "## scatterctl paired gate\n\n" + summary(c) + "\n\n";
   out += "| benchmark | base | new | ratio | 95% interval | pairs / blocks | p (slower, Holm) | verdict |\n"
          "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : c.rows) {
     const bool bad = r.verdict == "slower" || r.verdict == "error" || r.verdict == "undecided";
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), detail::time_cell(r.base),
-                       detail::time_cell(r.next), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
-                       r.ratio > 0 ? fmt::format("{:.3f}", r.p_slower) : "-", bad ? "**" + r.verdict + "**" : r.verdict,
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), value_cell(r, r.base),
+                       value_cell(r, r.next), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
+                       p_cell(r), bad ? "**" + r.verdict + "**" : r.verdict,
                        r.why.empty() ? "" : ": " + printable_text(r.why));
   }
   return out;
 }
 
-std::string paired_json(const PairedComparison& c, const PairedOptions& o) {
+std::string paired_json(const PairedComparison& c) {
   nlohmann::ordered_json doc;
   doc["base"] = c.base_label;
   doc["new"] = c.next_label;
-  doc["threshold"] = o.threshold;
-  doc["confidence"] = o.confidence;
+  doc["threshold"] = c.threshold;
+  doc["confidence"] = c.confidence;
   doc["gate"] = gate_word(c);
   doc["exit_code"] = c.exit_code();
   doc["geomean_ratio"] = c.geomean_ratio;
@@ -362,16 +443,24 @@ std::string paired_json(const PairedComparison& c, const PairedOptions& o) {
   for (const auto& r : c.rows) {
     nlohmann::ordered_json j;
     j["name"] = r.name;
-    j["base_median_s"] = r.base;
-    j["new_median_s"] = r.next;
+    if (r.counted) {
+      j["counter"] = "instructions";
+      j["base_instructions"] = r.base;
+      j["new_instructions"] = r.next;
+    } else {
+      j["base_median_s"] = r.base;
+      j["new_median_s"] = r.next;
+    }
     j["pairs"] = r.pairs;
     j["blocks"] = r.blocks;
     j["ratio"] = r.ratio;
     j["low"] = r.low;
     j["high"] = std::isfinite(r.high) ? nlohmann::ordered_json(r.high) : nlohmann::ordered_json(nullptr);
     j["upper_one_sided"] = std::isfinite(r.upper) ? nlohmann::ordered_json(r.upper) : nlohmann::ordered_json(nullptr);
-    j["p_slower_holm"] = r.p_slower;
-    j["p_faster_holm"] = r.p_faster;
+    if (!r.counted) {
+      j["p_slower_holm"] = r.p_slower;
+      j["p_faster_holm"] = r.p_faster;
+    }
     j["verdict"] = r.verdict;
     if (!r.why.empty()) j["why"] = r.why;
     rows.push_back(std::move(j));

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "scatter/bench.hpp"
+#include "scatter/counter.hpp"
 #include "scatter/error.hpp"
 
 namespace scatter {
@@ -68,6 +69,41 @@ std::string sector_cell(const BenchRow& r) {
                                                             : "-";
 }
 
+// 1.23 M, 45.6 k, 789: an instruction or miss count per call.
+std::string human_count(double count) {
+  if (count < 0) return "-";
+  if (count >= 1e9) return fmt::format("{:.3f} G", count / 1e9);
+  if (count >= 1e6) return fmt::format("{:.3f} M", count / 1e6);
+  if (count >= 1e3) return fmt::format("{:.2f} k", count / 1e3);
+  return fmt::format("{:.0f}", count);
+}
+
+// Simulated data-cache misses per call, reads and writes: D1 (first level) and LL (last level).
+double misses(const BenchRow& r, const char* read, const char* write) {
+  const double a = count_of(r.events, read), b = count_of(r.events, write);
+  return a < 0 || b < 0 ? -1.0 : a + b;
+}
+
+// bench --counter instructions: per row the instructions of one call and the simulated misses.
+std::string counted_table(const BenchReport& report) {
+  std::string out = fmt::format("device: {}; counted by callgrind: the instructions of the timed region, caches "
+                                "simulated\n",
+                                report.context.device);
+  out += fmt::format("{:<44} {:<11} {:>14} {:>11} {:>11} {:>6} {:>4}  {}\n", "benchmark", "backend", "instructions",
+                     "D1 misses", "LL misses", "spread", "n", "shape");
+  for (const auto& r : report.rows) {
+    if (!r.timed()) {
+      out += fmt::format("{:<44} {:<11} {}: {}\n", r.name, r.backend, to_string(r.status), r.error);
+      continue;
+    }
+    out += fmt::format("{:<44} {:<11} {:>14} {:>11} {:>11} {:>5.2f}% {:>4}  {}\n", r.name, r.backend,
+                       human_count(r.timing.median), human_count(misses(r, "D1mr", "D1mw")),
+                       human_count(misses(r, "DLmr", "DLmw")), r.timing.spread * 100, r.timing.samples.size(),
+                       r.shape);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string bench_json(const BenchReport& raw) {
@@ -93,6 +129,7 @@ std::string bench_json(const BenchReport& raw) {
                     {"load_start", load_json(c.load_start)},
                     {"load_end", load_json(c.load_end)},
                     {"busy", c.busy()},
+                    {"counter", std::string(to_string(c.counter))},
                     {"schema_version", 3}};
   for (const auto& [key, value] : c.properties) doc["context"][key] = value;
   // --backend LABEL=SPEC: what each labelled row's backend is.
@@ -111,34 +148,50 @@ std::string bench_json(const BenchReport& raw) {
     b["repetition_index"] = 0;
     b["threads"] = 1;
     b["iterations"] = r.timing.samples.size();
-    b["real_time"] = r.timing.median * 1e6;
-    b["cpu_time"] = r.timing.median * 1e6;
-    b["time_unit"] = "us";
-    b["bytes_per_second"] = r.timing.median > 0 ? r.bytes.total() / r.timing.median : 0.0;
+    if (r.counter == Counter::instructions) {
+      // Google Benchmark's fields hold the count in place of a time, so that its ratio tools
+      // still compare counted rows; the unit says what they are.
+      b["real_time"] = r.timing.median;
+      b["cpu_time"] = r.timing.median;
+      b["time_unit"] = "instructions";
+      b["counter"] = "instructions";
+      b["instructions"] = r.timing.median;
+      auto events = nlohmann::ordered_json::object();
+      for (const auto& [event, count] : r.events) events[event] = count;
+      b["events"] = events;
+      b["samples_instructions"] = r.timing.samples;
+    } else {
+      b["real_time"] = r.timing.median * 1e6;
+      b["cpu_time"] = r.timing.median * 1e6;
+      b["time_unit"] = "us";
+      b["bytes_per_second"] = r.timing.median > 0 ? r.bytes.total() / r.timing.median : 0.0;
+    }
     b["group"] = r.group;
     b["backend"] = r.backend;
     b["in_place"] = r.in_place;
     b["shape"] = r.shape;
     b["verified"] = r.verified;
-    b["timed_by"] = r.timed_by.empty() ? "scatterctl (the backend's own timer)" : r.timed_by;
-    b["cache"] = r.cold ? "cold" : "hot";
-    b["bytes"] = r.bytes.total();
-    b["bytes_indices"] = r.bytes.indices;
-    b["bytes_updates"] = r.bytes.updates;
-    b["bytes_writes"] = r.bytes.writes;
-    b["bytes_copy"] = r.bytes.copy;
-    b["gb_per_s"] = r.gbps();
-    b["percent_of_copy"] = r.percent_of_copy();
-    b["percent_of_sector_ceiling"] = r.percent_of_sector_ceiling();
-    b["element_writes"] = r.bytes.element_writes();
-    b["copy_line_gbps"] = r.copy_line() / 1e9;  // the 100% line of this row
-    b["copy_line"] = r.working_set_copy_bandwidth > 0 ? "working set" : "device";
-    b["floor_us"] = r.floor_seconds() * 1e6;
+    if (r.counter == Counter::time) {
+      b["timed_by"] = r.timed_by.empty() ? "scatterctl (the backend's own timer)" : r.timed_by;
+      b["cache"] = r.cold ? "cold" : "hot";
+      b["bytes"] = r.bytes.total();
+      b["bytes_indices"] = r.bytes.indices;
+      b["bytes_updates"] = r.bytes.updates;
+      b["bytes_writes"] = r.bytes.writes;
+      b["bytes_copy"] = r.bytes.copy;
+      b["gb_per_s"] = r.gbps();
+      b["percent_of_copy"] = r.percent_of_copy();
+      b["percent_of_sector_ceiling"] = r.percent_of_sector_ceiling();
+      b["element_writes"] = r.bytes.element_writes();
+      b["copy_line_gbps"] = r.copy_line() / 1e9;  // the 100% line of this row
+      b["copy_line"] = r.working_set_copy_bandwidth > 0 ? "working set" : "device";
+      b["floor_us"] = r.floor_seconds() * 1e6;
+      auto samples = nlohmann::ordered_json::array();
+      for (double t : r.timing.samples) samples.push_back(t * 1e6);
+      b["samples_us"] = samples;
+    }
     b["spread"] = r.timing.spread;
     b["cv"] = r.timing.cv;
-    auto samples = nlohmann::ordered_json::array();
-    for (double s : r.timing.samples) samples.push_back(s * 1e6);
-    b["samples_us"] = samples;
     // The round of each sample: samples of two backends in one round were taken moments apart.
     b["rounds"] = r.rounds;
     b["blocks"] = r.blocks;
@@ -159,6 +212,7 @@ std::string bench_json(const BenchReport& raw) {
 
 std::string bench_table(const BenchReport& raw) {
   const auto report = printable(raw);  // no byte of a name reaches a report as it is
+  if (report.context.counter == Counter::instructions) return counted_table(report);
   const auto& c = report.context;
   const bool working_set = std::any_of(report.rows.begin(), report.rows.end(),
                                        [](const BenchRow& r) { return r.working_set_copy_bandwidth > 0; });
@@ -208,6 +262,17 @@ std::string bench_markdown(const BenchReport& raw) {
                      load_text(c.load_end), c.load_start.cpus, c.busy() ? " (**busy**: timings are noisy)" : "",
                      c.repetitions, c.version, c.git_commit.empty() ? "" : ", commit " + c.git_commit.substr(0, 12),
                      c.date);
+  if (c.counter == Counter::instructions) {
+    out += "| benchmark | backend | shape | instructions | D1 misses | LL misses |\n|---|---|---|---|---|---|\n";
+    for (const auto& r : report.rows) {
+      out += r.timed() ? fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.name, r.backend, r.shape,
+                                     human_count(r.timing.median), human_count(misses(r, "D1mr", "D1mw")),
+                                     human_count(misses(r, "DLmr", "DLmw")))
+                       : fmt::format("| {} | {} | {} | {}: {} | | |\n", r.name, r.backend, r.shape,
+                                     to_string(r.status), r.error);
+    }
+    return out;
+  }
   out += "| benchmark | backend | shape | median | spread | GB/s | % of copy | % of sector ceiling | floor |\n"
          "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : report.rows) {

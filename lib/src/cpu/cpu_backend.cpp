@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "../bench/probes.hpp"
+#include "../counted.hpp"
 #include "../dispatch.hpp"
 #include "buckets.hpp"
 #include "pool.hpp"
@@ -234,9 +235,12 @@ class CpuBackend final : public Backend {
     if (!flags.in_place) std::memset(out.bytes(), 0, out.nbytes());
     if (flags.flush_caches) flush_host_caches();
     const auto start = Clock::now();
-    scatter(c, p, out, flags.in_place, workers, scratch_);
+    {
+      const CountedRegion counted;
+      scatter(c, p, out, flags.in_place, workers, scratch_);
+    }
     const std::chrono::duration<double> took = Clock::now() - start;
-    return {std::move(out), took.count(), {}, {}, {}};
+    return {std::move(out), took.count(), {}, {}, {}, {}};
   }
 
  private:

@@ -5,6 +5,7 @@
 // a plugin that writes where it must not is an error of the backend, not a wrong answer.
 
 #include "plugin_backend.hpp"
+#include "../counted.hpp"
 
 #include <dlfcn.h>
 
@@ -331,6 +332,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
     if (flags.flush_caches) flush_host_caches();
     const auto start = Clock::now();
     try {
+      const detail::CountedRegion counted;
       status = api_->run(&sc);
     } catch (...) {
       throw BackendFault(fmt::format("plugin {} threw a C++ exception out of run()", who));

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "../counted.hpp"
 #include "plugin_backend.hpp"
 #include "scatter/load.hpp"
 #include "scatter/plugin.hpp"
@@ -141,12 +142,18 @@ json run(Backend& backend, const json& request) {
     flags.deterministic = flags_in.value("deterministic", false);
     flags.flush_caches = flags_in.value("flush_caches", false);
     flags.repeat = request.value("repeat", 1);
+    detail::take_counts();  // a region of an earlier call that failed after it is not this call's
     auto result = backend.run(c, flags);
     write_npy(result.output, request.at("out").get<std::string>());
     answer["status"] = "ok";
     answer["seconds"] = result.seconds;
     answer["samples"] = result.samples.empty() ? std::vector<double>{result.seconds} : result.samples;
     answer["timing"] = result.timing;
+    // bench --counter instructions: the counts of the call's timed region (counter.hpp).
+    if (const auto counts = detail::take_counts()) {
+      answer["counts"] = json::object();
+      for (const auto& [event, value] : *counts) answer["counts"][event] = value;
+    }
   } catch (const Unsupported& e) {
     answer["status"] = "unsupported";
     answer["declared"] = true;  // the plugin's supports() declined it: part of its declaration

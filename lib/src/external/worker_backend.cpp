@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "../counted.hpp"
 #include "../load/detail.hpp"
 #include "process.hpp"
 #include "scatter/backend.hpp"
@@ -39,12 +41,13 @@ std::string text_of(const json& answer, const char* key) {
 class WorkerBackend final : public Backend {
  public:
   WorkerBackend(std::string name, std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env,
-                std::optional<double> request_timeout, bool hosts_builtin)
+                const WorkerOptions& options)
       : name_(std::move(name)),
         argv_(std::move(argv)),
         env_(std::move(env)),
-        request_timeout_(request_timeout),
-        hosts_builtin_(hosts_builtin) {}
+        request_timeout_(options.request_timeout),
+        hosts_builtin_(options.hosts_builtin),
+        count_instructions_(options.count_instructions) {}
 
   std::string_view name() const override { return name_; }
 
@@ -79,9 +82,10 @@ class WorkerBackend final : public Backend {
     return properties_;
   }
 
-  // Only a backend-host restarts in milliseconds; a framework worker imports for seconds.
+  // Only a backend-host restarts in milliseconds; a framework worker imports for seconds, and
+  // valgrind starts for seconds (counts do not depend on the process anyway).
   void renew() override {
-    if (!hosts_builtin_ || !process_ || !availability_.available) return;
+    if (!hosts_builtin_ || count_instructions_ || !process_ || !availability_.available) return;
     process_->stop();
     try {
       process_->start();
@@ -175,6 +179,15 @@ class WorkerBackend final : public Backend {
     }
     result.timing = text_of(answer, "timing");
     result.lowering = text_of(answer, "lowering");
+    if (const auto it = answer.find("counts"); it != answer.end() && it->is_object()) {
+      for (const auto& [event, value] : it->items()) {
+        if (!value.is_number() || !(value.get<double>() >= 0) || !std::isfinite(value.get<double>())) {
+          throw BackendFault(fmt::format("the {} worker broke protocol {}: counts.{} = {} is not a count", name_,
+                                         kProtocol, event, value.dump()));
+        }
+        result.counts.emplace_back(event, value.get<double>());
+      }
+    }
     return result;
   }
 
@@ -189,7 +202,16 @@ class WorkerBackend final : public Backend {
       availability_ = {false, e.message()};
       return;
     }
-    process_ = std::make_unique<WorkerProcess>(argv_, env_, dir_->path() + "/worker.log");
+    auto argv = argv_;
+    auto env = env_;
+    if (count_instructions_) {
+      // callgrind's dumps go to the private folder, one file per counted region.
+      const auto dumps = dir_->path() + "/callgrind.%p";
+      auto valgrind = detail::callgrind_argv(dumps);
+      argv.insert(argv.begin(), valgrind.begin(), valgrind.end());
+      env.emplace_back(detail::kCountDumpsVariable, dumps);
+    }
+    process_ = std::make_unique<WorkerProcess>(argv, env, dir_->path() + "/worker.log");
     json answer;
     try {
       process_->start();
@@ -270,6 +292,7 @@ class WorkerBackend final : public Backend {
   mutable std::string device_;
   mutable int threads_ = 1;
   bool hosts_builtin_ = false;
+  bool count_instructions_ = false;
   mutable BackendRole role_ = BackendRole::external;
   mutable std::vector<std::pair<std::string, std::string>> properties_;
   mutable std::optional<Capabilities> capabilities_;
@@ -284,9 +307,8 @@ class WorkerBackend final : public Backend {
 
 std::unique_ptr<Backend> make_worker_backend(std::string name, std::vector<std::string> argv,
                                              std::vector<std::pair<std::string, std::string>> env,
-                                             std::optional<double> request_timeout, bool hosts_builtin) {
-  return std::make_unique<WorkerBackend>(std::move(name), std::move(argv), std::move(env), request_timeout,
-                                         hosts_builtin);
+                                             const WorkerOptions& options) {
+  return std::make_unique<WorkerBackend>(std::move(name), std::move(argv), std::move(env), options);
 }
 
 }  // namespace scatter::external

@@ -11,12 +11,23 @@
 
 namespace scatter::external {
 
+/// How a worker is run and trusted.
+struct WorkerOptions {
+  std::optional<double> request_timeout;  ///< seconds a request may take (default 300)
+  /// Another scatterctl's `backend-host`: when its hello says it serves a built-in backend, it
+  /// is held to the built-ins' rules, and renewed every few rounds of a bench (it restarts in
+  /// milliseconds).
+  bool hosts_builtin = false;
+  /// bench --counter instructions: the host runs under callgrind, its dumps in the worker's
+  /// private folder, and each answer carries the counts of the call (counter.hpp). Never renewed.
+  bool count_instructions = false;
+};
+
 /// `name` as --backend spells it; `argv` starts the worker (no shell); `env` adds to the
 /// environment. The worker is started, and asked `hello`, on first use. A worker is an
-/// external backend, unless `hosts_builtin` (another scatterctl's `backend-host`) and its
-/// hello says it serves a built-in one: then it is held to the built-ins' rules.
+/// external backend unless `options` say otherwise.
 std::unique_ptr<Backend> make_worker_backend(std::string name, std::vector<std::string> argv,
                                              std::vector<std::pair<std::string, std::string>> env,
-                                             std::optional<double> request_timeout, bool hosts_builtin = false);
+                                             const WorkerOptions& options);
 
 }  // namespace scatter::external

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "../bench/probes.hpp"
+#include "../counted.hpp"
 #include "../dispatch.hpp"
 #include "scatter/backend.hpp"
 #include "scatter_loop.hpp"
@@ -36,10 +37,13 @@ class RefBackend final : public Backend {
     if (!flags.in_place) std::memset(out.bytes(), 0, out.nbytes());
     if (flags.flush_caches) flush_host_caches();
     auto start = Clock::now();
-    if (!flags.in_place) std::memcpy(out.bytes(), c.data.bytes(), c.data.nbytes());
-    reference_scatter_into(c, out);
+    {
+      const CountedRegion counted;
+      if (!flags.in_place) std::memcpy(out.bytes(), c.data.bytes(), c.data.nbytes());
+      reference_scatter_into(c, out);
+    }
     const std::chrono::duration<double> took = Clock::now() - start;
-    return {std::move(out), took.count(), {}, {}, {}};
+    return {std::move(out), took.count(), {}, {}, {}, {}};
   }
 };
 
