@@ -7,11 +7,14 @@
 #   one 2x:   new@$SLOW:2                       (caught when $SLOW is "slower" and the gate exits 1)
 #   one 1.1x: new@$SLOW:1.1                     (the same)
 #   all 1.5x: new@*:1.5                         (caught when the gate exits 1)
+# and with --counter instructions (valgrind; the neighbour cannot move a count):
+#   iaa:      no increase                       (any exit but 0 is a false alarm)
+#   i1.01:    new@$SLOW:1.01, 1% more instructions (caught when $SLOW is "slower" and the gate exits 1)
 # SCATTERCTL_BENCH_SLOWDOWN makes the new side's op take FACTOR times as long by running it
 # again inside the sample: real work, not edited numbers.
 # Usage: scripts/compare_noise.sh [SCATTERCTL]; env N (20), OUT (a temp dir), MODE (nd),
 #        FILTERS (space-separated globs; empty: the whole mode), SLOW, BUDGET (gate budget, s),
-#        KINDS (which of "aa x2 x1.1 all1.5" to run), THREADS (the cpu backend's threads: 1, so
+#        KINDS (which of "aa x2 x1.1 all1.5 iaa i1.01" to run; default the first four), THREADS (the cpu backend's threads: 1, so
 #        that on a 2-core machine the op and the neighbour each have a core; 0: one per core)
 set -u
 S=$(realpath "${1:-build/app/scatterctl}")
@@ -39,6 +42,14 @@ slowdown_of() {
     x2) echo "new@$SLOW:2" ;;
     x1.1) echo "new@$SLOW:1.1" ;;
     all1.5) echo "new@*:1.5" ;;
+    iaa) echo "" ;;
+    i1.01) echo "new@$SLOW:1.01" ;;
+  esac
+}
+# The counted kinds: instructions of one call, one pass (every round counts the same).
+counter_of() {
+  case "$1" in
+    i*) echo --counter instructions --repetitions 1 ;;
   esac
 }
 start=$(date +%s)
@@ -46,7 +57,8 @@ for kind in $KINDS; do
   for i in $(seq 1 "$N"); do
     name="${kind}_$i"
     t0=$(date +%s)
-    SCATTERCTL_BENCH_SLOWDOWN=$(slowdown_of "$kind") "$S" "${args[@]}" --json "$OUT/$name.json" \
+    # shellcheck disable=SC2046 # counter_of's words are separate arguments
+    SCATTERCTL_BENCH_SLOWDOWN=$(slowdown_of "$kind") "$S" "${args[@]}" $(counter_of "$kind") --json "$OUT/$name.json" \
       > "$OUT/$name.txt" 2> "$OUT/$name.err"
     rc=$?
     flagged=$(grep -cE "^$SLOW +.* slower$" "$OUT/$name.txt")

@@ -105,7 +105,8 @@ if [ "$offline" -eq 1 ]; then
     echo "setup: --offline: no $deps_dir/manifest.tsv; building with the system's packages"
   fi
 else
-  packages=(cmake g++ make "${dev_packages[@]}")
+  # valgrind: its callgrind.h marks the counted regions, and it runs them (bench --counter).
+  packages=(cmake g++ make valgrind "${dev_packages[@]}")
   if [ "$frameworks" -eq 1 ]; then
     packages+=(python3 python3-venv)
   fi

@@ -455,6 +455,48 @@ TEST(BenchCompare, NotAReportIsAnError) {
   EXPECT_THROW(compare_bench("not json", "{\"benchmarks\": []}", {}), Error);
 }
 
+// The message compare_bench gives for a NEW report that is `text`, against a good BASE.
+std::string unusable_new(const std::string& text) {
+  try {
+    compare_bench(report("cpu", {{"a@ref", {1, 2, 3, 4}}}), text, {});
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::schema) << e.message();
+    return e.message();
+  }
+  return "no error";
+}
+
+// A hostile or damaged report is an unusable report (exit 2) naming the field and its value,
+// never an abort and never a pass (reliability probe, finding 8; a time that is not positive
+// and finite, finding 3).
+TEST(BenchCompare, AMistypedFieldIsNamedWithItsValue) {
+  const std::string row = R"("name": "a@ref", "run_type": "iteration", "real_time": 2, "time_unit": "us")";
+  auto with = [&](const std::string& extra) {
+    return R"({"context": {"device": "cpu"}, "benchmarks": [{)" + row + extra + "}]}";
+  };
+  EXPECT_EQ(unusable_new(with(R"(, "cv": "high")")), "NEW: benchmarks[0].cv = \"high\" is not a number");
+  EXPECT_EQ(unusable_new(with(R"(, "error_occurred": "yes")")),
+            "NEW: benchmarks[0].error_occurred = \"yes\" is not true or false");
+  EXPECT_EQ(unusable_new(with(R"(, "error_occurred": true, "error_message": 5)")),
+            "NEW: benchmarks[0].error_message = 5 is not a string");
+  EXPECT_EQ(unusable_new(with(R"(, "samples_us": [1, -2])")),
+            "NEW: benchmarks[0].samples_us[1] = -2 is not a positive, finite number");
+  EXPECT_EQ(unusable_new(with(R"(, "samples_us": [1, 0])")),
+            "NEW: benchmarks[0].samples_us[1] = 0 is not a positive, finite number");
+  EXPECT_EQ(unusable_new(with(R"(, "samples_us": ["fast"])")),
+            "NEW: benchmarks[0].samples_us[0] = \"fast\" is not a positive, finite number");
+  EXPECT_EQ(unusable_new(R"({"benchmarks": [{"name": "a@ref", "real_time": 2, "time_unit": 5}]})"),
+            "NEW: benchmarks[0].time_unit = 5 is not a string");
+  EXPECT_EQ(unusable_new(R"({"benchmarks": [{"name": "a@ref", "real_time": 2, "time_unit": "h"}]})"),
+            "NEW: benchmarks[0].time_unit = \"h\" is not ns, us, ms, s or instructions");
+  EXPECT_EQ(unusable_new(R"({"benchmarks": [{"name": "a@ref", "real_time": -1}]})"),
+            "NEW: benchmarks[0].real_time = -1 is not a positive, finite number");
+  EXPECT_EQ(unusable_new(R"({"context": {"device": "cpu", "busy": "yes"}, "benchmarks": []})"),
+            "NEW: context.busy = \"yes\" is not true or false");
+  EXPECT_EQ(unusable_new(R"({"context": {"device": 7}, "benchmarks": []})"), "NEW: context.device = 7 is not a string");
+  EXPECT_EQ(unusable_new(R"({"benchmarks": [3]})" ), "NEW: benchmarks[0] = 3 is not an object");
+}
+
 TEST(MannWhitney, CompleteSeparationOfNineAndNine) {
   // U = 0, mean 40.5, variance 9*9*19/12 = 128.25: z = (40.5 - 0.5) / sqrt(128.25) = 3.532,
   // two-sided p = erfc(3.532 / sqrt 2) = 4.12e-4 (normal approximation with continuity correction).

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,63 +40,106 @@ struct Parsed {
   std::vector<std::string> order;
 };
 
-double to_seconds(double value, const std::string& unit) {
-  if (unit == "ns") return value * 1e-9;
-  if (unit == "us") return value * 1e-6;
-  if (unit == "ms") return value * 1e-3;
-  return value;
+using nlohmann::json;
+
+// A report is input: every field read is checked, and one of the wrong type or value is an
+// unusable report (Error(schema), exit 2) that names the side, the field and the value.
+[[noreturn]] void unusable(const char* which, const std::string& field, const json& value, const char* what) {
+  throw Error(ErrorCode::schema, which, fmt::format("{} = {} is not {}", field, value.dump(), what));
+}
+
+// `object[key]` as T, `fallback` when absent.
+template <class T>
+T field(const json& object, const char* key, T fallback, const char* which, const std::string& where) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return fallback;
+  const bool ok = std::is_same_v<T, bool>          ? it->is_boolean()
+                  : std::is_same_v<T, std::string> ? it->is_string()
+                                                   : it->is_number();
+  if (!ok) {
+    unusable(which, where + "." + key, *it,
+             std::is_same_v<T, bool> ? "true or false" : std::is_same_v<T, std::string> ? "a string" : "a number");
+  }
+  return it->get<T>();
+}
+
+// A time or count of a report: positive and finite.
+double positive(const json& value, const char* which, const std::string& where) {
+  if (!value.is_number() || !(value.get<double>() > 0) || !std::isfinite(value.get<double>())) {
+    unusable(which, where, value, "a positive, finite number");
+  }
+  return value.get<double>();
+}
+
+// Seconds per unit of Google Benchmark's time_unit; 0 for "instructions" (a count).
+double unit_scale(const std::string& unit, const char* which, const std::string& where) {
+  if (unit == "ns") return 1e-9;
+  if (unit == "us") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1.0;
+  if (unit == "instructions") return 0.0;
+  unusable(which, where + ".time_unit", json(unit), "ns, us, ms, s or instructions");
 }
 
 Parsed parse(const std::string& text, const char* which) {
   Parsed p;
-  nlohmann::json doc;
+  json doc;
   try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
     throw Error(ErrorCode::json, which, e.what());
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     throw Error(ErrorCode::schema, which, "is not a bench report (no \"benchmarks\" array)");
   }
-  if (doc.contains("context") && doc["context"].is_object()) {
+  if (doc.contains("context")) {
     const auto& ctx = doc["context"];
-    if (ctx.contains("device") && ctx["device"].is_string()) p.device = ctx["device"].get<std::string>();
+    if (!ctx.is_object()) unusable(which, "context", ctx, "an object");
+    p.device = field(ctx, "device", std::string(), which, "context");
     // Ours: load_start / load_end; Google Benchmark's: load_avg and num_cpus.
-    if (ctx.contains("num_cpus") && ctx["num_cpus"].is_number()) p.cpus = ctx["num_cpus"].get<int>();
-    auto busy_at = [&](const nlohmann::json& load) {
-      if (!load.is_array() || load.empty() || !load[0].is_number()) return;
+    p.cpus = static_cast<int>(field(ctx, "num_cpus", 0.0, which, "context"));
+    auto busy_at = [&](const json& load, const std::string& where) {
+      if (!load.is_array() || load.empty() || !load[0].is_number()) unusable(which, where, load, "[1-, 5-, 15-minute load]");
       const double l1 = load[0].get<double>();
       p.load1 = std::max(p.load1, l1);
       if (p.cpus > 0 && l1 > p.cpus) p.busy = true;
     };
-    if (ctx.contains("load_avg")) busy_at(ctx["load_avg"]);
+    if (ctx.contains("load_avg")) busy_at(ctx["load_avg"], "context.load_avg");
     for (const char* key : {"load_start", "load_end"}) {
-      if (ctx.contains(key) && ctx[key].is_object() && ctx[key].contains("load_avg")) busy_at(ctx[key]["load_avg"]);
+      if (!ctx.contains(key)) continue;
+      if (!ctx[key].is_object()) unusable(which, fmt::format("context.{}", key), ctx[key], "an object");
+      if (ctx[key].contains("load_avg")) busy_at(ctx[key]["load_avg"], fmt::format("context.{}.load_avg", key));
     }
-    if (ctx.value("busy", false)) p.busy = true;
+    if (field(ctx, "busy", false, which, "context")) p.busy = true;
   }
   std::map<std::string, std::vector<double>> repetitions;  // Google Benchmark: one entry per repetition
-  for (const auto& b : doc["benchmarks"]) {
-    if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) continue;
-    if (b.contains("run_type") && b["run_type"] != "iteration") continue;  // aggregates
-    const auto name = normalize_bench_name(b["name"].get<std::string>());
+  const auto& benchmarks = doc["benchmarks"];
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    const auto& b = benchmarks[i];
+    const auto where = fmt::format("benchmarks[{}]", i);
+    if (!b.is_object()) unusable(which, where, b, "an object");
+    const auto raw_name = field(b, "name", std::string(), which, where);
+    if (raw_name.empty()) unusable(which, where + ".name", b.value("name", json()), "a benchmark's name");
+    if (field(b, "run_type", std::string("iteration"), which, where) != "iteration") continue;  // aggregates
+    const auto name = normalize_bench_name(raw_name);
     Entry e;
-    if (b.value("error_occurred", false)) {
+    if (field(b, "error_occurred", false, which, where)) {
       e.error = true;
-      e.message = b.value("error_message", std::string("error"));
+      e.message = field(b, "error_message", std::string("error"), which, where);
     } else {
-      const auto unit = b.value("time_unit", std::string("ns"));
-      if (!b.contains("real_time") || !b["real_time"].is_number()) continue;
-      e.counted = unit == "instructions";
-      e.median = e.counted ? b["real_time"].get<double>() : to_seconds(b["real_time"].get<double>(), unit);
-      e.cv = b.value("cv", 0.0);
-      if (e.counted && b.contains("samples_instructions") && b["samples_instructions"].is_array()) {
-        for (const auto& s : b["samples_instructions"]) {
-          if (s.is_number()) e.samples.push_back(s.get<double>());
-        }
-      } else if (b.contains("samples_us") && b["samples_us"].is_array()) {
-        for (const auto& s : b["samples_us"]) {
-          if (s.is_number()) e.samples.push_back(s.get<double>() * 1e-6);
+      const double scale = unit_scale(field(b, "time_unit", std::string("ns"), which, where), which, where);
+      if (!b.contains("real_time")) unusable(which, where + ".real_time", json(), "a time or count");
+      e.counted = scale == 0.0;
+      e.median = positive(b["real_time"], which, where + ".real_time") * (e.counted ? 1.0 : scale);
+      e.cv = field(b, "cv", 0.0, which, where);
+      // Every sample: scatterctl's reports carry them (seconds as microseconds, or counts).
+      const char* key = e.counted ? "samples_instructions" : "samples_us";
+      if (b.contains(key)) {
+        const auto& samples = b[key];
+        if (!samples.is_array()) unusable(which, where + "." + key, samples, "an array");
+        for (std::size_t k = 0; k < samples.size(); ++k) {
+          const double v = positive(samples[k], which, fmt::format("{}.{}[{}]", where, key, k));
+          e.samples.push_back(e.counted ? v : v * 1e-6);
         }
       } else {
         repetitions[name].push_back(e.median);
