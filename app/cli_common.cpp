@@ -51,7 +51,11 @@ void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help) {
 void add_external(CLI::App* cmd, BackendFlags& flags) {
   cmd->add_option("--python", flags.python,
                   "interpreter for framework workers (default: $SCATTERCTL_PYTHON, the project's .venv, python3)");
-  cmd->add_flag("--isolate", flags.isolate, "run plugin:PATH backends in a child process (a crash cannot end the run)");
+  auto* in_process = cmd->add_flag("--in-process", flags.in_process,
+                "run plugin:PATH backends inside scatterctl (faster to start, easier to debug; a crash, exit() or hang "
+                "of the plugin then ends the run). By default each runs in a child process of its own");
+  cmd->add_flag("--isolate", flags.isolate, "plugin:PATH backends in a child process: the default")
+      ->excludes(in_process);
 }
 
 void add_expectations(CLI::App* cmd, ExpectationFlags& flags) {
@@ -157,7 +161,7 @@ std::string case_columns(const CaseDecl& d) {
 std::vector<std::unique_ptr<Backend>> backends_for(const BackendFlags& flags, const std::string& self_exe) {
   BackendConfig config;
   config.python = flags.python;
-  config.isolate = flags.isolate;
+  config.isolate = !flags.in_process;  // isolated unless asked otherwise: a plugin cannot end the run
   config.self_exe = self_exe;
   config.plugins = plugin_paths(flags.backend);
   config.labelled = labelled_specs(flags.backend);

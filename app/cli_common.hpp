@@ -46,7 +46,8 @@ void add_selection(CLI::App* cmd, SelectionFlags& flags);
 struct BackendFlags {
   std::string backend = "all";
   std::string python;
-  bool isolate = false;
+  bool isolate = false;     ///< --isolate: the default, accepted for older command lines
+  bool in_process = false;  ///< --in-process: plugins inside scatterctl
   double timeout = 0.0;  ///< run's --timeout: also the workers' request time-out
   int threads = 0;       ///< --threads of the cpu backend; 0: one per core
   bool count_instructions = false;  ///< bench --counter instructions: the counted backends

@@ -126,8 +126,13 @@ int print_report(BenchReport& report, const BenchFlags& o) {
   if (failed > 0) {
     std::cerr << fmt::format("scatterctl: {} benchmark{} failed or errored (no timing)\n", failed,
                              failed == 1 ? "" : "s");
+    return kExitFailed;
   }
-  return failed > 0 ? kExitFailed : kExitOk;
+  if (std::none_of(report.rows.begin(), report.rows.end(), [](const BenchRow& r) { return r.timed(); })) {
+    std::cerr << "scatterctl: nothing was measured: every benchmark was skipped on every backend (exit 4)\n";
+    return kExitNothing;
+  }
+  return kExitOk;
 }
 
 // --gate BASE,NEW: the two labels, each a backend of the run.

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "scatter/report.hpp"
 
@@ -60,6 +62,12 @@ int run(const RunFlags& o, const Invocation& invocation) {
   const auto expectations = expectations_for(o.expectations);  // a bad file is refused before any worker starts
   const auto chosen = choose(o.backends, invocation.self_exe, false);
   if (!chosen) return kExitEnv;
+  if (chosen->choice.run.empty() && !chosen->choice.not_running.empty()) {
+    // `frameworks` where no worker starts: a run of nothing is not a pass.
+    std::cerr << fmt::format("scatterctl: no backend of '--backend {}' can run (each says why above)\n",
+                             o.backends.backend);
+    return kExitEnv;
+  }
   RunOptions options;
   options.expectations = expectations ? &*expectations : nullptr;
   options.strict = o.expectations.strict;
@@ -72,7 +80,11 @@ int run(const RunFlags& o, const Invocation& invocation) {
   if (o.backends.timeout > 0) options.timeout = o.backends.timeout;
   const auto loaded = load(o.paths, o.selection.max_bytes);
   const auto reporter = reporters_for(o, *chosen, invocation);
-  return run_cases(loaded, options, chosen->choice, *reporter).exit_code;
+  const auto summary = run_cases(loaded, options, chosen->choice, *reporter);
+  const auto unwritten = reporter->write_errors();
+  for (const auto& why : unwritten) std::cerr << "scatterctl: " << why << " (the other reports are written)\n";
+  // A failing run keeps its code; a passing one whose report is missing is not a pass.
+  return unwritten.empty() || summary.exit_code != kExitOk ? summary.exit_code : static_cast<int>(kExitIo);
 }
 
 }  // namespace

@@ -17,13 +17,20 @@ namespace {
 
 extern "C" void on_signal(int) { scatter::request_interrupt(); }
 
-// SIGINT/SIGTERM stop the run between steps; reports are written for what finished.
+// SIGINT, SIGTERM and SIGHUP (a closed terminal, a CI runner's hang-up) stop the run between
+// steps; reports are written for what finished. SIGPIPE is ignored: a reader that went away
+// (`run | head`) ends the printing, not the run, and the report files are still written.
 void install_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 // This executable, for the child process of --isolate.

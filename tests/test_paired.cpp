@@ -79,6 +79,18 @@ TEST(PairedGate, AUniformSlowdownOfEveryBenchmarkFails) {
   EXPECT_NEAR(c.geomean_ratio, 1.5, 0.03);
 }
 
+TEST(PairedGate, SlowerMeansSignificantlyPastTheThresholdNotPastOne) {
+  // 12 blocks whose ratios centre on 1.052 with +-4% of noise: past 1 beyond doubt, past 1.05
+  // not at all. That is no evidence of a 5% slowdown, so no "slower" (an A/A gate under a busy
+  // neighbour failed on such a row when "slower" tested the ratio against 1).
+  const auto c = compare_paired(report(paired_rows("nd/x", 1.052, 12, 0.08, 11)), "base", "new");
+  EXPECT_GT(c.rows[0].ratio, 1.03);
+  EXPECT_GT(c.rows[0].low, 1.0) << "significantly above 1";
+  EXPECT_EQ(c.rows[0].verdict, "undecided");
+  // The same noise around 1.2 is slower.
+  EXPECT_EQ(compare_paired(report(paired_rows("nd/x", 1.2, 12, 0.08, 11)), "base", "new").rows[0].verdict, "slower");
+}
+
 TEST(PairedGate, TooFewRoundsAreUndecidedNotPassed) {
   // Own noise of +-25% and 6 rounds: a 10% slowdown can be neither shown nor ruled out.
   const auto c = compare_paired(report(paired_rows("nd/x", 1.1, 6, 0.5, 3)), "base", "new");

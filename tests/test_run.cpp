@@ -370,10 +370,11 @@ TEST_F(RunCases, ExpectErrorPassesOnlyWithExactlyItsCode) {
 }
 
 // Without `expected`, ref alone has nothing to compare with: skipped with that reason,
-// never "passed".
+// never "passed"; and a run in which nothing else ran tested nothing (exit 4, never 0).
 TEST_F(RunCases, NoExpectedOnRefAloneIsSkippedNotPassed) {
   const auto s = run({kNoExpected});
-  EXPECT_EQ(s.exit_code, scatter::kExitOk);
+  EXPECT_TRUE(s.nothing_ran());
+  EXPECT_EQ(s.exit_code, scatter::kExitNothing);
   EXPECT_EQ(s.passed, 0);
   EXPECT_EQ(s.skipped, 1);
   const auto* r = capture_.find("no_expected");

@@ -77,6 +77,21 @@ TEST(ValidateTooLarge, ElementCountOverflowsInt64) {
                   "inputs.data.shape = [4294967296, 4294967296] of float32 has more bytes than any memory holds");
 }
 
+TEST(ValidateTooLarge, OtherDimensionsOverflowBesideAZero) {
+  // [0, 2^32, 2^32] has no elements, but its strides and the ScatterND slice [2^32, 2^32]
+  // overflow: it passed validate and then aborted run, explain and dump (reliability probe 7).
+  const auto huge = [](const std::string& dtype) {
+    return R"({"dtype": ")" + dtype + R"(", "shape": [0, 4294967296, 4294967296], "values": []})";
+  };
+  EXPECT_REJECTED(make_case(R"("op": "scatter_nd")", huge("float32"), tensor("int64", "[0, 1]", "[]"), huge("float32")),
+                  ErrorCode::too_large,
+                  "inputs.data.shape = [0, 4294967296, 4294967296]: the product of its other dimensions overflows "
+                  "int64 (its strides would), zero dimension or not");
+  // The same product with room to spare passes.
+  const auto fits = R"({"dtype": "float32", "shape": [0, 65536, 65536], "values": []})";
+  EXPECT_FALSE(rejection(make_case(R"("op": "scatter_nd")", fits, tensor("int64", "[0, 1]", "[]"), fits)).has_value());
+}
+
 TEST(ValidateTooLarge, ByteCountOverflowsInt64) {
   // 2^62 elements fit in int64, 2^62 * 8 bytes do not.
   const auto data = R"({"dtype": "float64", "shape": [4611686018427387904], "generate": {"kind": "fill", "value": 0}})";

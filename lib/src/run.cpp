@@ -107,6 +107,10 @@ TrialOptions trial_options_of(const RunOptions& options, bool oracle_alone) {
 }
 
 void count(RunSummary& s, const CaseResult& r, bool strict) {
+  if (r.backend != "-") {
+    ++s.backend_rows;
+    if (r.status != Status::skipped) ++s.backend_verdicts;
+  }
   switch (r.status) {
     case Status::passed:
       ++s.passed;
@@ -143,7 +147,7 @@ void finish(RunSummary& s, const LoadResult& loaded) {
     s.exit_code = kExitInvalid;
   } else if (s.failed > 0) {
     s.exit_code = kExitFailed;
-  } else if (s.selected == 0 && loaded.file_errors.empty()) {
+  } else if ((s.selected == 0 && loaded.file_errors.empty()) || s.nothing_ran()) {
     s.exit_code = kExitNothing;
   } else {
     s.exit_code = kExitOk;
@@ -307,8 +311,14 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
       for (auto* backend : backends.run) {
         auto t = try_case(*backend, facts, trial_options);
         if (t.output) {
-          save_failure_bundle(options.save_failures, *entry.decl, *c, std::string(backend->label()), *t.output,
-                              facts.want());
+          // A bundle is an aid, not the verdict: a full disk costs the bundle, not the run.
+          try {
+            save_failure_bundle(options.save_failures, *entry.decl, *c, std::string(backend->label()), *t.output,
+                                facts.want());
+          } catch (const Error& e) {
+            if (e.code() != ErrorCode::io) throw;
+            ++s.warnings[fmt::format("--save-failures: {}", e.message())];
+          }
         }
         emit(result_of(entry, *backend, std::move(t), lists_traps(*backend), facts, false));
       }

@@ -16,14 +16,16 @@ std::string format_shape(const Shape& shape) { return fmt::format("[{}]", fmt::j
 std::string format_coord(std::span<const std::int64_t> coord) { return fmt::format("[{}]", fmt::join(coord, ",")); }
 
 std::int64_t checked_numel(const Shape& shape) {
-  for (auto d : shape) {
-    if (d == 0) return 0;
-  }
+  // The product of the other dimensions must fit even beside a zero: the strides and the
+  // element counts of sub-shapes (a ScatterND slice, an index prefix) are those products.
   std::int64_t n = 1;
+  bool empty = false;
   for (auto d : shape) {
-    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
+    if (d < 0) return -1;
+    if (d == 0) empty = true;
+    else if (__builtin_mul_overflow(n, d, &n)) return -1;
   }
-  return n;
+  return empty ? 0 : n;
 }
 
 std::int64_t numel(const Shape& shape) {

@@ -10,6 +10,7 @@ ignored); $FAKE_WORKER_MODE says how it misbehaves:
   mute       never answers, not even hello
   identity   answers hello, then returns `data` unchanged (right only where the
              updates equal what they overwrite)
+  negtime    as identity, but says the op took -1 s
 """
 import json
 import os
@@ -53,5 +54,8 @@ for line in requests:
     elif mode == "identity":
         shutil.copyfile(req["data"], req["out"])
         answer({"id": req["id"], "status": "ok"})
+    elif mode == "negtime":
+        shutil.copyfile(req["data"], req["out"])
+        answer({"id": req["id"], "status": "ok", "seconds": -1, "samples": [-1]})
     else:
         answer({"id": req["id"], "status": "error", "message": f"unknown FAKE_WORKER_MODE '{mode}'"})

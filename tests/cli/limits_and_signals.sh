@@ -88,7 +88,7 @@ mkdir "$dir"
   done
   printf ']}\n'
 } >"$dir/many.json"
-for sig in TERM INT; do
+for sig in TERM INT HUP; do
   rep="$TMP/reports_$sig"
   mkdir "$rep"
   "$BIN" run --backend ref "$dir" --json "$rep/r.json" --junit "$rep/r.xml" --markdown "$rep/r.md" \
@@ -122,7 +122,9 @@ for sig in TERM INT; do
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$rep/r.json" || fail "$label: r.json is not valid JSON"
     python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$rep/r.xml" || fail "$label: r.xml is not valid XML"
   fi
-  [ "$(grep -c '<testcase ' "$rep/r.xml")" -eq "$passed" ] || fail "$label: r.xml does not hold the $passed cases"
+  # The cases that passed, and one error more that says the run was interrupted.
+  [ "$(grep -c '<testcase ' "$rep/r.xml")" -eq $((passed + 1)) ] || fail "$label: r.xml does not hold the $passed cases"
+  grep -q '<testcase classname="run" name="interrupted"' "$rep/r.xml" || fail "$label: r.xml does not say interrupted"
   grep -qi 'interrupted' "$rep/r.md" || fail "$label: r.md does not say interrupted"
   echo "$label: stopped after $passed of 200 cases, exit $rc, reports complete"
 done

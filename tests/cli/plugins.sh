@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plugins end to end through the CLI (docs/backends.md, examples/plugin/README.md):
-# - the example plugin on the bundled cases, in process and with --isolate (the hidden
-#   `scatterctl plugin-host` over protocol 1): every declared case passes, the others are
+# - the example plugin on the bundled cases, --in-process and isolated (the default: the
+#   hidden `scatterctl plugin-host` over protocol 1): every declared case passes, the others are
 #   skipped with the rule they break, expect_error index cases are rejected as expected;
 # - each broken test plugin (tests/plugins/) reported as the contract says: a wrong
 #   answer FAILED with the element named; a crash (isolated only: in process it ends the
@@ -22,7 +22,7 @@ plugin() { echo "plugin:$PLUGINS/$1.so"; }
 
 # 1. The example on the bundled cases, in process, then isolated.
 ex="plugin:$EXAMPLE"
-for mode in "" --isolate; do
+for mode in --in-process ""; do
   what="example plugin${mode:+ $mode}"
   ctl run "$REPO/cases" --backend "$ex" $mode
   check "$what: exit 0" rc_is 0
@@ -47,7 +47,7 @@ for mode in "" --isolate; do
   check "$what: the plugin rejects each expect_error index case as expected" cmp -s "$TMP/loader" "$TMP/plugin"
   tail -n 1 "$TMP/out" >"$TMP/closing${mode}"
 done
-check "--isolate gives the in-process closing line" cmp -s "$TMP/closing" "$TMP/closing--isolate"
+check "isolated (the default) gives the in-process closing line" cmp -s "$TMP/closing--in-process" "$TMP/closing"
 
 # Cases for the test plugins, which declare scatter_elements none on float32 and compute
 # it for rank 1: five they accept, an int32 case they do not, and an invalid case.
@@ -75,7 +75,7 @@ JSON
 valid=$TMP/cases
 
 # 2. wrong_answer: output[0] is one too large.
-for mode in "" --isolate; do
+for mode in --in-process ""; do
   what="wrong_answer${mode:+ $mode}"
   p=$(plugin wrong_answer)
   ctl run "$valid" --backend "$p" $mode
@@ -101,6 +101,16 @@ check "crash --isolate on an expect_error case: exit 1" rc_is 1
 check "crash --isolate on an expect_error case: a memory-safety finding" \
   out_has "^x1_index_out_of_range .* ERROR +\[crashed\] memory-safety finding: crashed on an invalid case"
 
+# 3b. exits: run() calls exit(0). In process the exit guard ends the run with 1, naming the
+# case; isolated (the default) each case is an ERROR and the run goes on.
+p=$(plugin exits)
+ctl run "$valid" --backend "$p" --in-process
+check "exit(0) --in-process: exit 1, never 0" rc_is 1
+check "... naming the plugin and the case" err_has "run\(\) of $(re "$p") on case 'f[1-5]_case' called exit\(\)"
+ctl run "$valid" --backend "$p"
+check "exit(0) isolated: exit 1" rc_is 1
+check "... each case an ERROR, the run to its end" last_line_matches '^scatterctl: 0 passed, 5 failed, 1 skipped$'
+
 # 4. hang, isolated, --timeout 2: each case ERROR naming the time-out, and the run ends.
 p=$(plugin hang)
 ctl run "$TMP/cases/f1.json" "$TMP/cases/f2.json" --backend "$p" --isolate --timeout 2
@@ -111,18 +121,22 @@ check "hang --isolate --timeout 2: the closing line is printed last" last_line_m
 check "hang --isolate --timeout 2: done in bounded time (${seconds} s)" test "$seconds" -lt 30
 check "hang --isolate: no plugin-host process is left" test -z "$(pgrep -f -- "$(re "plugin-host $PLUGINS/hang.so")")"
 
-# 5. unsupported: skipped with the plugin's own reason.
-for mode in "" --isolate; do
+# 5. unsupported: skipped with the plugin's own reason. Every case skipped on the one backend
+# asked for: nothing was tested, and the run says so (exit 4, never 0).
+for mode in --in-process ""; do
   what="unsupported${mode:+ $mode}"
   p=$(plugin unsupported)
   ctl run "$valid" --backend "$p" $mode
-  check "$what: exit 0" rc_is 0
+  check "$what: exit 4 (nothing ran)" rc_is 4
+  check "$what: says that nothing ran" out_has "^nothing ran: every case was skipped on every backend"
   check "$what: 5 skips with the plugin's reason" out_has "^ +5  $(re "$p"): unsupported: the unsupported test plugin supports nothing$"
   check "$what: closing line" last_line_matches '^scatterctl: 0 passed, 0 failed, 6 skipped$'
+  ctl run "$valid" --backend "ref,$p" $mode
+  check "$what beside ref: exit 0 (ref ran them)" rc_is 0
 done
 
 # 6. liar, input_writer, overrun: ERROR naming the problem, on valid and invalid cases.
-for mode in "" --isolate; do
+for mode in --in-process ""; do
   for pair in "liar|accepted the case in supports\(\) but run\(\) returned SP_UNSUPPORTED" \
     "input_writer|modified its input data" "overrun|wrote past the end of out"; do
     name=${pair%%|*}
@@ -143,7 +157,7 @@ for mode in "" --isolate; do
 done
 
 # 7. Plugins that cannot be loaded, named with --backend: exit 5 and the reason on stderr.
-for mode in "" --isolate; do
+for mode in --in-process ""; do
   for pair in "abi_mismatch|is built for ABI 2\.0, scatterctl speaks 1\." \
     "no_entry|exports no scatter_plugin_get_api" "bad_capabilities|declares invalid capabilities: .*not valid JSON" \
     "null_api|returned NULL"; do

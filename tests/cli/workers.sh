@@ -90,6 +90,15 @@ check "worker writes the wrong shape: ERROR 'wrote an invalid output' with the s
   out_has '^w1_changes .* numpy +ERROR +\[backend\] numpy wrote an invalid output: .*has shape \[2\] but the tensor is declared \[4\]'
 check "worker writes the wrong shape: every case" test "$(grep -Ec ' numpy +ERROR +\[backend\] numpy wrote an invalid output' "$TMP/out")" -eq 4
 
+fake negtime bench "$cases" --filter w2_same --min-samples 2 --repetitions 1 --max-seconds 0.1
+check "worker says its op took -1 s: the benchmark errors (exit 1)" rc_is 1
+check "... naming the field and value" out_has "seconds = -1 is not a time of 1 ns or more"
+
+# Every framework unavailable (no interpreter): not a run of nothing that passes.
+ctl run "$cases" --backend frameworks --python "$TMP/no-such-python"
+check "--backend frameworks where no worker starts: exit 5, not 0" rc_is 5
+check "... saying that none can run" err_has "no backend of '--backend frameworks' can run"
+
 fake silent run "$cases" --timeout 1 --filter 'w[12]_*'
 check "worker never answers run, --timeout 1: exit 1" rc_is 1
 check "worker never answers run: ERROR naming the time-out" \

@@ -146,7 +146,7 @@ class Backend {
 /// How external backends are found and run (docs/backends.md).
 struct BackendConfig {
   std::string python;                   ///< --python; empty: $SCATTERCTL_PYTHON, the project's .venv, python3
-  bool isolate = false;                 ///< --isolate: plugins in a child process
+  bool isolate = false;                 ///< plugins in a child process (the CLI's default; --in-process clears it)
   std::string self_exe;                 ///< scatterctl itself, which hosts isolated plugins
   std::vector<std::string> plugins;     ///< paths of the plugin:PATH backends asked for
   /// --backend LABEL=SPEC entries: {label, spec}, each a backend instance of its own.

@@ -33,8 +33,10 @@ struct PairedRow {
   /// The one-sided upper bound at the confidence (the two-sided interval's at 2c - 1): "same"
   /// when it is within the threshold (Schuirmann's two one-sided tests).
   double upper = 0.0;
-  double p_slower = 1.0;  ///< one-sided signed-rank p of "new is not slower", Holm-adjusted
-  double p_faster = 1.0;  ///< the same for "new is not faster"
+  /// One-sided signed-rank p of "new is not slower by more than the threshold" (the log ratios
+  /// shifted by log(1 + t)), Holm-adjusted: a test of a change that matters, not of any change.
+  double p_slower = 1.0;
+  double p_faster = 1.0;  ///< the same for "new is not faster by more than the threshold"
   /// slower: significantly slower (Holm) by more than the threshold; faster: the mirror; same: the one-sided bound rules out a
   /// slowdown as large as the threshold; undecided: none of these, or too few blocks (more
   /// rounds would tell); error: a side has no timing (`why` says which).

@@ -28,6 +28,7 @@ enum ExitCode : int {
   kExitNothing = 4,
   kExitEnv = 5,
   kExitUndecided = 6,  ///< the paired gate could not decide within its budget
+  kExitIo = 7,         ///< every case passed, but a report could not be written
   kExitInterrupted = 130,
 };
 
@@ -65,6 +66,13 @@ struct RunSummary {
   int xpassed = 0;  ///< part of passed, or of failed under --strict
   std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count
   std::map<std::string, int> xfail_ids;     ///< "backend: entry id" -> count
+  /// Problems that did not stop the run (a failure bundle that could not be written), once each
+  /// with how often it happened.
+  std::map<std::string, int> warnings;
+  int backend_rows = 0;      ///< results on a backend (not the loader's own verdicts)
+  int backend_verdicts = 0;  ///< of those, the ones not skipped
+  /// Cases ran on backends, and every one was skipped: nothing was tested (exit 4, never 0).
+  bool nothing_ran() const { return backend_rows > 0 && backend_verdicts == 0; }
   int exit_code = kExitOk;
 };
 
@@ -77,6 +85,9 @@ class Reporter {
   virtual void on_file_error(const Error& error) = 0;
   virtual void on_result(const CaseResult& result) = 0;
   virtual void on_end(const RunSummary& summary) = 0;
+  /// Why reports could not be written (a full disk): a tee writes every report it can and
+  /// keeps the others' errors here rather than stop at the first.
+  virtual std::vector<std::string> write_errors() const { return {}; }
 };
 
 }  // namespace scatter

@@ -22,8 +22,9 @@ std::string format_shape(const Shape& shape);
 /// "[1,0,3]": a coordinate, as used in field names like "indices[1,0]".
 std::string format_coord(std::span<const std::int64_t> coord);
 
-/// Element count; nullopt-like failure is reported by returning -1 when the product
-/// overflows int64 (a shape with a zero dimension has 0 elements and never overflows).
+/// Element count, or -1 when the product of the dimensions overflows int64. A zero dimension
+/// makes the count 0, but the product of the others must still fit: strides and the counts
+/// of sub-shapes are made of them.
 std::int64_t checked_numel(const Shape& shape);
 /// Element count of a shape already known not to overflow.
 std::int64_t numel(const Shape& shape);

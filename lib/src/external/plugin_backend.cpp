@@ -5,13 +5,15 @@
 // a plugin that writes where it must not is an error of the backend, not a wrong answer.
 
 #include "plugin_backend.hpp"
-#include "../counted.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -22,7 +24,9 @@
 #include <fmt/format.h>
 
 #include "../bench/probes.hpp"
+#include "../counted.hpp"
 #include "scatter/plugin.hpp"
+#include "scatter/result.hpp"
 
 namespace scatter {
 namespace detail {
@@ -34,6 +38,38 @@ static_assert(offsetof(sp_tensor, device) == 8 && offsetof(sp_tensor, ndim) == 1
               "sp_tensor no longer has DLTensor's layout");
 
 namespace {
+
+// The plugin call in flight ("supports() of plugin:P on case C"), for the exit guard. A plain
+// buffer: it must outlive every static destructor that exit() runs before the guard.
+char call_in_flight[768] = {};
+
+// An in-process plugin that calls exit() must not end the run with the status it chose (exit(0)
+// would read as a pass, with no closing line and no report): exit() runs this guard, which
+// names the call and ends the process with 1 instead.
+void exit_guard() {
+  if (call_in_flight[0] == '\0') return;
+  char message[1024];
+  const int n = std::snprintf(message, sizeof message,
+                              "scatterctl: %s called exit(): the run is incomplete (exit 1). Plugins run in a child "
+                              "process of their own unless --in-process is given, where this costs one case\n",
+                              call_in_flight);
+  if (n > 0) (void)!::write(STDERR_FILENO, message, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof message - 1));
+  ::_exit(kExitFailed);
+}
+
+// Marks a call into the plugin for the exit guard while it runs.
+class InFlight {
+ public:
+  InFlight(const char* what, const std::string& plugin, const std::string& case_name) {
+    static const bool guarded = std::atexit(exit_guard) == 0;
+    (void)guarded;
+    std::snprintf(call_in_flight, sizeof call_in_flight, "%s of %s on case '%s'", what, plugin.c_str(),
+                  case_name.c_str());
+  }
+  ~InFlight() { call_in_flight[0] = '\0'; }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+};
 
 // The table as ABI 1.0 defines it: later minor versions only append, so a plugin built
 // against any 1.x has at least this much.
@@ -305,7 +341,10 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   const auto who = plugin_name();
   if (api_->supports != nullptr) {
     char reason[1024] = {};
-    const auto status = api_->supports(&sc, reason, sizeof reason);
+    const auto status = [&] {
+      const InFlight in_flight("supports()", name_, c.name);
+      return api_->supports(&sc, reason, sizeof reason);
+    }();
     reason[sizeof reason - 1] = '\0';
     switch (status) {
       case SP_OK:
@@ -330,6 +369,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   for (int i = repeat > 1 ? -1 : 0; i < repeat; ++i) {
     if (i > (repeat > 1 ? -1 : 0)) out.restore(c.data);
     if (flags.flush_caches) flush_host_caches();
+    const InFlight in_flight("run()", name_, c.name);  // outside the timed region: it formats a string
     const auto start = Clock::now();
     try {
       const detail::CountedRegion counted;

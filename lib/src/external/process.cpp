@@ -38,6 +38,29 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// The private folders of earlier runs that ended without removing them (SIGKILL, a crash):
+// under `base`, named PREFIX-PID-XXXXXX, real folders of this user, whose PID no longer runs.
+// Nobody else's folder, and no running scatterctl's, is touched.
+void remove_stale_dirs(const std::string& base, const std::string& prefix) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (name.rfind(prefix + "-", 0) != 0) continue;
+    const auto rest = name.substr(prefix.size() + 1);
+    const auto dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0 || dash > 9 ||
+        rest.find_first_not_of("0123456789") != dash) continue;
+    const auto pid = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+    struct stat st {};
+    if (pid == ::getpid() || ::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) {
+      continue;
+    }
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // still running (or not ours to ask)
+    std::error_code ignored;
+    std::filesystem::remove_all(it->path(), ignored);
+  }
+}
+
 }  // namespace
 
 PrivateDir::PrivateDir(const std::string& prefix) {
@@ -46,6 +69,8 @@ PrivateDir::PrivateDir(const std::string& prefix) {
     const char* tmp = std::getenv("TMPDIR");
     base = tmp && *tmp ? tmp : "/tmp";
   }
+  static const bool swept = (remove_stale_dirs(base, prefix), true);  // once a process
+  (void)swept;
   std::string pattern = fmt::format("{}/{}-{}-XXXXXX", base, prefix, ::getpid());
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw Error(ErrorCode::io, "", fmt::format("cannot make a private directory '{}': {}", pattern, std::strerror(errno)));
@@ -104,6 +129,7 @@ void WorkerProcess::start() {
     ::sigaction(SIGINT, &dfl, nullptr);
     ::sigaction(SIGTERM, &dfl, nullptr);
     ::sigaction(SIGPIPE, &dfl, nullptr);
+    ::sigaction(SIGHUP, &dfl, nullptr);
     // fds 3 and 4 are the protocol; dup2 clears FD_CLOEXEC on the copies.
     int in = ::fcntl(requests[0], F_DUPFD_CLOEXEC, 10);
     int out = ::fcntl(answers[1], F_DUPFD_CLOEXEC, 10);

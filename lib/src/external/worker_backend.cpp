@@ -30,6 +30,7 @@ constexpr int kProtocol = 1;
 constexpr double kHelloSeconds = 120.0;     // importing torch or tvm takes seconds
 constexpr double kDefaultCaseSeconds = 300.0;
 constexpr int kCrashesBeforeGivingUp = 3;
+constexpr double kShortestTime = 1e-9;  // seconds
 
 using nlohmann::json;
 
@@ -171,11 +172,9 @@ class WorkerBackend final : public Backend {
     } catch (const Error& e) {
       throw BackendFault(fmt::format("{} wrote an invalid output: {}", name_, e.message()));
     }
-    if (const auto it = answer.find("seconds"); it != answer.end() && it->is_number()) result.seconds = it->get<double>();
+    if (const auto it = answer.find("seconds"); it != answer.end()) result.seconds = time_of(*it, "seconds");
     if (const auto it = answer.find("samples"); it != answer.end() && it->is_array()) {
-      for (const auto& s : *it) {
-        if (s.is_number()) result.samples.push_back(s.get<double>());
-      }
+      for (std::size_t k = 0; k < it->size(); ++k) result.samples.push_back(time_of((*it)[k], fmt::format("samples[{}]", k)));
     }
     result.timing = text_of(answer, "timing");
     result.lowering = text_of(answer, "lowering");
@@ -259,6 +258,16 @@ class WorkerBackend final : public Backend {
       return;
     }
     availability_ = {true, ""};
+  }
+
+  // A time the worker measured: positive, finite, and not under a nanosecond, which no timer
+  // resolves (a worker that answers -1 or 1e-300 s would make any comparison meaningless).
+  double time_of(const json& value, const std::string& field) const {
+    if (!value.is_number() || !(value.get<double>() >= kShortestTime) || !std::isfinite(value.get<double>())) {
+      throw BackendFault(fmt::format("the {} worker broke protocol {}: {} = {} is not a time of 1 ns or more", name_,
+                                     kProtocol, field, value.dump()));
+    }
+    return value.get<double>();
   }
 
   json hello_request() const { return {{"id", 0}, {"op", "hello"}, {"protocol", kProtocol}, {"backend", name_}}; }

@@ -91,8 +91,13 @@ PendingTensor parse_tensor(const json& t, const std::string& field, const fs::pa
   std::uint64_t bytes = 0;
   if (n < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(n), size_of(p.decl.dtype), &bytes) ||
       bytes > static_cast<std::uint64_t>(INT64_MAX)) {
+    const bool empty = std::find(p.decl.shape.begin(), p.decl.shape.end(), 0) != p.decl.shape.end();
     throw Error(ErrorCode::too_large, field + ".shape",
-                fmt::format("= {} of {} has more bytes than any memory holds", format_shape(p.decl.shape), dtype_name));
+                empty ? fmt::format("= {}: the product of its other dimensions overflows int64 (its strides would), "
+                                    "zero dimension or not",
+                                    format_shape(p.decl.shape))
+                      : fmt::format("= {} of {} has more bytes than any memory holds", format_shape(p.decl.shape),
+                                    dtype_name));
   }
   if (t.contains("values")) {
     p.values = &t["values"];

@@ -27,7 +27,9 @@ class JunitReporter final : public detail::CollectingReporter {
       skipped += r.status == Status::skipped;
       total += r.seconds;
     }
-    const auto tests = static_cast<int>(results_.size() + file_errors_.size());
+    // An interrupted run is one error more: the cases it never reached are not a pass.
+    errors += s.interrupted;
+    const auto tests = static_cast<int>(results_.size() + file_errors_.size()) + s.interrupted;
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += fmt::format("<testsuites name=\"scatterctl\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.6f}\">\n",
                        tests, failures, errors, skipped, total);
@@ -45,7 +47,15 @@ class JunitReporter final : public detail::CollectingReporter {
       if (b.available) property("device." + b.name, b.device);
     }
     property("closing_line", closing_line(s));
+    if (s.interrupted) property("interrupted", "true");
     out += "    </properties>\n";
+    if (s.interrupted) {
+      out += "    <testcase classname=\"run\" name=\"interrupted\" time=\"0\">\n";
+      out += fmt::format("      <error message=\"the run was interrupted: {} results for the {} selected cases are "
+                         "above; the rest did not run\" type=\"interrupted\"/>\n",
+                         results_.size(), s.selected);
+      out += "    </testcase>\n";
+    }
     for (const auto& e : file_errors_) {
       out += fmt::format("    <testcase classname=\"load\" name=\"{}\" file=\"{}\" time=\"0\">\n", xml_escape(e.file()),
                          xml_escape(e.file()));

@@ -186,12 +186,21 @@ class TeeReporter final : public Reporter {
   void on_result(const CaseResult& result) override {
     for (auto& r : reporters_) r->on_result(result);
   }
+  // Each report on its own: one that cannot be written (ENOSPC) leaves the others written.
   void on_end(const RunSummary& summary) override {
-    for (auto& r : reporters_) r->on_end(summary);
+    for (auto& r : reporters_) {
+      try {
+        r->on_end(summary);
+      } catch (const Error& e) {
+        errors_.push_back(e.message());
+      }
+    }
   }
+  std::vector<std::string> write_errors() const override { return errors_; }
 
  private:
   std::vector<std::unique_ptr<Reporter>> reporters_;
+  std::vector<std::string> errors_;
 };
 
 }  // namespace

@@ -155,6 +155,10 @@ class TableReporter final : public Reporter {
                           summary.large_left_out, summary.large_left_out == 1 ? "" : "s",
                           summary.large_left_out == 1 ? "it" : "them");
     }
+    for (const auto& [warning, n] : summary.warnings) {
+      out_ << fmt::format("warning: {}{}; the run went on\n", warning, n > 1 ? fmt::format(" ({} times)", n) : "");
+    }
+    if (summary.nothing_ran()) out_ << "nothing ran: every case was skipped on every backend (exit 4)\n";
     if (summary.interrupted) out_ << "interrupted: the results above are the cases that finished\n";
     if (summary.stopped_early) out_ << "stopped at the first failure (--fail-fast)\n";
     out_ << closing_line(summary) << std::endl;

@@ -112,6 +112,7 @@ CaseResult printable(CaseResult r) {
 RunSummary printable(RunSummary s) {
   s.skip_reasons = printable_keys(s.skip_reasons);
   s.xfail_ids = printable_keys(s.xfail_ids);
+  s.warnings = printable_keys(s.warnings);
   return s;
 }
 
