@@ -7,7 +7,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -21,6 +20,18 @@
 #define SCATTER_HAVE_CALLGRIND 1
 #else
 #define SCATTER_HAVE_CALLGRIND 0
+#endif
+
+// AddressSanitizer's shadow memory and valgrind cannot share a process.
+#if defined(__SANITIZE_ADDRESS__)
+#define SCATTER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCATTER_ASAN 1
+#endif
+#endif
+#ifndef SCATTER_ASAN
+#define SCATTER_ASAN 0
 #endif
 
 namespace scatter {
@@ -83,11 +94,19 @@ double count_of(const Counts& counts, std::string_view event) {
   return -1.0;
 }
 
+double& count_slot(Counts& counts, std::string_view event) {
+  for (auto& [name, value] : counts) {
+    if (name == event) return value;
+  }
+  return counts.emplace_back(std::string(event), 0.0).second;
+}
+
 std::string counter_unavailable_reason() {
   if (!SCATTER_HAVE_CALLGRIND) {
     return "this scatterctl was built without valgrind's callgrind.h (Debian: apt-get install valgrind, then build "
            "again)";
   }
+  if (SCATTER_ASAN) return "this scatterctl is built with AddressSanitizer, which cannot run under valgrind";
   if (valgrind_on_path().empty()) return "valgrind is not on PATH (Debian: apt-get install valgrind)";
   return "";
 }
@@ -129,11 +148,7 @@ std::optional<Counts> take_counts() {
     }
     const auto counts = read_dump(file);
     ::unlink(file.c_str());
-    for (const auto& [event, value] : counts) {
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& s) { return s.first == event; });
-      if (it == sum.end()) sum.emplace_back(event, value);
-      else it->second += value;
-    }
+    for (const auto& [event, value] : counts) count_slot(sum, event) += value;
   }
   return sum;
 }

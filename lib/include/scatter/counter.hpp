@@ -21,6 +21,8 @@ std::string_view to_string(Counter counter);
 using Counts = std::vector<std::pair<std::string, double>>;
 /// An event of `counts`; -1 when it has none by that name.
 double count_of(const Counts& counts, std::string_view event);
+/// The event's entry of `counts`, added at 0 when it has none: for sums and means of counts.
+double& count_slot(Counts& counts, std::string_view event);
 
 /// Why this scatterctl cannot count instructions here, "" when it can: it was built without
 /// valgrind's callgrind.h (no client requests to mark the region), or valgrind is not on PATH.

@@ -97,7 +97,8 @@ Parsed parse(const std::string& text, const char* which) {
     if (!ctx.is_object()) unusable(which, "context", ctx, "an object");
     p.device = field(ctx, "device", std::string(), which, "context");
     // Ours: load_start / load_end; Google Benchmark's: load_avg and num_cpus.
-    p.cpus = static_cast<int>(field(ctx, "num_cpus", 0.0, which, "context"));
+    const double cpus = field(ctx, "num_cpus", 0.0, which, "context");
+    p.cpus = cpus >= 1 && cpus <= 1e6 ? static_cast<int>(cpus) : 0;  // a count we can use, or unknown
     auto busy_at = [&](const json& load, const std::string& where) {
       if (!load.is_array() || load.empty() || !load[0].is_number()) unusable(which, where, load, "[1-, 5-, 15-minute load]");
       const double l1 = load[0].get<double>();

@@ -187,11 +187,7 @@ double take_sample(Contender& k, Counts* events = nullptr) {
     const auto out = k.backend->run(k.facts->c(), k.flags);
     const double part = std::min(owed, 1.0);
     value += part * measured(out, k);
-    for (const auto& [event, count] : events ? out.counts : Counts{}) {
-      auto it = std::find_if(events->begin(), events->end(), [&](const auto& e) { return e.first == event; });
-      if (it == events->end()) it = events->insert(events->end(), {event, 0.0});
-      it->second += part * count;
-    }
+    for (const auto& [event, count] : events ? out.counts : Counts{}) count_slot(*events, event) += part * count;
     // After the first call the backend may keep its uploads (RunFlags::same_inputs).
     k.flags.same_inputs = true;
   }
@@ -202,9 +198,8 @@ double take_sample(Contender& k, Counts* events = nullptr) {
 void add_events(BenchRow& row, const Counts& sample) {
   const auto n = static_cast<double>(row.timing.samples.size());  // the new sample included
   for (const auto& [event, count] : sample) {
-    auto it = std::find_if(row.events.begin(), row.events.end(), [&](const auto& e) { return e.first == event; });
-    if (it == row.events.end()) it = row.events.insert(row.events.end(), {event, 0.0});
-    it->second += (count - it->second) / n;
+    double& mean = count_slot(row.events, event);
+    mean += (count - mean) / n;
   }
 }
 
