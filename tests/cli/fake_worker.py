@@ -11,6 +11,8 @@ ignored); $FAKE_WORKER_MODE says how it misbehaves:
   identity   answers hello, then returns `data` unchanged (right only where the
              updates equal what they overwrite)
   negtime    as identity, but says the op took -1 s
+  orphan     answers hello, then on run leaves a child holding its answer pipe and exits
+  longline   answers hello, then answers run with 2 MiB and no end of line
 """
 import json
 import os
@@ -54,6 +56,13 @@ for line in requests:
     elif mode == "identity":
         shutil.copyfile(req["data"], req["out"])
         answer({"id": req["id"], "status": "ok"})
+    elif mode == "orphan":
+        import subprocess
+        subprocess.Popen(["sleep", "120"], pass_fds=(4,))
+        os._exit(0)
+    elif mode == "longline":
+        answers.write(b"x" * (2 << 20))
+        time.sleep(3600)
     elif mode == "negtime":
         shutil.copyfile(req["data"], req["out"])
         answer({"id": req["id"], "status": "ok", "seconds": -1, "samples": [-1]})

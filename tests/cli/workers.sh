@@ -75,7 +75,7 @@ fake segv run "$cases"
 check "worker crashes: exit 1" rc_is 1
 check "worker crashes: 3 ERROR rows '[crashed] ... signal 11'" \
   test "$(grep -Ec '^w[1-3]_[a-z]+ .* numpy +ERROR +\[crashed\] the numpy worker killed by signal 11' "$TMP/out")" -eq 3
-check "worker crashes: then it gives up" out_has '^w4_changes .* numpy +ERROR +\[backend\] numpy gave up after 3 crashes in a row'
+check "worker crashes: then it gives up" out_has '^w4_changes .* numpy +ERROR +\[backend\] numpy gave up after 3 crashes or time-outs in a row'
 check "worker crashes: the closing line is printed last" last_line_matches '^scatterctl: 0 passed, 4 failed, 0 skipped$'
 
 fake garbage run "$cases"
@@ -89,6 +89,31 @@ check "worker writes the wrong shape: exit 1" rc_is 1
 check "worker writes the wrong shape: ERROR 'wrote an invalid output' with the shapes" \
   out_has '^w1_changes .* numpy +ERROR +\[backend\] numpy wrote an invalid output: .*has shape \[2\] but the tensor is declared \[4\]'
 check "worker writes the wrong shape: every case" test "$(grep -Ec ' numpy +ERROR +\[backend\] numpy wrote an invalid output' "$TMP/out")" -eq 4
+
+# A worker that exits while a child of its own still holds the answer pipe: the exit is seen
+# at once, not after the time-out, and the child is ended with it.
+start_time=$SECONDS
+fake orphan run "$cases" --filter w1_changes --timeout 60
+check "worker exits leaving a child on its pipe: exit 1" rc_is 1
+check "... the case an ERROR naming the exit" out_has '^w1_changes .* numpy +ERROR +\[crashed\] the numpy worker exited with status 0'
+check "... seen in seconds, not after the 60 s time-out ($((SECONDS - start_time)) s)" test $((SECONDS - start_time)) -lt 20
+check "... and no child of it is left" test -z "$(pgrep -f '^sleep 120$')"
+
+# An answer line without end is refused at 1 MiB, not buffered whole.
+fake longline run "$cases" --filter w1_changes --timeout 60
+check "an endless answer line: exit 1" rc_is 1
+check "... a protocol error naming the cap" out_has 'answered more than 1048576 bytes without ending the line'
+
+# Time-outs count towards giving up: a hung worker does not cost the time-out on every case.
+fake silent run "$cases" --timeout 1
+check "a worker that never answers, 4 cases: 3 time-outs, then it gives up" \
+  out_has '^w4_changes .* numpy +ERROR +\[backend\] numpy gave up after 3 crashes or time-outs in a row'
+# --timeout bounds the hello too.
+start_time=$SECONDS
+fake mute run "$cases" --timeout 2
+check "a worker that never answers hello, --timeout 2: unavailable (exit 5)" rc_is 5
+check "... after 2 s, not 120 s" err_has 'did not answer within 2 s'
+check "... in bounded time ($((SECONDS - start_time)) s)" test $((SECONDS - start_time)) -lt 20
 
 fake negtime bench "$cases" --filter w2_same --min-samples 2 --repetitions 1 --max-seconds 0.1
 check "worker says its op took -1 s: the benchmark errors (exit 1)" rc_is 1

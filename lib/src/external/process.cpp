@@ -28,6 +28,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// An answer line is a small JSON object (tensors travel as files): a longer one is refused
+// rather than buffered without end.
+constexpr std::size_t kMaxAnswerLine = std::size_t{1} << 20;
+
 std::string signal_text(int sig) {
   const char* name = strsignal(sig);
   return fmt::format("killed by signal {} ({})", sig, name ? name : "?");
@@ -191,13 +195,33 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
     pollfd p{from_child_, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
     if (ready < 0 && errno != EINTR) fail(ProcessFailure::Kind::protocol, std::strerror(errno));
-    if (ready <= 0) continue;
+    if (ready <= 0) {
+      // A worker that ended while a process it started still holds the pipe would otherwise
+      // be waited for until the time-out.
+      if (const auto ended = ended_description()) fail(ProcessFailure::Kind::crashed, *ended);
+      continue;
+    }
     char chunk[65536];
     const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail(ProcessFailure::Kind::crashed, reap_description());
     buffer_.append(chunk, static_cast<std::size_t>(n));
+    if (buffer_.size() > kMaxAnswerLine && buffer_.find('\n') == std::string::npos) {
+      fail(ProcessFailure::Kind::protocol,
+           fmt::format("answered more than {} bytes without ending the line (an answer holds no tensor data)",
+                       kMaxAnswerLine));
+    }
   }
+}
+
+std::optional<std::string> WorkerProcess::ended_description() {
+  if (pid_ <= 0) return std::nullopt;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+  ::kill(-pid_, SIGKILL);  // what it left behind in its group, holding the pipe
+  pid_ = -1;
+  if (WIFSIGNALED(status)) return signal_text(WTERMSIG(status));
+  return fmt::format("exited with status {}", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 std::string WorkerProcess::reap_description() {

@@ -57,6 +57,9 @@ class WorkerProcess {
  private:
   [[noreturn]] void fail(ProcessFailure::Kind kind, std::string what);
   std::string reap_description();
+  /// The worker's end ("exited with status 0"), when it has ended; it is reaped, and its
+  /// process group killed. nullopt while it runs.
+  std::optional<std::string> ended_description();
 
   std::vector<std::string> argv_;
   std::vector<std::pair<std::string, std::string>> env_;

@@ -27,9 +27,9 @@ namespace scatter::external {
 namespace {
 
 constexpr int kProtocol = 1;
-constexpr double kHelloSeconds = 120.0;     // importing torch or tvm takes seconds
+constexpr double kHelloSeconds = 120.0;  // importing torch or tvm takes seconds (without --timeout)
 constexpr double kDefaultCaseSeconds = 300.0;
-constexpr int kCrashesBeforeGivingUp = 3;
+constexpr int kFailuresBeforeGivingUp = 3;
 constexpr double kShortestTime = 1e-9;  // seconds
 
 using nlohmann::json;
@@ -90,7 +90,7 @@ class WorkerBackend final : public Backend {
     process_->stop();
     try {
       process_->start();
-      const auto answer = process_->request(hello_request(), kHelloSeconds);
+      const auto answer = process_->request(hello_request(), hello_seconds());
       if (text_of(answer, "status") != "ok") throw ProcessFailure{ProcessFailure::Kind::protocol, "answered hello with "
                                                                   + answer.dump()};
     } catch (const ProcessFailure& failure) {
@@ -102,9 +102,9 @@ class WorkerBackend final : public Backend {
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     ensure_hello();
     if (!availability_.available) throw BackendFault(fmt::format("{} is unavailable: {}", name_, availability_.reason));
-    if (crashes_in_a_row_ >= kCrashesBeforeGivingUp) {
-      throw BackendFault(
-          fmt::format("{} gave up after {} crashes in a row; last: {}", name_, crashes_in_a_row_, last_crash_));
+    if (failures_in_a_row_ >= kFailuresBeforeGivingUp) {
+      throw BackendFault(fmt::format("{} gave up after {} crashes or time-outs in a row; last: {}", name_,
+                                     failures_in_a_row_, last_failure_));
     }
     const auto id = ++next_id_;
     const auto stem = fmt::format("{}/{}-", dir_->path(), id);
@@ -143,7 +143,7 @@ class WorkerBackend final : public Backend {
     } catch (const ProcessFailure& failure) {
       return on_failure(failure);
     }
-    crashes_in_a_row_ = 0;
+    failures_in_a_row_ = 0;
     const auto status = text_of(answer, "status");
     if (status == "unsupported") {
       // A refusal that the capabilities did not announce is the declaration's fault: an
@@ -214,7 +214,7 @@ class WorkerBackend final : public Backend {
     json answer;
     try {
       process_->start();
-      answer = process_->request(hello_request(), kHelloSeconds);
+      answer = process_->request(hello_request(), hello_seconds());
     } catch (const ProcessFailure& failure) {
       availability_ = {false, fmt::format("the worker ({}) {}{}", argv_.front(), failure.what, log_excerpt())};
       return;
@@ -270,6 +270,9 @@ class WorkerBackend final : public Backend {
     return value.get<double>();
   }
 
+  // --timeout bounds the hello too; without it a worker has 120 s to import its framework.
+  double hello_seconds() const { return request_timeout_.value_or(kHelloSeconds); }
+
   json hello_request() const { return {{"id", 0}, {"op", "hello"}, {"protocol", kProtocol}, {"backend", name_}}; }
 
   std::string log_excerpt() const {
@@ -277,17 +280,19 @@ class WorkerBackend final : public Backend {
     return tail.empty() ? "" : fmt::format("; its log ends:\n{}", tail);
   }
 
-  // The worker died or timed out: this case is an error; the next case starts a new one.
+  // The worker died or timed out: this case is an error; the next case starts a new one. A
+  // time-out counts towards giving up like a crash: a hung framework must not cost the full
+  // time-out on every case that follows.
   [[noreturn]] BackendOutput on_failure(const ProcessFailure& failure) {
     const auto what = fmt::format("the {} worker {}{}", name_, failure.what, log_excerpt());
-    if (failure.kind == ProcessFailure::Kind::timed_out) {
-      throw Error(ErrorCode::timeout, "", fmt::format("{}; it was stopped and will be restarted", what));
-    }
     if (failure.kind == ProcessFailure::Kind::protocol) {
       throw BackendFault(fmt::format("the {} worker broke protocol {}: {}{}", name_, kProtocol, failure.what, log_excerpt()));
     }
-    ++crashes_in_a_row_;
-    last_crash_ = failure.what;
+    ++failures_in_a_row_;
+    last_failure_ = failure.what;
+    if (failure.kind == ProcessFailure::Kind::timed_out) {
+      throw Error(ErrorCode::timeout, "", fmt::format("{}; it was stopped and will be restarted", what));
+    }
     throw Crashed(what);
   }
 
@@ -308,8 +313,8 @@ class WorkerBackend final : public Backend {
   mutable std::unique_ptr<PrivateDir> dir_;
   mutable std::unique_ptr<WorkerProcess> process_;
   std::int64_t next_id_ = 0;
-  int crashes_in_a_row_ = 0;
-  std::string last_crash_;
+  int failures_in_a_row_ = 0;  // crashes and time-outs
+  std::string last_failure_;
 };
 
 }  // namespace
