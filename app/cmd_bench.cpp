@@ -38,17 +38,12 @@ struct BenchFlags {
   std::uint64_t seed = 1;
   std::string gate;            // BASE,NEW: the paired gate after the run
   double gate_budget = 120.0;  // seconds of further rounds for undecided benchmarks
-  std::string threshold;  // --gate: "" is the counter's default (counter.hpp)
+  std::string threshold;  // --gate: "" is the counter's default (counter.hpp: default_threshold)
   std::string counter = "time";
   ExpectationFlags expectations;
 };
 
 Counter counter_of(const BenchFlags& o) { return o.counter == "instructions" ? Counter::instructions : Counter::time; }
-
-// --threshold, or the default of the run's counter: 5% of a time, 0.5% of an instruction count.
-double threshold_of(const BenchFlags& o) {
-  return o.threshold.empty() ? default_threshold(counter_of(o)) : parse_percent(o.threshold, "--threshold");
-}
 
 BenchSize bench_size(const std::string& size) {
   return size == "medium" ? BenchSize::medium : size == "large" ? BenchSize::large : BenchSize::small;
@@ -158,8 +153,10 @@ std::pair<std::string, std::string> gate_labels(const BenchFlags& o, const std::
 int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>& items,
          const std::vector<Backend*>& run, BenchOptions options) {
   const auto [base, next] = gate_labels(o, run);
-  PairedOptions paired;
-  paired.threshold = threshold_of(o);
+  PairedOptions paired;  // without --threshold, compare_paired takes the report's counter's default
+  if (!o.threshold.empty()) paired.threshold = parse_percent(o.threshold, "--threshold");
+  // Counts are the same in every round: more rounds cannot decide them.
+  const bool counted = options.counter == Counter::instructions;
   options.verify = false;  // checked in the first run
   options.repetitions = 1;
   options.min_samples = std::max(options.min_samples, 12);  // three more blocks of rounds a pass, at least
@@ -172,8 +169,6 @@ int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>&
     const auto verdict = compare_paired(bench_json(report), base, next, paired);
     const auto undecided = undecided_benchmarks(verdict);
     const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
-    // Counts are the same in every round: more rounds cannot decide them.
-    const bool counted = options.counter == Counter::instructions;
     if (undecided.empty() || counted || spent.count() >= o.gate_budget || interrupted()) {
       std::cout << "\n" << paired_table(verdict);
       if (!undecided.empty()) {

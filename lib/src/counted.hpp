@@ -14,15 +14,29 @@ namespace scatter::detail {
 /// --callgrind-out-file was given it (%p for the process id). The driver sets both.
 inline constexpr const char* kCountDumpsVariable = "SCATTERCTL_COUNT_DUMPS";
 
+/// Whether this process counts (its SCATTERCTL_COUNT_DUMPS is set, in a build with callgrind's
+/// client requests), read once at start-up.
+extern const bool counting_enabled;
+
 /// A backend's timed region, held for exactly the call it times. In a counting host it turns
 /// callgrind's instrumentation on (every thread's, from zero) and, at its end, dumps the counts
 /// and turns it off again; everywhere else it does nothing but read one flag.
 class CountedRegion {
  public:
-  CountedRegion();
-  ~CountedRegion();
+  // Inline, one load and a branch when not counting: the region sits inside the timed call of
+  // benchmarks that take 0.3 us, where two out-of-line calls measured 1.2x (ab_gate.sh).
+  CountedRegion() {
+    if (counting_enabled) begin();
+  }
+  ~CountedRegion() {
+    if (counting_enabled) end();
+  }
   CountedRegion(const CountedRegion&) = delete;
   CountedRegion& operator=(const CountedRegion&) = delete;
+
+ private:
+  static void begin();
+  static void end();
 };
 
 /// In a counting host: the counts of every region since the last call, summed, and their dump

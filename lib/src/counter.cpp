@@ -48,7 +48,7 @@ const std::string& dump_path() {
   return path;
 }
 
-bool counting() { return SCATTER_HAVE_CALLGRIND && !dump_path().empty(); }
+bool counting() { return detail::counting_enabled; }
 
 int dumps_made = 0;   // regions ended in this process: callgrind numbers its dumps from 1
 int dumps_taken = 0;  // of those, read by take_counts
@@ -115,19 +115,19 @@ double default_threshold(Counter counter) { return counter == Counter::time ? 0.
 
 namespace detail {
 
+const bool counting_enabled = SCATTER_HAVE_CALLGRIND && !dump_path().empty();
+
 // Instrumentation is global (every thread's), unlike callgrind's collection state, which is
 // per thread: so the region starts and stops it, and the cpu backend's workers are counted too.
-CountedRegion::CountedRegion() {
+void CountedRegion::begin() {
 #if SCATTER_HAVE_CALLGRIND
-  if (!counting()) return;
   CALLGRIND_START_INSTRUMENTATION;
   CALLGRIND_ZERO_STATS;
 #endif
 }
 
-CountedRegion::~CountedRegion() {
+void CountedRegion::end() {
 #if SCATTER_HAVE_CALLGRIND
-  if (!counting()) return;
   CALLGRIND_DUMP_STATS_AT("scatterctl counted region");
   CALLGRIND_STOP_INSTRUMENTATION;
   ++dumps_made;
