@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "scatter/journal.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter::cli {
@@ -23,6 +24,7 @@ struct RunFlags {
   std::string junit;
   std::string json;
   std::string markdown;
+  ReportPaths reports() const { return {json, junit, markdown}; }
   std::string save_failures;
   bool fail_fast = false;
   bool in_place = false;
@@ -31,12 +33,13 @@ struct RunFlags {
   ExpectationFlags expectations;
 };
 
-// The table on stdout, and the report files asked for, with the backends this run uses.
+// The table on stdout, and the report files asked for, with the backends this run uses,
+// journalled so that a crash still leaves the reports (journal.hpp).
 std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends& chosen, const Invocation& invocation) {
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(make_table_reporter(std::cout, {use_color(o.table.color), o.table.quiet, o.table.verbose,
                                                       isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr}));
-  if (!o.junit.empty() || !o.json.empty() || !o.markdown.empty()) {
+  if (o.reports().any()) {
     // The built-ins and the backends this run uses: no framework worker is started only to be listed.
     auto context = make_run_context({}, invocation.command_line);
     const auto& frameworks = framework_backend_names();
@@ -51,6 +54,12 @@ std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends&
     if (!o.json.empty()) reporters.push_back(make_json_reporter(o.json, context));
     if (!o.junit.empty()) reporters.push_back(make_junit_reporter(o.junit, context));
     if (!o.markdown.empty()) reporters.push_back(make_markdown_reporter(o.markdown, context));
+    for (const auto& stale : stale_journals(o.reports())) {
+      std::cerr << fmt::format("scatterctl: '{}' is the journal of a run that never finished; `scatterctl merge "
+                               "--recover {}` writes its reports\n",
+                               stale, stale);
+    }
+    return make_journaling_reporter(make_tee_reporter(std::move(reporters)), o.reports(), context, invocation.self_exe);
   }
   return make_tee_reporter(std::move(reporters));
 }

@@ -2,6 +2,7 @@
 // Each command lives in its own cmd_<name>.cpp; this file registers and dispatches.
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "commands.hpp"
 #include "scatter/cancel.hpp"
+#include "scatter/journal.hpp"
 #include "scatter/run.hpp"
 #include "scatter/version.hpp"
 #include "usage.hpp"
@@ -33,6 +35,41 @@ void install_signal_handlers() {
   sigaction(SIGPIPE, &ignore, nullptr);
 }
 
+// A crash (ours, or an in-process plugin's) names the trial in flight and leaves the reports
+// of what finished (journal.hpp), then ends by the same signal, so the shell still sees it.
+extern "C" void on_fatal_signal(int signal_number) {
+  const char* why = "killed by a fatal signal";
+  switch (signal_number) {
+    case SIGSEGV: why = "killed by signal 11 (SIGSEGV)"; break;
+    case SIGABRT: why = "killed by signal 6 (SIGABRT)"; break;
+    case SIGBUS: why = "killed by signal 7 (SIGBUS)"; break;
+    case SIGFPE: why = "killed by signal 8 (SIGFPE)"; break;
+    case SIGILL: why = "killed by signal 4 (SIGILL)"; break;
+  }
+  scatter::end_run_abruptly(why, scatter::EndKind::crashed);
+  raise(signal_number);  // SA_RESETHAND: the default action, once this handler returns
+}
+
+// On a stack of its own, so that a stack overflow is reported too. A handler already there
+// (a sanitizer's, which reports better) is left in place.
+void install_fatal_signal_handlers() {
+  static char alternate_stack[1 << 16];
+  stack_t stack{};
+  stack.ss_sp = alternate_stack;
+  stack.ss_size = sizeof alternate_stack;
+  sigaltstack(&stack, nullptr);
+  for (const int signal_number : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) {
+    struct sigaction current {};
+    sigaction(signal_number, nullptr, &current);
+    if (current.sa_handler != SIG_DFL) continue;
+    struct sigaction action {};
+    action.sa_handler = on_fatal_signal;
+    action.sa_flags = SA_RESETHAND | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal_number, &action, nullptr);
+  }
+}
+
 // This executable, for the child process of --isolate.
 std::string self_path(const char* argv0) {
   std::error_code ec;
@@ -55,8 +92,10 @@ int main(int argc, char** argv) {
       add_run_command(app),     add_validate_command(app), add_list_command(app),
       add_explain_command(app), add_dump_command(app),     add_bench_command(app),
       add_compare_command(app), add_fuzz_command(app),     add_info_command(app),
-      add_plugin_host_command(app), add_backend_host_command(app)};
+      add_merge_command(app),   add_plugin_host_command(app), add_backend_host_command(app)};
   if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
+  // The hosts' parent reports their crashes as the case's error.
+  if (!app.got_subcommand("plugin-host") && !app.got_subcommand("backend-host")) install_fatal_signal_handlers();
 
   Invocation invocation;
   invocation.self_exe = self_path(argv[0]);

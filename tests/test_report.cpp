@@ -2,9 +2,11 @@
 // and Markdown reporters given bytes no report may carry as they are.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scatter/error.hpp"
+#include "scatter/journal.hpp"
 #include "scatter/report.hpp"
 #include "scatter/run.hpp"
 
@@ -248,6 +251,91 @@ TEST_F(ReportFiles, InvalidFilesAndCasesAreErrorsNotFailures) {
       << xml;
   EXPECT_NE(xml.find("<testcase classname=\"load\" name=\"bad/binary.json\" file=\"bad/binary.json\""), std::string::npos)
       << xml;
+}
+
+// A run that dies after some results: the reports written from its journal hold exactly what
+// the reports of the run itself would have held for those results, every field of every
+// result, and the error of the trial in flight.
+TEST_F(ReportFiles, AJournalGivesBackEveryFieldOfEveryFinishedResult) {
+  auto mismatch = result("wrong", Status::failed);
+  Comparison c;
+  c.passed = false;
+  c.elements = 12;
+  c.mismatches = 2;
+  c.exact_mismatches = 1;
+  c.max_error = std::numeric_limits<double>::infinity();
+  c.needed_atol = std::numeric_limits<double>::infinity();
+  c.allclose_atol = 0.00123;
+  c.tolerance_applies = true;
+  c.float_output = true;
+  c.max_error_coord = {1, 2};
+  c.mismatch_features = {kElementDup | kElementNanMismatch};
+  c.rule = "allclose(atol=1e-05, rtol=1e-05)";
+  Mismatch m;
+  m.offset = 5;
+  m.coord = {1, 2};
+  m.expected = "nan";
+  m.actual = "-0";
+  m.error = std::numeric_limits<double>::infinity();
+  m.rule = Rule::allclose;
+  m.allowed = 1e-5;
+  m.hits = 2;
+  m.updates = {{0}, {3}};
+  c.worst = {m};
+  mismatch.comparison = c;
+  auto xfail = result("known", Status::xfail);
+  xfail.backend = "onnxruntime";
+  xfail.expectation = "ort-dup-order";
+  xfail.version = "1.20";
+  xfail.lowering = "ScatterND opset 18";
+  xfail.features = {"dup", "neg_index"};
+  xfail.seconds = 0.25;
+  auto strict_xpass = result("strictly", Status::xpass);
+  strict_xpass.strict = true;
+  auto invalid = result("bad_index", Status::failed);
+  invalid.backend = "-";
+  invalid.invalid = true;
+  invalid.error = Error(ErrorCode::index, "inputs.indices[0,0]", "= 7 is out of range").at("cases/x.json", "bad_index");
+  const auto unreadable = Error(ErrorCode::json, "", "syntax error").at("bad/binary.json", "");
+  const std::vector<CaseResult> finished{mismatch, xfail, strict_xpass, invalid};
+  const auto direct = nlohmann::json::parse(write(finished, {unreadable}, RunSummary{}, RunContext{})[0]);
+
+  const ReportPaths paths{(dir_ / "j.json").string(), "", ""};
+  RunContext context;
+  context.command = "scatterctl run cases/";
+  context.backends.push_back({"onnxruntime", true, "", "CPU", ""});
+  {
+    auto journaled = make_journaling_reporter(make_tee_reporter({}), paths, context, "/nonexistent/scatterctl");
+    journaled->on_file_error(unreadable);
+    journaled->on_case_start("wrong", 1, 9);
+    for (const auto& r : finished) journaled->on_result(r);
+    auto in_flight = result("dies", Status::passed);
+    in_flight.backend = "plugin:/p.so";
+    mark_in_flight(in_flight);
+    clear_in_flight();
+  }  // no on_end: the run "died" here
+  const auto journal = journal_path_for(paths, ::getpid());
+  const auto run = recover_journal(journal);
+  std::filesystem::remove(journal);
+  EXPECT_EQ(run.reports.json, std::filesystem::absolute(paths.json).string());
+  EXPECT_EQ(run.context.command, context.command);
+  ASSERT_EQ(run.context.backends.size(), 1u);
+  EXPECT_EQ(run.context.backends[0].device, "CPU");
+  ASSERT_EQ(run.results.size(), finished.size() + 1);
+  const auto recovered = nlohmann::json::parse(write(run.results, run.file_errors, run.summary, run.context)[0]);
+  for (std::size_t i = 0; i < finished.size(); ++i) EXPECT_EQ(recovered["results"][i], direct["results"][i]) << i;
+  EXPECT_EQ(recovered["file_errors"], direct["file_errors"]);
+  const auto& dies = recovered["results"][finished.size()];
+  EXPECT_EQ(dies["case"], "dies");
+  EXPECT_EQ(dies["backend"], "plugin:/p.so");
+  EXPECT_EQ(dies["status"], "error");
+  // mismatch, the strict xpass, the invalid case, the file error and the case in flight fail;
+  // the xfail passes. Never exit 0; 3: invalid cases come first.
+  EXPECT_EQ(run.summary.failed, 5);
+  EXPECT_EQ(run.summary.passed, 1);
+  EXPECT_EQ(run.summary.selected, 9);
+  EXPECT_EQ(run.summary.exit_code, kExitInvalid);
+  EXPECT_NE(run.summary.ended_early.find("without a word"), std::string::npos) << run.summary.ended_early;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "scatter/cancel.hpp"
 #include "scatter/capabilities.hpp"
+#include "scatter/journal.hpp"
 #include "scatter/profile.hpp"
 #include "scatter/report.hpp"
 #include "scatter/trial.hpp"
@@ -106,7 +107,9 @@ TrialOptions trial_options_of(const RunOptions& options, bool oracle_alone) {
   return t;
 }
 
-void count(RunSummary& s, const CaseResult& r, bool strict) {
+}  // namespace
+
+void count_result(RunSummary& s, const CaseResult& r, bool strict) {
   if (r.backend != "-") {
     ++s.backend_rows;
     if (r.status != Status::skipped) ++s.backend_verdicts;
@@ -140,19 +143,21 @@ void count(RunSummary& s, const CaseResult& r, bool strict) {
   }
 }
 
-void finish(RunSummary& s, const LoadResult& loaded) {
+void finish_summary(RunSummary& s, bool any_file_errors) {
   if (s.interrupted) {
     s.exit_code = kExitInterrupted;
   } else if (s.invalid > 0) {
     s.exit_code = kExitInvalid;
-  } else if (s.failed > 0) {
+  } else if (s.failed > 0 || !s.ended_early.empty()) {
     s.exit_code = kExitFailed;
-  } else if ((s.selected == 0 && loaded.file_errors.empty()) || s.nothing_ran()) {
+  } else if ((s.selected == 0 && !any_file_errors) || s.nothing_ran()) {
     s.exit_code = kExitNothing;
   } else {
     s.exit_code = kExitOk;
   }
 }
+
+namespace {
 
 void report_file_errors(const LoadResult& loaded, RunSummary& s, Reporter& reporter) {
   for (const auto& e : loaded.file_errors) {
@@ -186,6 +191,7 @@ void run_invalid_on_external(const CaseEntry& entry, const RunOptions& options, 
   const CaseFacts facts(*c);
   const auto trial_options = trial_options_of(options, false);
   for (auto* b : judges) {
+    mark_in_flight(base_result(entry, std::string(b->label())));
     emit(result_of(entry, *b, try_invalid_case(*b, facts, *entry.expect_error, trial_options), true, facts, true));
   }
 }
@@ -251,7 +257,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
   // not on every run of a folder that holds some.
   if (s.selected > 0 && options.selection.filters.empty()) s.large_left_out = 0;
   auto emit = [&](const CaseResult& r) {
-    count(s, r, options.strict);
+    count_result(s, r, options.strict);
     reporter.on_result(r);
   };
   int index = 0;
@@ -266,6 +272,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
       break;
     }
     reporter.on_case_start(entry.name, ++index, s.selected);
+    mark_in_flight(base_result(entry, "-"));
     if (entry.expect_error) {
       emit(judge_expected_error(entry));
       try {
@@ -309,6 +316,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
       const CaseFacts facts(*c);
       auto trial_options = trial_options_of(options, backends.run.size() == 1);
       for (auto* backend : backends.run) {
+        mark_in_flight(base_result(entry, std::string(backend->label())));
         auto t = try_case(*backend, facts, trial_options);
         if (t.output) {
           // A bundle is an aid, not the verdict: a full disk costs the bundle, not the run.
@@ -335,7 +343,8 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
     }
   }
   set_case_deadline(std::nullopt);
-  finish(s, loaded);
+  clear_in_flight();
+  finish_summary(s, !loaded.file_errors.empty());
   reporter.on_end(s);
   return s;
 }
@@ -380,10 +389,10 @@ RunSummary validate_cases(const LoadResult& loaded, const Selection& selection, 
         r = invalid_result(entry, e);
       }
     }
-    count(s, r, false);
+    count_result(s, r, false);
     reporter.on_result(r);
   }
-  finish(s, loaded);
+  finish_summary(s, !loaded.file_errors.empty());
   reporter.on_end(s);
   return s;
 }

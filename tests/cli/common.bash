@@ -56,6 +56,21 @@ last_line() { tail -n 1 "$TMP/out"; }
 last_line_is() { [ "$(last_line)" = "$1" ]; }
 last_line_matches() { last_line | grep -Eq -- "$1"; }
 
+# float_cases DIR N: DIR/f1.json ... fN.json, float32 scatter_elements cases named fI_case
+# without an expected output (ref is their oracle), which the test plugins declare.
+float_cases() {
+  mkdir -p "$1"
+  local n
+  for n in $(seq 1 "$2"); do
+    cat >"$1/f$n.json" <<JSON
+{"name": "f${n}_case", "op": "scatter_elements",
+ "inputs": {"data": {"dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]},
+            "indices": {"dtype": "int64", "shape": [2], "values": [3, 1]},
+            "updates": {"dtype": "float32", "shape": [2], "values": [10, $n]}}}
+JSON
+  done
+}
+
 # one_case NAME: a scatter_elements case that passes: [1, 2, 3] with 9 written at index 1.
 one_case() {
   cat <<JSON

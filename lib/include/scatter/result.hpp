@@ -61,6 +61,9 @@ struct RunSummary {
   int selected = 0;
   bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
   bool stopped_early = false;  ///< --fail-fast stopped it
+  /// Why the run ended before its end, when it did: a fatal signal, exit() from an in-process
+  /// plugin, a watchdog, SIGKILL. Known from the journal (journal.hpp); never a pass.
+  std::string ended_early;
   int large_left_out = 0;  ///< cases tagged large that the selection matched but --include-large was not given
   int xfailed = 0;  ///< part of passed
   int xpassed = 0;  ///< part of passed, or of failed under --strict

@@ -69,6 +69,11 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
 RunSummary run_cases(const LoadResult& loaded, const Selection& selection, const BackendChoice& backends,
                      Reporter& reporter);
 
+/// Counts a result into the summary, as the run does (strict: --strict).
+void count_result(RunSummary& summary, const CaseResult& result, bool strict);
+/// Sets the summary's exit code from its counts.
+void finish_summary(RunSummary& summary, bool any_file_errors);
+
 /// Writes DIR/<case>@<backend>/: data, indices, updates, expected and actual as .npy
 /// and repro.json, a case file that reproduces the failure on its own.
 void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Case& c, const std::string& backend,

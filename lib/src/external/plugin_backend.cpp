@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -25,6 +27,8 @@
 
 #include "../bench/probes.hpp"
 #include "../counted.hpp"
+#include "scatter/cancel.hpp"
+#include "scatter/journal.hpp"
 #include "scatter/plugin.hpp"
 #include "scatter/result.hpp"
 
@@ -39,34 +43,74 @@ static_assert(offsetof(sp_tensor, device) == 8 && offsetof(sp_tensor, ndim) == 1
 
 namespace {
 
-// The plugin call in flight ("supports() of plugin:P on case C"), for the exit guard. A plain
-// buffer: it must outlive every static destructor that exit() runs before the guard.
+// The plugin call in flight ("run()"; journal.hpp names the case and backend), for the exit guard and the
+// watchdog. Plain buffers and atomics: they must outlive every static destructor that exit()
+// runs before the guard.
 char call_in_flight[768] = {};
+std::atomic<bool> call_active{false};
+std::atomic<std::int64_t> call_deadline_ns{0};  // steady clock; 0: the case has no --timeout
 
-// An in-process plugin that calls exit() must not end the run with the status it chose (exit(0)
-// would read as a pass, with no closing line and no report): exit() runs this guard, which
-// names the call and ends the process with 1 instead.
-void exit_guard() {
-  if (call_in_flight[0] == '\0') return;
-  char message[1024];
-  const int n = std::snprintf(message, sizeof message,
-                              "scatterctl: %s called exit(): the run is incomplete (exit 1). Plugins run in a child "
-                              "process of their own unless --in-process is given, where this costs one case\n",
-                              call_in_flight);
-  if (n > 0) (void)!::write(STDERR_FILENO, message, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof message - 1));
-  ::_exit(kExitFailed);
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
-// Marks a call into the plugin for the exit guard while it runs.
+// Says why on stderr, leaves the reports of what finished (journal.hpp) and ends the process:
+// a thread inside a plugin cannot be stopped, and exit() must not end the run with the
+// plugin's status.
+[[noreturn]] void end_run_in_plugin(const char* what, EndKind kind, int exit_code) {
+  char why[1024];
+  std::snprintf(why, sizeof why, "%s %s", call_in_flight, what);
+  end_run_abruptly(why, kind);
+  ::_exit(exit_code);
+}
+
+// exit() from inside the plugin: exit 1, never the plugin's 0.
+void exit_guard() {
+  if (!call_active.load()) return;
+  end_run_in_plugin("called exit() (with --in-process; a plugin in its own child process costs one case)",
+                    EndKind::crashed, kExitFailed);
+}
+
+// Ends a run whose plugin call overran --timeout (0.5 s of grace) or ignored an interrupt for
+// a second; the default, an isolated plugin, is stopped with its child process instead.
+void watchdog() {
+  std::int64_t interrupted_since = 0;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!call_active.load()) {
+      interrupted_since = 0;
+      continue;
+    }
+    const auto now = steady_ns();
+    const auto deadline = call_deadline_ns.load();
+    if (deadline != 0 && now > deadline + 500'000'000) {
+      end_run_in_plugin("ran past the case's --timeout", EndKind::timed_out, kExitFailed);
+    }
+    if (interrupted()) {
+      if (interrupted_since == 0) interrupted_since = now;
+      if (now - interrupted_since > 1'000'000'000) {
+        end_run_in_plugin("did not return within 1 s of the interrupt", EndKind::interrupted, kExitInterrupted);
+      }
+    }
+  }
+}
+
+// Marks a call into the plugin, for the exit guard and the watchdog, while it runs.
 class InFlight {
  public:
-  InFlight(const char* what, const std::string& plugin, const std::string& case_name) {
-    static const bool guarded = std::atexit(exit_guard) == 0;
+  InFlight(const char* what, const std::string& plugin) {
+    static const bool guarded = [] {
+      std::thread(watchdog).detach();
+      return std::atexit(exit_guard) == 0;
+    }();
     (void)guarded;
-    std::snprintf(call_in_flight, sizeof call_in_flight, "%s of %s on case '%s'", what, plugin.c_str(),
-                  case_name.c_str());
+    std::snprintf(call_in_flight, sizeof call_in_flight, "%s of %s", what, plugin.c_str());
+    const auto left = case_seconds_left();
+    call_deadline_ns.store(left ? steady_ns() + static_cast<std::int64_t>(std::max(0.0, *left) * 1e9) : 0);
+    call_active.store(true);
   }
-  ~InFlight() { call_in_flight[0] = '\0'; }
+  ~InFlight() { call_active.store(false); }
   InFlight(const InFlight&) = delete;
   InFlight& operator=(const InFlight&) = delete;
 };
@@ -342,7 +386,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   if (api_->supports != nullptr) {
     char reason[1024] = {};
     const auto status = [&] {
-      const InFlight in_flight("supports()", name_, c.name);
+      const InFlight in_flight("supports()", name_);
       return api_->supports(&sc, reason, sizeof reason);
     }();
     reason[sizeof reason - 1] = '\0';
@@ -369,7 +413,7 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   for (int i = repeat > 1 ? -1 : 0; i < repeat; ++i) {
     if (i > (repeat > 1 ? -1 : 0)) out.restore(c.data);
     if (flags.flush_caches) flush_host_caches();
-    const InFlight in_flight("run()", name_, c.name);  // outside the timed region: it formats a string
+    const InFlight in_flight("run()", name_);  // outside the timed region: it formats a string
     const auto start = Clock::now();
     try {
       const detail::CountedRegion counted;

@@ -1,6 +1,8 @@
 // JUnit XML as CI systems read it: testsuites/testsuite/testcase, classname = op,
 // name = case@backend; <failure type="mismatch">, <error>, <skipped>.
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "collect.hpp"
@@ -27,9 +29,10 @@ class JunitReporter final : public detail::CollectingReporter {
       skipped += r.status == Status::skipped;
       total += r.seconds;
     }
-    // An interrupted run is one error more: the cases it never reached are not a pass.
-    errors += s.interrupted;
-    const auto tests = static_cast<int>(results_.size() + file_errors_.size()) + s.interrupted;
+    // A run that stopped before its end is one error more: the cases it never reached are not a pass.
+    const bool incomplete = s.interrupted || !s.ended_early.empty();
+    errors += incomplete;
+    const auto tests = static_cast<int>(results_.size() + file_errors_.size()) + incomplete;
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += fmt::format("<testsuites name=\"scatterctl\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.6f}\">\n",
                        tests, failures, errors, skipped, total);
@@ -48,12 +51,15 @@ class JunitReporter final : public detail::CollectingReporter {
     }
     property("closing_line", closing_line(s));
     if (s.interrupted) property("interrupted", "true");
+    if (!s.ended_early.empty()) property("ended_early", s.ended_early);
     out += "    </properties>\n";
-    if (s.interrupted) {
-      out += "    <testcase classname=\"run\" name=\"interrupted\" time=\"0\">\n";
-      out += fmt::format("      <error message=\"the run was interrupted: {} results for the {} selected cases are "
-                         "above; the rest did not run\" type=\"interrupted\"/>\n",
-                         results_.size(), s.selected);
+    if (incomplete) {
+      const auto [name, how] = s.interrupted ? std::pair<std::string, std::string>{"interrupted", "was interrupted"}
+                                             : std::pair<std::string, std::string>{"ended_early", "ended early: " + s.ended_early};
+      out += fmt::format("    <testcase classname=\"run\" name=\"{}\" time=\"0\">\n", name);
+      out += fmt::format("      <error message=\"the run {}: {} results for the {} selected cases are above; the rest "
+                         "did not run\" type=\"{}\"/>\n",
+                         xml_escape(how), results_.size(), s.selected, name);
       out += "    </testcase>\n";
     }
     for (const auto& e : file_errors_) {

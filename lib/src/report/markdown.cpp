@@ -132,6 +132,9 @@ class MarkdownReporter final : public detail::CollectingReporter {
       out += fmt::format("- `{}`: {}\n", b.name, b.available ? b.device : "unavailable: " + b.reason);
     }
     if (s.interrupted) out += "\n**The run was interrupted; only the cases that finished are listed.**\n";
+    if (!s.ended_early.empty()) {
+      out += fmt::format("\n**The run ended early: {}. Only the cases that finished are listed.**\n", s.ended_early);
+    }
     out += conformance_matrix(results_, context_);
     if (!s.xfail_ids.empty()) {
       out += "\n### Known divergences seen (xfail)\n\n| backend: entry | cases |\n|---|---|\n";

@@ -183,7 +183,9 @@ class TableReporter final : public Reporter {
 }  // namespace
 
 std::string closing_line(const RunSummary& s) {
-  return fmt::format("scatterctl: {} passed, {} failed, {} skipped", s.passed, s.failed, s.skipped);
+  auto line = fmt::format("scatterctl: {} passed, {} failed, {} skipped", s.passed, s.failed, s.skipped);
+  if (!s.ended_early.empty()) line += fmt::format(" (the run ended early: {})", s.ended_early);
+  return line;
 }
 
 std::string describe(const Error& e) {

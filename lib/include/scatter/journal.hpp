@@ -1,0 +1,67 @@
+#pragma once
+/// The run's journal: a file beside the first report, appended as the run goes (a header
+/// with the context and the report paths, each trial as it starts, each result as it ends),
+/// so that a run that never reaches its end still leaves its reports. When the process can
+/// still act (a fatal signal, exit() in an in-process plugin, a watchdog) it turns the
+/// journal into the reports itself, through `scatterctl merge --recover`; after SIGKILL the
+/// journal stays for that command. A run whose reports are all written removes its journal.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scatter/report.hpp"
+
+namespace scatter {
+
+struct ReportPaths {
+  std::string json;
+  std::string junit;
+  std::string markdown;
+  bool any() const { return !json.empty() || !junit.empty() || !markdown.empty(); }
+};
+
+/// "<first report>.journal-<pid>": beside the reports, one per process, so that concurrent
+/// runs writing the same reports never share one.
+std::string journal_path_for(const ReportPaths& paths, long pid);
+
+/// Journals left for these reports by processes that no longer run.
+std::vector<std::string> stale_journals(const ReportPaths& paths);
+
+/// Wraps the run's reporters: every event is journalled before they see it. on_end removes
+/// the journal once every report is written; otherwise it stays, and write_errors names it.
+/// `self_exe` is the scatterctl that end_run_abruptly() runs as `merge --recover JOURNAL`.
+/// Throws Error(io) when the journal cannot be created.
+std::unique_ptr<Reporter> make_journaling_reporter(std::unique_ptr<Reporter> reporters, const ReportPaths& paths,
+                                                   const RunContext& context, const std::string& self_exe);
+
+/// The trial that runs now (a result's file, case, op, reduction, dtype and backend; backend
+/// "-" while the case's inputs are built): journalled, and named by end_run_abruptly().
+void mark_in_flight(const CaseResult& trial);
+void clear_in_flight();
+
+/// How a run that cannot reach its end ends: the trial in flight becomes an error (crashed,
+/// timed_out), or the run is interrupted (no row: the trial never finished).
+enum class EndKind { crashed, timed_out, interrupted };
+
+/// The process is about to end before the run's end. Names the trial in flight on stderr
+/// with `why` ("killed by signal 11 (SIGSEGV)"), appends why to the journal, and writes the
+/// reports from it in a child process (`merge --recover`); returns when that child is done.
+/// Async-signal-safe, and once per process: a second call returns at once.
+void end_run_abruptly(const char* why, EndKind kind) noexcept;
+
+/// A journal read back: what `merge --recover` writes.
+struct RecoveredRun {
+  long pid = 0;
+  RunContext context;
+  ReportPaths reports;
+  std::vector<Error> file_errors;
+  std::vector<CaseResult> results;  ///< with the trial in flight as an error, when it crashed or timed out
+  RunSummary summary;
+};
+
+/// Reads a journal. A last line cut short (the process died while writing it) is left out;
+/// anything else unreadable throws Error(io or json) naming the journal, the line and the field.
+RecoveredRun recover_journal(const std::string& path);
+
+}  // namespace scatter

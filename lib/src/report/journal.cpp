@@ -1,0 +1,369 @@
+// The journal (scatter/journal.hpp): one JSON object a line, each written with one write(2)
+// so that a process killed at any moment leaves at most its last line cut short.
+//   {"journal": 1, "pid": ..., "context": {...}, "reports": {"json": ..., "junit": ..., "markdown": ...}}
+//   {"start": {"case": ..., "index": ..., "total": ...}}   a case begins (total: the selection)
+//   {"begin": {"file": ..., "case": ..., "backend": ...}}  a trial begins ("-": building the inputs)
+//   {"file_error": {...}}  {"result": {...}}               as the reports receive them
+//   {"end": {...}}                                          the run reached its end
+//   {"ended_early": {"why": ..., "kind": ...}}              it did not (end_run_abruptly)
+
+#include "scatter/journal.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "result_json.hpp"
+#include "scatter/run.hpp"
+#include "text.hpp"
+
+extern char** environ;
+
+namespace scatter {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::ordered_json;
+
+// What end_run_abruptly() needs, in plain buffers: it runs in signal handlers and exit
+// handlers, after any static destructor, and may not allocate.
+struct AbruptEnd {
+  std::atomic<int> journal_fd{-1};
+  char journal_path[4096] = {};
+  char self_exe[4096] = {};
+  // The trial in flight as text, in two slots: the next is filled while a handler may read
+  // the published one.
+  char in_flight[2][1024] = {};
+  std::atomic<int> published{-1};
+  std::atomic<bool> ending{false};
+};
+AbruptEnd g_end;
+
+void copy_text(char* to, std::size_t size, std::string_view from) {
+  const auto n = std::min(size - 1, from.size());
+  std::memcpy(to, from.data(), n);
+  to[n] = '\0';
+}
+
+// One write(2) a line, retried on a short write; false on failure.
+bool write_all(int fd, const char* data, std::size_t size) noexcept {
+  while (size > 0) {
+    const auto n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void append(const ordered_json& record) {
+  const int fd = g_end.journal_fd.load();
+  if (fd < 0) return;
+  const auto line = record.dump(-1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+  if (write_all(fd, line.data(), line.size())) return;
+  // Without its journal the run still ends normally; only a crash would lose the reports.
+  std::cerr << fmt::format("scatterctl: cannot write the journal '{}': {}; a crash from here on would lose the "
+                           "reports\n",
+                           g_end.journal_path, std::strerror(errno));
+  g_end.journal_fd.store(-1);
+  ::close(fd);
+}
+
+ordered_json trial_json(const CaseResult& t) {
+  return {{"file", t.file}, {"case", t.name}, {"op", t.op}, {"reduction", t.reduction}, {"dtype", t.dtype},
+          {"backend", t.backend}};
+}
+
+CaseResult trial_from_json(const ordered_json& j) {
+  CaseResult t;
+  t.file = j.at("file").get<std::string>();
+  t.name = j.at("case").get<std::string>();
+  t.op = j.at("op").get<std::string>();
+  t.reduction = j.at("reduction").get<std::string>();
+  t.dtype = j.at("dtype").get<std::string>();
+  t.backend = j.at("backend").get<std::string>();
+  return t;
+}
+
+class JournalingReporter final : public Reporter {
+ public:
+  explicit JournalingReporter(std::unique_ptr<Reporter> reporters) : reporters_(std::move(reporters)) {}
+  ~JournalingReporter() override { close_journal(); }
+  JournalingReporter(const JournalingReporter&) = delete;
+  JournalingReporter& operator=(const JournalingReporter&) = delete;
+
+  void on_case_start(const std::string& name, int index, int total) override {
+    append({{"start", {{"case", printable_text(name)}, {"index", index}, {"total", total}}}});
+    reporters_->on_case_start(name, index, total);
+  }
+  void on_file_error(const Error& error) override {
+    append({{"file_error", detail::to_json(error)}});
+    reporters_->on_file_error(error);
+  }
+  void on_result(const CaseResult& result) override {
+    append({{"result", detail::to_json(detail::printable(result))}});
+    reporters_->on_result(result);
+  }
+  void on_end(const RunSummary& s) override {
+    append({{"end",
+             {{"interrupted", s.interrupted}, {"stopped_early", s.stopped_early}, {"selected", s.selected},
+              {"large_left_out", s.large_left_out}, {"warnings", detail::printable(s).warnings}}}});
+    reporters_->on_end(s);
+    if (reporters_->write_errors().empty()) {
+      ::unlink(g_end.journal_path);
+    } else {
+      std::cerr << fmt::format("scatterctl: the journal '{}' is kept: `scatterctl merge --recover {}` writes the "
+                               "reports from it\n",
+                               g_end.journal_path, g_end.journal_path);
+    }
+    close_journal();
+  }
+  std::vector<std::string> write_errors() const override { return reporters_->write_errors(); }
+
+ private:
+  static void close_journal() {
+    const int fd = g_end.journal_fd.exchange(-1);
+    if (fd >= 0) ::close(fd);
+  }
+
+  std::unique_ptr<Reporter> reporters_;
+};
+
+// A signal handler's JSON string: `why` is ours (ASCII), but quote what needs it anyway.
+std::size_t json_quote(char* to, std::size_t size, const char* text) noexcept {
+  std::size_t n = 0;
+  auto put = [&](char ch) {
+    if (n + 1 < size) to[n++] = ch;
+  };
+  put('"');
+  for (const char* p = text; *p != '\0'; ++p) {
+    if (*p == '"' || *p == '\\') put('\\');
+    put(static_cast<unsigned char>(*p) < 0x20 ? ' ' : *p);
+  }
+  put('"');
+  to[n] = '\0';
+  return n;
+}
+
+std::size_t concat(char* to, std::size_t size, std::initializer_list<const char*> parts) noexcept {
+  std::size_t n = 0;
+  for (const char* part : parts) {
+    for (const char* p = part; *p != '\0' && n + 1 < size; ++p) to[n++] = *p;
+  }
+  to[n] = '\0';
+  return n;
+}
+
+const char* kind_name(EndKind kind) noexcept {
+  switch (kind) {
+    case EndKind::timed_out:
+      return "timed_out";
+    case EndKind::interrupted:
+      return "interrupted";
+    case EndKind::crashed:
+      break;
+  }
+  return "crashed";
+}
+
+// fork() runs the atfork handlers, which may wait on a lock the crashed thread holds.
+pid_t fork_from_handler() noexcept {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return _Fork();
+#else
+  return fork();
+#endif
+}
+
+// `self merge --recover JOURNAL` in a child; true when it wrote every report.
+bool recover_in_child() noexcept {
+  char* const argv[] = {g_end.self_exe, const_cast<char*>("merge"), const_cast<char*>("--recover"),
+                        g_end.journal_path, nullptr};
+  const pid_t pid = fork_from_handler();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // a handler's mask would outlive the exec
+    execve(g_end.self_exe, argv, environ);
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) != kExitUsage && WEXITSTATUS(status) != kExitIo &&
+         WEXITSTATUS(status) != 127;
+}
+
+}  // namespace
+
+std::string journal_path_for(const ReportPaths& paths, long pid) {
+  const auto& first = !paths.json.empty() ? paths.json : !paths.junit.empty() ? paths.junit : paths.markdown;
+  return fmt::format("{}.journal-{}", first, pid);
+}
+
+std::vector<std::string> stale_journals(const ReportPaths& paths) {
+  const fs::path pattern = journal_path_for(paths, 0);
+  const auto prefix = pattern.filename().string().substr(0, pattern.filename().string().size() - 1);  // "r.json.journal-"
+  std::vector<std::string> stale;
+  std::error_code ec;
+  const auto dir = pattern.has_parent_path() ? pattern.parent_path() : fs::path(".");
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const auto name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) stale.push_back(entry.path().string());
+  }
+  std::sort(stale.begin(), stale.end());
+  return stale;
+}
+
+std::unique_ptr<Reporter> make_journaling_reporter(std::unique_ptr<Reporter> reporters, const ReportPaths& paths,
+                                                   const RunContext& context, const std::string& self_exe) {
+  const auto absolute = [](const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); };
+  const auto path = absolute(journal_path_for(paths, ::getpid()));
+  // Ours alone: created afresh, never through a link, closed in every child.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot create the journal '{}': {}", path, std::strerror(errno)));
+  copy_text(g_end.journal_path, sizeof g_end.journal_path, path);
+  copy_text(g_end.self_exe, sizeof g_end.self_exe, self_exe);
+  g_end.journal_fd.store(fd);
+  append({{"journal", 1},
+          {"pid", static_cast<long>(::getpid())},
+          {"context", detail::to_json(detail::printable(context))},
+          {"reports", {{"json", absolute(paths.json)}, {"junit", absolute(paths.junit)}, {"markdown", absolute(paths.markdown)}}}});
+  return std::make_unique<JournalingReporter>(std::move(reporters));
+}
+
+void mark_in_flight(const CaseResult& trial) {
+  const int slot = g_end.published.load() == 0 ? 1 : 0;
+  const auto text = trial.backend == "-" ? fmt::format("case '{}' of {} (building its inputs)", trial.name, trial.file)
+                                         : fmt::format("case '{}' of {} on backend {}", trial.name, trial.file, trial.backend);
+  copy_text(g_end.in_flight[slot], sizeof g_end.in_flight[slot], printable_text(text));
+  g_end.published.store(slot);
+  append({{"begin", trial_json(detail::printable(trial))}});
+}
+
+void clear_in_flight() { g_end.published.store(-1); }
+
+void end_run_abruptly(const char* why, EndKind kind) noexcept {
+  if (g_end.ending.exchange(true)) return;
+  const int slot = g_end.published.load();
+  const int fd = g_end.journal_fd.load();
+  char line[2048];
+  auto n = concat(line, sizeof line,
+                  {"scatterctl: the run ends here: ", why, slot >= 0 ? ", during " : "",
+                   slot >= 0 ? g_end.in_flight[slot] : "",
+                   fd >= 0 ? "; writing the reports of what finished from the journal\n" : "\n"});
+  (void)write_all(STDERR_FILENO, line, n);
+  if (fd < 0) return;
+  char quoted[1024];
+  json_quote(quoted, sizeof quoted, why);
+  n = concat(line, sizeof line, {"{\"ended_early\":{\"why\":", quoted, ",\"kind\":\"", kind_name(kind), "\"}}\n"});
+  (void)write_all(fd, line, n);
+  if (!recover_in_child()) {
+    n = concat(line, sizeof line,
+               {"scatterctl: the reports could not be written from the journal; `scatterctl merge --recover ",
+                g_end.journal_path, "` tries again\n"});
+    (void)write_all(STDERR_FILENO, line, n);
+  }
+}
+
+RecoveredRun recover_journal(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::io, "", fmt::format("cannot read the journal '{}': {}", path, std::strerror(errno)));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const auto text = buffer.str();
+
+  RecoveredRun run;
+  std::optional<CaseResult> in_flight;
+  std::optional<ordered_json> end;
+  std::optional<ordered_json> ended_early;
+  std::size_t line_start = 0;
+  for (int number = 1; line_start < text.size(); ++number) {
+    const auto newline = text.find('\n', line_start);
+    const bool cut_short = newline == std::string::npos;
+    const auto line = text.substr(line_start, cut_short ? std::string::npos : newline - line_start);
+    line_start = cut_short ? text.size() : newline + 1;
+    const auto where = fmt::format("{} line {}", path, number);
+    auto record = ordered_json::parse(line, nullptr, false);
+    if (record.is_discarded() || !record.is_object() || record.size() == 0) {
+      if (cut_short) break;  // the process died while writing its last line
+      throw Error(ErrorCode::json, "", fmt::format("{}: not a journal record", where));
+    }
+    try {
+      const auto& [key, value] = *record.items().begin();
+      if (number == 1) {
+        if (key != "journal" || value != 1) throw Error(ErrorCode::json, "", "not a scatterctl journal");
+        run.pid = record.value("pid", 0L);
+        run.context = detail::context_from_json(record.at("context"));
+        const auto& reports = record.at("reports");
+        run.reports = {reports.value("json", ""), reports.value("junit", ""), reports.value("markdown", "")};
+      } else if (key == "start") {
+        run.summary.selected = value.at("total").get<int>();
+      } else if (key == "begin") {
+        in_flight = trial_from_json(value);
+      } else if (key == "file_error") {
+        run.file_errors.push_back(detail::error_from_json(value));
+      } else if (key == "result") {
+        run.results.push_back(detail::result_from_json(value));
+        in_flight.reset();
+      } else if (key == "end") {
+        end = value;
+      } else if (key == "ended_early") {
+        ended_early = value;
+      }
+    } catch (const Error& e) {
+      throw Error(e.code(), e.field(), fmt::format("{}: {}", where, e.detail()));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(ErrorCode::json, "", fmt::format("{}: {}", where, e.what()));
+    }
+  }
+  if (text.empty()) throw Error(ErrorCode::json, "", fmt::format("{}: empty, not a scatterctl journal", path));
+
+  auto& s = run.summary;
+  if (end) {
+    s.interrupted = end->value("interrupted", false);
+    s.stopped_early = end->value("stopped_early", false);
+    s.large_left_out = end->value("large_left_out", 0);
+    s.warnings = end->value("warnings", std::map<std::string, int>{});
+  } else {
+    const auto kind = ended_early ? ended_early->value("kind", "crashed") : "crashed";
+    s.ended_early = ended_early ? ended_early->value("why", "")
+                                : "the process ended without a word: SIGKILL, the out-of-memory killer or a power loss";
+    if (kind == "interrupted") {
+      s.interrupted = true;
+    } else if (in_flight) {
+      auto r = std::move(*in_flight);
+      const auto code = kind == "timed_out" ? ErrorCode::timeout : ErrorCode::backend;
+      r.status = Status::error;
+      r.error = Error(code, "", fmt::format("the run ended during this case: {}", s.ended_early)).at(r.file, r.name);
+      r.detail = fmt::format("[{}] {}", to_string(code), r.error->message());
+      run.results.push_back(std::move(r));
+    }
+  }
+  for (const auto& r : run.results) count_result(s, r, false);  // each result carries its own strictness
+  s.failed += static_cast<int>(run.file_errors.size());
+  s.invalid += static_cast<int>(run.file_errors.size());
+  finish_summary(s, !run.file_errors.empty());
+  return run;
+}
+
+}  // namespace scatter
