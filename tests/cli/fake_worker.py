@@ -13,6 +13,14 @@ ignored); $FAKE_WORKER_MODE says how it misbehaves:
   negtime    as identity, but says the op took -1 s
   orphan     answers hello, then on run leaves a child holding its answer pipe and exits
   longline   answers hello, then answers run with 2 MiB and no end of line
+  plant      as identity, but first plants links to $FAKE_VICTIM where the next request's
+             tensors would go if their names could be guessed
+  outlink    writes the output outside and answers with out.npy a link to it
+  fifo       answers with out.npy a FIFO
+  setsid     as identity, but first starts a process in a session of its own holding fds 3
+             and 4, with $FAKE_MARKER in its command line
+  spam       as identity, but first appends the size of its log to $FAKE_SIDE, then writes
+             12 MiB to it
 """
 import json
 import os
@@ -63,6 +71,39 @@ for line in requests:
     elif mode == "longline":
         answers.write(b"x" * (2 << 20))
         time.sleep(3600)
+    elif mode == "plant":
+        folder = os.path.dirname(req["data"])
+        for base in {folder, os.path.dirname(folder)}:
+            for k in range(1, 4):
+                for name in ("data", "indices", "updates", "out"):
+                    try:
+                        os.symlink(os.environ["FAKE_VICTIM"], os.path.join(base, f"{req['id'] + k}-{name}.npy"))
+                    except FileExistsError:
+                        pass
+        shutil.copyfile(req["data"], req["out"])
+        answer({"id": req["id"], "status": "ok"})
+    elif mode == "outlink":
+        outside = os.environ["FAKE_VICTIM"]
+        shutil.copyfile(req["data"], outside)
+        os.symlink(outside, req["out"])
+        answer({"id": req["id"], "status": "ok"})
+    elif mode == "fifo":
+        os.mkfifo(req["out"])
+        answer({"id": req["id"], "status": "ok"})
+    elif mode == "setsid":
+        import subprocess
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", os.environ["FAKE_MARKER"]],
+                         start_new_session=True, pass_fds=(3, 4))
+        shutil.copyfile(req["data"], req["out"])
+        answer({"id": req["id"], "status": "ok"})
+    elif mode == "spam":
+        with open(os.environ["FAKE_SIDE"], "a") as side:
+            side.write(f"{os.fstat(1).st_size}\n")
+        chunk = b"spam " * 200000 + b"\n"
+        for _ in range(12):
+            os.write(1, chunk)
+        shutil.copyfile(req["data"], req["out"])
+        answer({"id": req["id"], "status": "ok"})
     elif mode == "negtime":
         shutil.copyfile(req["data"], req["out"])
         answer({"id": req["id"], "status": "ok", "seconds": -1, "samples": [-1]})

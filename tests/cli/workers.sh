@@ -99,6 +99,34 @@ check "... the case an ERROR naming the exit" out_has '^w1_changes .* numpy +ERR
 check "... seen in seconds, not after the 60 s time-out ($((SECONDS - start_time)) s)" test $((SECONDS - start_time)) -lt 20
 check "... and no child of it is left" test -z "$(pgrep -f '^sleep 120$')"
 
+# The private folder distrusts the worker: links it plants where the next request's tensors
+# could go are never written through; a link or a FIFO as its output is refused at once.
+printf 'do not overwrite\n' >"$TMP/victim"
+FAKE_VICTIM=$TMP/victim fake plant run "$cases" --filter 'w2_*'
+check "a worker plants links for the next requests: the run goes on (exit 0)" rc_is 0
+check "... and the file they point at is untouched" grep -qx 'do not overwrite' "$TMP/victim"
+FAKE_VICTIM=$TMP/outside.npy fake outlink run "$cases" --filter 'w2_*'
+check "out.npy a link to a file outside: exit 1" rc_is 1
+check "... an ERROR naming the link" out_has '^w2_same .* numpy +ERROR +\[backend\] numpy wrote an invalid output: file: cannot read .*out\.npy.: it is a symbolic link'
+LIMIT=60 fake fifo run "$cases" --filter 'w2_*' --timeout 30
+check "out.npy a FIFO: exit 1, at once" rc_is 1
+check "... an ERROR naming it" out_has 'numpy wrote an invalid output: file: cannot read .*out\.npy.: not a regular file'
+
+# No process outlives the run: a worker's child in a session of its own is ended with it.
+marker="scatterctl-test-setsid-$$"
+FAKE_MARKER=$marker fake setsid run "$cases" --filter 'w2_*'
+check "a worker leaves a setsid() child: the run passes" rc_is 0
+sleep 0.2
+check "... and the child is ended with the run" test -z "$(pgrep -f -- "$marker")"
+pkill -f -- "$marker" 2>/dev/null
+
+# The worker's log keeps its tail past 8 MiB: 12 MiB a request never accumulates.
+FAKE_SIDE=$TMP/log-sizes fake spam run "$cases"
+check "a worker writing 12 MiB of log a case: the run goes on" out_has '^w2_same .* numpy +passed'
+check "... its log never holds more than 8 MiB and a request's worth when a request starts ($(sort -n "$TMP/log-sizes" | tail -1) bytes)" \
+  test "$(sort -n "$TMP/log-sizes" | tail -1)" -le $((8 * 1024 * 1024 + 12 * 1000001))
+check "... and is trimmed at all (4 requests, $(paste -sd' ' "$TMP/log-sizes"))" test "$(sort -n "$TMP/log-sizes" | tail -1)" -lt $((3 * 12 * 1000001))
+
 # An answer line without end is refused at 1 MiB, not buffered whole.
 fake longline run "$cases" --filter w1_changes --timeout 60
 check "an endless answer line: exit 1" rc_is 1

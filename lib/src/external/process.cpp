@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,6 +18,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -65,6 +68,52 @@ void remove_stale_dirs(const std::string& base, const std::string& prefix) {
   }
 }
 
+// The workers that run now. Any other child of this process is a descendant that a worker left
+// behind (adopted: adopt_orphans).
+std::set<pid_t>& live_workers() {
+  static std::set<pid_t> pids;
+  return pids;
+}
+
+// A worker's child that calls setsid() escapes the process group that ends a worker; as the
+// workers' subreaper, this process adopts it when its parent ends, and ends it.
+void adopt_orphans() {
+  static const bool adopting = ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+  (void)adopting;
+}
+
+// The parent's pid of /proc/PID/stat ("PID (COMM) STATE PPID ..."; COMM may hold ')').
+pid_t parent_of(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  char state = 0;
+  int ppid = -1;
+  return std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 ? ppid : -1;
+}
+
+// Kills and reaps every adopted descendant; each one's own children are adopted in turn when
+// it ends, hence the rounds.
+void end_adopted_orphans() {
+  const pid_t self = ::getpid();
+  for (int round = 0; round < 16; ++round) {
+    std::vector<pid_t> orphans;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+      const auto name = it->path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const auto pid = static_cast<pid_t>(std::stol(name));
+      if (pid != self && parent_of(name) == self && !live_workers().contains(pid)) orphans.push_back(pid);
+    }
+    if (orphans.empty()) return;
+    for (const pid_t pid : orphans) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+}
+
 }  // namespace
 
 PrivateDir::PrivateDir(const std::string& prefix) {
@@ -75,12 +124,17 @@ PrivateDir::PrivateDir(const std::string& prefix) {
   }
   static const bool swept = (remove_stale_dirs(base, prefix), true);  // once a process
   (void)swept;
-  std::string pattern = fmt::format("{}/{}-{}-XXXXXX", base, prefix, ::getpid());
+  make(fmt::format("{}/{}-{}-XXXXXX", base, prefix, ::getpid()));
+}
+
+PrivateDir::PrivateDir(const std::string& parent, const std::string& stem) { make(fmt::format("{}/{}-XXXXXX", parent, stem)); }
+
+void PrivateDir::make(std::string pattern) {
+  // mkdtemp: a name nobody can have planted, made with mode 0700, or an error.
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw Error(ErrorCode::io, "", fmt::format("cannot make a private directory '{}': {}", pattern, std::strerror(errno)));
   }
-  ::chmod(pattern.c_str(), 0700);  // mkdtemp's mode already; said again for clarity
-  path_ = pattern;
+  path_ = std::move(pattern);
 }
 
 PrivateDir::~PrivateDir() {
@@ -92,7 +146,29 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::vector<std::pai
                              std::string log_path)
     : argv_(std::move(argv)), env_(std::move(env)), log_path_(std::move(log_path)) {}
 
-WorkerProcess::~WorkerProcess() { stop(); }
+WorkerProcess::~WorkerProcess() {
+  stop();
+  close_fd(log_fd_);
+}
+
+void WorkerProcess::forget_reaped() {
+  live_workers().erase(pid_);
+  pid_ = -1;
+  end_adopted_orphans();
+}
+
+void WorkerProcess::trim_log() {
+  struct stat st {};
+  if (log_fd_ < 0 || ::fstat(log_fd_, &st) != 0 || st.st_size <= kMaxLogBytes) return;
+  std::string tail(kLogTailKept, '\0');
+  const auto n = ::pread(log_fd_, tail.data(), tail.size(), st.st_size - static_cast<off_t>(tail.size()));
+  tail.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  const auto note = fmt::format("[scatterctl: {} bytes of this log cut; its last {} follow]\n",
+                                st.st_size - static_cast<off_t>(tail.size()), tail.size());
+  if (::ftruncate(log_fd_, 0) != 0) return;
+  (void)!::write(log_fd_, note.data(), note.size());  // O_APPEND: after whatever the worker wrote meanwhile
+  (void)!::write(log_fd_, tail.data(), tail.size());
+}
 
 void WorkerProcess::start() {
   // Socket pairs rather than pipes: send() with MSG_NOSIGNAL never raises SIGPIPE.
@@ -104,7 +180,10 @@ void WorkerProcess::start() {
     ::close(requests[1]);
     fail(ProcessFailure::Kind::exited, std::strerror(errno));
   }
-  const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  // Read and trimmed here (trim_log), appended to by the worker; kept across restarts.
+  if (log_fd_ < 0) log_fd_ = ::open(log_path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  const int log_fd = log_fd_;
+  adopt_orphans();
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
@@ -123,7 +202,7 @@ void WorkerProcess::start() {
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
-    for (int fd : {requests[0], requests[1], answers[0], answers[1], log_fd}) if (fd >= 0) ::close(fd);
+    for (int fd : {requests[0], requests[1], answers[0], answers[1]}) ::close(fd);
     fail(ProcessFailure::Kind::exited, fmt::format("fork failed: {}", std::strerror(err)));
   }
   if (pid == 0) {
@@ -152,9 +231,9 @@ void WorkerProcess::start() {
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also from the parent, so that a kill never races the child's own call
+  live_workers().insert(pid);
   ::close(requests[0]);
   ::close(answers[1]);
-  if (log_fd >= 0) ::close(log_fd);
   pid_ = pid;
   to_child_ = requests[1];
   from_child_ = answers[0];
@@ -163,6 +242,7 @@ void WorkerProcess::start() {
 
 nlohmann::json WorkerProcess::request(const nlohmann::json& message, double timeout_seconds) {
   if (!running()) start();
+  trim_log();
   const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::size_t sent = 0;
   while (sent < line.size()) {
@@ -195,6 +275,7 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
     pollfd p{from_child_, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
     if (ready < 0 && errno != EINTR) fail(ProcessFailure::Kind::protocol, std::strerror(errno));
+    trim_log();
     if (ready <= 0) {
       // A worker that ended while a process it started still holds the pipe would otherwise
       // be waited for until the time-out.
@@ -219,7 +300,7 @@ std::optional<std::string> WorkerProcess::ended_description() {
   int status = 0;
   if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
   ::kill(-pid_, SIGKILL);  // what it left behind in its group, holding the pipe
-  pid_ = -1;
+  forget_reaped();
   if (WIFSIGNALED(status)) return signal_text(WTERMSIG(status));
   return fmt::format("exited with status {}", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
@@ -231,7 +312,7 @@ std::string WorkerProcess::reap_description() {
   for (int i = 0; i < 50; ++i) {
     const pid_t r = ::waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
-      pid_ = -1;
+      forget_reaped();
       if (WIFSIGNALED(status)) return signal_text(WTERMSIG(status));
       if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
       return "ended";
@@ -269,7 +350,7 @@ void WorkerProcess::stop() {
     } else {
       ::kill(-pid_, SIGKILL);  // anything it left behind in its group
     }
-    pid_ = -1;
+    forget_reaped();
   }
   close_fd(to_child_);
   close_fd(from_child_);
@@ -277,13 +358,13 @@ void WorkerProcess::stop() {
 }
 
 std::string WorkerProcess::log_tail(std::size_t max_bytes) const {
-  std::ifstream in(log_path_, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  const auto size = static_cast<std::size_t>(in.tellg());
+  struct stat st {};
+  if (log_fd_ < 0 || ::fstat(log_fd_, &st) != 0) return "";
+  const auto size = static_cast<std::size_t>(st.st_size);
   const auto from = size > max_bytes ? size - max_bytes : 0;
-  in.seekg(static_cast<std::streamoff>(from));
   std::string text(size - from, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  const auto n = ::pread(log_fd_, text.data(), text.size(), static_cast<off_t>(from));
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
 }

@@ -18,12 +18,16 @@ namespace scatter::external {
 class PrivateDir {
  public:
   explicit PrivateDir(const std::string& prefix);
+  /// A fresh folder inside `parent` (PARENT/STEM-XXXXXX): one a worker request.
+  PrivateDir(const std::string& parent, const std::string& stem);
   ~PrivateDir();
   PrivateDir(const PrivateDir&) = delete;
   PrivateDir& operator=(const PrivateDir&) = delete;
   const std::string& path() const { return path_; }
 
  private:
+  void make(std::string pattern);
+
   std::string path_;
 };
 
@@ -60,6 +64,13 @@ class WorkerProcess {
   /// The worker's end ("exited with status 0"), when it has ended; it is reaped, and its
   /// process group killed. nullopt while it runs.
   std::optional<std::string> ended_description();
+  /// The worker was reaped: no longer live, and what it left behind is ended.
+  void forget_reaped();
+  /// Keeps the log's last kLogTailKept bytes once it passes kMaxLogBytes.
+  void trim_log();
+
+  static constexpr off_t kMaxLogBytes = 8 << 20;
+  static constexpr std::size_t kLogTailKept = 64 << 10;
 
   std::vector<std::string> argv_;
   std::vector<std::pair<std::string, std::string>> env_;
@@ -67,6 +78,7 @@ class WorkerProcess {
   pid_t pid_ = -1;
   int to_child_ = -1;
   int from_child_ = -1;
+  int log_fd_ = -1;
   std::string buffer_;
 };
 

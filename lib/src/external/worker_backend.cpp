@@ -107,18 +107,15 @@ class WorkerBackend final : public Backend {
                                      failures_in_a_row_, last_failure_));
     }
     const auto id = ++next_id_;
-    const auto stem = fmt::format("{}/{}-", dir_->path(), id);
+    // A folder of fresh, unguessable name a request, its files created exclusively: nothing a
+    // worker left or planted (a link, a FIFO) is written through or read (npy.cpp).
+    const PrivateDir request_dir(dir_->path(), std::to_string(id));
+    const auto stem = request_dir.path() + "/";
     const std::string data = stem + "data.npy", indices = stem + "indices.npy", updates = stem + "updates.npy",
                       out = stem + "out.npy";
-    struct Cleanup {
-      std::vector<std::string> paths;
-      ~Cleanup() {
-        for (const auto& p : paths) ::unlink(p.c_str());
-      }
-    } cleanup{{data, indices, updates, out}};
-    write_npy(c.data, data);
-    write_npy(c.indices, indices);
-    write_npy(c.updates, updates);
+    detail::write_new_npy(c.data, data);
+    detail::write_new_npy(c.indices, indices);
+    detail::write_new_npy(c.updates, updates);
     json request = {{"id", id},
                     {"op", "run"},
                     {"case",
@@ -168,7 +165,7 @@ class WorkerBackend final : public Backend {
     }
     BackendOutput result;
     try {
-      result.output = detail::read_npy(out, c.data.dtype(), c.data.shape());
+      result.output = detail::read_npy(out, c.data.dtype(), c.data.shape(), detail::NpyTrust::worker_file);
     } catch (const Error& e) {
       throw BackendFault(fmt::format("{} wrote an invalid output: {}", name_, e.message()));
     }

@@ -34,8 +34,16 @@ Tensor run_generator(const Generator& gen, DType dtype, const Shape& shape, cons
 /// (0 for the other generators, which write straight into the output).
 std::uint64_t indices_scratch_bytes(const Generator& gen, std::int64_t n);
 
-/// Reads a .npy file and checks it holds dtype and shape.
-Tensor read_npy(const std::string& path, DType dtype, const Shape& shape);
+/// Whose file a .npy is: a case file's (links followed, as a user means them) or a worker's
+/// answer (never through a link, and owned by this user).
+enum class NpyTrust { user_file, worker_file };
+
+/// Reads a .npy file and checks it holds dtype and shape. Never blocks on a FIFO or device.
+Tensor read_npy(const std::string& path, DType dtype, const Shape& shape, NpyTrust trust = NpyTrust::user_file);
+
+/// Writes a .npy file that must not exist yet (created exclusively, mode 0600, never
+/// through a link): a request's tensors for a worker.
+void write_new_npy(const Tensor& tensor, const std::string& path);
 
 /// The semantic rules: reductions per op and dtype, dtypes, axis, shapes. Normalizes
 /// the axis. Throws Error naming the field.

@@ -1,12 +1,16 @@
 // NumPy .npy files (format 1.0-3.0): little-endian, C order, the declared dtype and shape.
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -14,6 +18,8 @@
 
 namespace scatter {
 namespace {
+
+using detail::NpyTrust;
 
 constexpr char kMagic[] = "\x93NUMPY";
 
@@ -96,47 +102,85 @@ std::optional<DType> dtype_of_descr(const std::string& descr) {
   return std::nullopt;
 }
 
+// An open file, closed on scope exit.
+struct FileDescriptor {
+  explicit FileDescriptor(int descriptor) : fd(descriptor) {}
+  FileDescriptor(FileDescriptor&& other) noexcept : fd(std::exchange(other.fd, -1)) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(FileDescriptor&&) = delete;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+  int fd = -1;
+};
+
+// Opened without blocking (a FIFO would wait for a writer) and checked on the descriptor,
+// not the name, so nothing can be swapped in between. A worker's file is also never read
+// through a link and must be ours.
+FileDescriptor open_for_reading(const std::string& path, NpyTrust trust, std::uint64_t& file_size) {
+  const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (trust == NpyTrust::worker_file ? O_NOFOLLOW : 0);
+  FileDescriptor file{::open(path.c_str(), flags)};
+  if (file.fd < 0) {
+    if (errno == ELOOP && trust == NpyTrust::worker_file) {
+      throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': it is a symbolic link", path));
+    }
+    throw Error(ErrorCode::io, "file", fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  }
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0) throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': it is a directory", path));
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': not a regular file (a FIFO, socket or device)", path));
+  }
+  if (trust == NpyTrust::worker_file && st.st_uid != ::geteuid()) {
+    throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': owned by user {}, not by this one", path, st.st_uid));
+  }
+  file_size = static_cast<std::uint64_t>(st.st_size);
+  return file;
+}
+
+// Reads exactly `size` bytes at `offset`; false when the file ends first.
+bool read_at(int fd, std::uint64_t offset, void* to, std::uint64_t size) {
+  auto* bytes = static_cast<char*>(to);
+  while (size > 0) {
+    const auto n = ::pread(fd, bytes, std::min<std::uint64_t>(size, 1u << 30), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    offset += static_cast<std::uint64_t>(n);
+    size -= static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
 // Reads a .npy file; checks dtype and shape against the declaration when given one.
-Tensor read_npy_file(const std::string& path, std::optional<DType> declared_dtype, const Shape* declared_shape) {
-  // Before opening: opening a FIFO blocks until something writes to it, and a device
-  // (/dev/zero) never ends. A missing file falls through to the open below.
-  std::error_code status_ec;
-  const auto status = std::filesystem::status(path, status_ec);
-  if (std::filesystem::is_directory(status)) {
-    throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': it is a directory", path));
-  }
-  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    throw Error(ErrorCode::io, "file",
-                fmt::format("cannot read '{}': not a regular file (a FIFO, socket or device)", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::io, "file", fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  std::error_code ec;
-  const auto file_size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(ErrorCode::io, "file", fmt::format("cannot read '{}': {}", path, ec.message()));
+Tensor read_npy_file(const std::string& path, std::optional<DType> declared_dtype, const Shape* declared_shape,
+                     NpyTrust trust) {
+  std::uint64_t file_size = 0;
+  const auto file = open_for_reading(path, trust, file_size);
 
   char magic[8] = {};
-  in.read(magic, 8);
-  if (!in || std::memcmp(magic, kMagic, 6) != 0) bad(path, "is not a .npy file (wrong magic)");
+  if (!read_at(file.fd, 0, magic, 8) || std::memcmp(magic, kMagic, 6) != 0) bad(path, "is not a .npy file (wrong magic)");
   const int major = static_cast<unsigned char>(magic[6]);
   std::uint64_t header_len = 0;
   std::size_t prefix = 0;
+  unsigned char len[4] = {};
+  bool read = false;
   if (major == 1) {
-    unsigned char len[2];
-    in.read(reinterpret_cast<char*>(len), 2);
+    read = read_at(file.fd, 8, len, 2);
     header_len = len[0] | (len[1] << 8);
     prefix = 10;
   } else if (major == 2 || major == 3) {
-    unsigned char len[4];
-    in.read(reinterpret_cast<char*>(len), 4);
+    read = read_at(file.fd, 8, len, 4);
     header_len = len[0] | (len[1] << 8) | (len[2] << 16) | (static_cast<std::uint64_t>(len[3]) << 24);
     prefix = 12;
   } else {
     bad(path, fmt::format("has unsupported .npy format version {}", major));
   }
-  if (!in || prefix + header_len > file_size) bad(path, "is truncated inside its header");
+  if (!read || prefix + header_len > file_size) bad(path, "is truncated inside its header");
   std::string header(header_len, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(header_len));
+  if (!read_at(file.fd, prefix, header.data(), header_len)) bad(path, "is truncated inside its header");
 
   const auto descr = header_value(header, "descr", '\'', '\'');
   if (!descr) bad(path, "has no 'descr' in its header");
@@ -173,22 +217,26 @@ Tensor read_npy_file(const std::string& path, std::optional<DType> declared_dtyp
     bad(path, fmt::format("has {} data bytes, shape {} of {} needs {}", file_size - prefix - header_len,
                           format_shape(shape), to_string(dtype), out.nbytes()));
   }
-  in.read(reinterpret_cast<char*>(out.bytes()), static_cast<std::streamsize>(out.nbytes()));
-  if (!in) throw Error(ErrorCode::io, "file", fmt::format("cannot read the data of '{}'", path));
+  if (!read_at(file.fd, prefix + header_len, out.bytes(), out.nbytes())) {
+    throw Error(ErrorCode::io, "file", fmt::format("cannot read the data of '{}'", path));
+  }
   return out;
 }
 
-}  // namespace
+bool write_all(int fd, const void* from, std::uint64_t size) {
+  const auto* bytes = static_cast<const char*>(from);
+  while (size > 0) {
+    const auto n = ::write(fd, bytes, std::min<std::uint64_t>(size, 1u << 30));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
 
-namespace detail {
-
-Tensor read_npy(const std::string& path, DType dtype, const Shape& shape) { return read_npy_file(path, dtype, &shape); }
-
-}  // namespace detail
-
-Tensor read_npy(const std::string& path) { return read_npy_file(path, std::nullopt, nullptr); }
-
-void write_npy(const Tensor& tensor, const std::string& path) {
+// open_flags and mode: a user's file truncated, or a fresh one that is no link.
+void write_npy_file(const Tensor& tensor, const std::string& path, int open_flags, mode_t mode) {
   // "(2, 3)", "(4,)", "()": Python's tuple syntax.
   std::string shape = fmt::format("{}", fmt::join(tensor.shape(), ", "));
   if (tensor.rank() == 1) shape += ",";
@@ -198,17 +246,34 @@ void write_npy(const Tensor& tensor, const std::string& path) {
   const std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  out.write(kMagic, 6);
-  const char version[2] = {1, 0};
-  out.write(version, 2);
-  const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xFF),
-                                static_cast<unsigned char>(header.size() >> 8)};
-  out.write(reinterpret_cast<const char*>(len), 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(tensor.bytes()), static_cast<std::streamsize>(tensor.nbytes()));
-  if (!out) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}'", path));
+  const FileDescriptor file{::open(path.c_str(), open_flags, mode)};
+  if (file.fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  std::string prefix(kMagic, 6);
+  prefix += {1, 0, static_cast<char>(header.size() & 0xFF), static_cast<char>(header.size() >> 8)};
+  prefix += header;
+  if (!write_all(file.fd, prefix.data(), prefix.size()) || !write_all(file.fd, tensor.bytes(), tensor.nbytes())) {
+    throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+Tensor read_npy(const std::string& path, DType dtype, const Shape& shape, NpyTrust trust) {
+  return read_npy_file(path, dtype, &shape, trust);
+}
+
+void write_new_npy(const Tensor& tensor, const std::string& path) {
+  write_npy_file(tensor, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+}  // namespace detail
+
+Tensor read_npy(const std::string& path) { return read_npy_file(path, std::nullopt, nullptr, NpyTrust::user_file); }
+
+void write_npy(const Tensor& tensor, const std::string& path) {
+  write_npy_file(tensor, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 }
 
 }  // namespace scatter
