@@ -28,7 +28,18 @@ busy = json.loads(json.dumps(doc))
 busy["context"]["load_end"] = {"load_avg": [9.5, 4.0, 2.0], "cpus": busy["context"]["num_cpus"], "busy": True}
 busy["context"]["busy"] = True
 json.dump(busy, open(os.path.join(out, "busy.json"), "w"))
+# Absurd but valid times (1e308 ns): printed in a few characters, not 300 digits.
+huge = json.loads(json.dumps(doc))
+for b in huge["benchmarks"]:
+    b["real_time"] = b["cpu_time"] = 1e308
+    b["samples_us"] = [1e305] * len(b["samples_us"])
+json.dump(huge, open(os.path.join(out, "huge.json"), "w"))
 PY
+
+"$BIN" compare "$TMP/base.json" "$TMP/huge.json" > "$TMP/huge.txt" 2>&1
+awk 'length > 400 { bad = 1 } END { exit bad }' "$TMP/huge.txt" || fail "a 1e308 time prints in a short line: $(head -c 600 "$TMP/huge.txt")"
+grep -Eq "^nd/launch/f32@ref +[0-9.]+ us +1e\+[0-9]{3} s +\+[0-9.]+e\+[0-9]{3}%" "$TMP/huge.txt" ||
+  fail "a 1e308 time and its change print in three significant digits: $(head -c 600 "$TMP/huge.txt")"
 
 # --threshold: a percentage with its unit; a bare number is a usage error that says so.
 "$BIN" compare "$TMP/base.json" "$TMP/base.json" --threshold 5 > /dev/null 2> "$TMP/thr.txt"; rc=$?

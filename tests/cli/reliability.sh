@@ -49,6 +49,17 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
   rmdir "/dev/shm/scatterctl-$$-live001" "/dev/shm/other-$dead-keep01"
 fi
 
+# Failure bundles are one folder each under DIR, whatever the backend is called: a plugin's
+# path nests no folders and cannot climb out.
+plugin_dir=${SCATTERCTL_TEST_PLUGINS:-}
+if [ -f "$plugin_dir/wrong_answer.so" ]; then
+  float_cases "$TMP/float" 1
+  ctl run "$TMP/float" --backend "ref,plugin:$plugin_dir/wrong_answer.so" --save-failures "$TMP/bundles"
+  check "a wrong answer with --save-failures: exit 1" rc_is 1
+  check "... its bundle is one folder under DIR, named after the case and backend" \
+    test "$(cd "$TMP/bundles" && find . -name repro.json)" = "./f1_case@plugin__$(echo "${plugin_dir#/}" | tr -c 'A-Za-z0-9._@+=,\n-' '_')_wrong_answer.so/repro.json"
+fi
+
 # A full disk: a 64 KiB tmpfs (a mount namespace of our own; skipped where that is not allowed).
 if unshare -m true 2>/dev/null; then
   mkdir "$TMP/full" "$TMP/healthy"
@@ -62,7 +73,6 @@ if unshare -m true 2>/dev/null; then
   check "... naming it" err_has "cannot write '.*r.json'"
   check "... the JUnit on the healthy disk is written" test -s "$TMP/healthy/r.xml"
   # --save-failures on the full disk: a warning, and every case still runs.
-  plugin_dir=${SCATTERCTL_TEST_PLUGINS:-}
   if [ -f "$plugin_dir/wrong_answer.so" ]; then
     unshare -m bash -c 'mount -t tmpfs -o size=64k none "$1" && { head -c 70000 /dev/zero > "$1/filler" 2>/dev/null; true; } &&
       "$2" run "$3/cases/scatter_elements" --backend "ref,plugin:$4" --save-failures "$1/bundles"' _ \

@@ -475,15 +475,12 @@ BenchComparison printable(BenchComparison c) {
 
 std::string interval(const BenchDelta& d) {
   if (d.ratio <= 0) return "-";
-  if (d.counted) return fmt::format("[{:+.2f}%, {:+.2f}%]", (d.ratio_low - 1) * 100, (d.ratio_high - 1) * 100);
-  if (!std::isfinite(d.ratio_high)) return "(too few)";
-  return fmt::format("[{:+.1f}%, {:+.1f}%]", (d.ratio_low - 1) * 100, (d.ratio_high - 1) * 100);
+  const int decimals = d.counted ? 2 : 1;
+  if (!d.counted && !std::isfinite(d.ratio_high)) return "(too few)";
+  return fmt::format("[{}%, {}%]", detail::short_number((d.ratio_low - 1) * 100, decimals, true),
+                     detail::short_number((d.ratio_high - 1) * 100, decimals, true));
 }
 
-// A median: a time, or an instruction count per call.
-std::string value_cell(const BenchDelta& d, double value) {
-  return d.counted ? fmt::format("{:.0f}", value) : detail::time_cell(value);
-}
 
 std::string p_cell(const BenchDelta& d) {
   if (d.counted) return "exact";
@@ -492,7 +489,7 @@ std::string p_cell(const BenchDelta& d) {
 
 std::string change_cell(const BenchDelta& d) {
   if (d.verdict == "missing" || d.verdict == "new" || d.verdict == "error") return "-";
-  return fmt::format("{:+.1f}%", d.change * 100);
+  return detail::short_number(d.change * 100, 1, true) + "%";
 }
 
 std::string summary(const BenchComparison& c) {
@@ -513,7 +510,7 @@ std::string compare_table(const BenchComparison& raw) {
   out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", "benchmark", "base", "new", "change",
                                 "95% interval", "p", "verdict");
   for (const auto& d : c.rows) {
-    out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, value_cell(d, d.base), value_cell(d, d.next),
+    out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, detail::value_cell(d.base, d.counted), detail::value_cell(d.next, d.counted),
                        change_cell(d), interval(d), p_cell(d), d.verdict);
   }
   out += summary(c) + "\n";
@@ -529,7 +526,7 @@ std::string compare_markdown(const BenchComparison& raw) {
   if (!c.warnings.empty()) out += "\n";
   out += "| benchmark | base | new | change | 95% interval | p | verdict |\n|---|---|---|---|---|---|---|\n";
   for (const auto& d : c.rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, value_cell(d, d.base), value_cell(d, d.next),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, detail::value_cell(d.base, d.counted), detail::value_cell(d.next, d.counted),
                        change_cell(d), interval(d), p_cell(d),
                        d.verdict == "slower" || d.verdict == "missing" || d.verdict == "error"
                            ? "**" + d.verdict + "**"

@@ -370,13 +370,13 @@ std::vector<std::string> undecided_benchmarks(const PairedComparison& c) {
 
 namespace {
 
-std::string ratio_cell(const PairedRow& r) { return r.ratio > 0 ? fmt::format("{:.3f}x", r.ratio) : "-"; }
+std::string ratio_cell(const PairedRow& r) { return r.ratio > 0 ? detail::short_number(r.ratio, 3) + "x" : "-"; }
 
 std::string interval_cell(const PairedRow& r) {
   if (r.ratio <= 0) return "-";
-  if (r.counted) return fmt::format("[{:.4f}, {:.4f}]", r.low, r.high);  // the rounds' range, exact
-  if (!std::isfinite(r.high)) return "(too few rounds)";
-  return fmt::format("[{:.3f}, {:.3f}]", r.low, r.high);
+  const int decimals = r.counted ? 4 : 3;  // counted: the rounds' range, exact
+  if (!r.counted && !std::isfinite(r.high)) return "(too few rounds)";
+  return fmt::format("[{}, {}]", detail::short_number(r.low, decimals), detail::short_number(r.high, decimals));
 }
 
 std::string gate_word(const PairedComparison& c) {
@@ -398,10 +398,6 @@ std::string summary(const PairedComparison& c) {
       c.undecided, c.errors, c.geomean_ratio, gate_word(c));
 }
 
-// A side's median: a time, or an instruction count per call.
-std::string value_cell(const PairedRow& r, double value) {
-  return r.counted ? fmt::format("{:.0f}", value) : detail::time_cell(value);
-}
 
 // The Holm-adjusted p of "slower"; a count is exact, not a test.
 std::string p_cell(const PairedRow& r) {
@@ -416,7 +412,7 @@ std::string paired_table(const PairedComparison& c) {
                                 "ratio", "95% interval", "pairs/blk", "p", "verdict");
   for (const auto& r : c.rows) {
     out += fmt::format("{:<48} {:>10} {:>10} {:>8} {:>18} {:>10} {:>8}  {}{}\n", printable_text(r.name),
-                       value_cell(r, r.base), value_cell(r, r.next), ratio_cell(r), interval_cell(r),
+                       detail::value_cell(r.base, r.counted), detail::value_cell(r.next, r.counted), ratio_cell(r), interval_cell(r),
                        fmt::format("{}/{}", r.pairs, r.blocks), p_cell(r), r.verdict,
                        r.why.empty() ? "" : ": " + printable_text(r.why));
   }
@@ -429,8 +425,8 @@ std::string paired_markdown(const PairedComparison& c) {
          "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : c.rows) {
     const bool bad = r.verdict == "slower" || r.verdict == "error" || r.verdict == "undecided";
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), value_cell(r, r.base),
-                       value_cell(r, r.next), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), detail::value_cell(r.base, r.counted),
+                       detail::value_cell(r.next, r.counted), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
                        p_cell(r), bad ? "**" + r.verdict + "**" : r.verdict,
                        r.why.empty() ? "" : ": " + printable_text(r.why));
   }

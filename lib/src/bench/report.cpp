@@ -37,13 +37,14 @@ BenchReport printable(BenchReport report) {
   return report;
 }
 
-// 812 ns, 3.41 us, 12.3 ms, 1.20 s
+// 812 ns, 3.41 us, 12.3 ms, 1.20 s, 3.6e+05 s (an absurd time stays one short word)
 std::string human_time(double seconds) {
   const double a = std::fabs(seconds);
   if (a < 1e-6) return fmt::format("{:.0f} ns", seconds * 1e9);
   if (a < 1e-3) return fmt::format("{:.{}f} us", seconds * 1e6, a < 1e-4 ? 2 : 1);
   if (a < 1.0) return fmt::format("{:.{}f} ms", seconds * 1e3, a < 1e-1 ? 2 : 1);
-  return fmt::format("{:.2f} s", seconds);
+  if (a < 1e4) return fmt::format("{:.2f} s", seconds);
+  return fmt::format("{:.3g} s", seconds);
 }
 
 // 512 B, 4.0 KB, 12.6 MB, 1.07 GB (powers of 1000, as GB/s)

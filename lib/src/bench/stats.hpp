@@ -30,12 +30,24 @@ inline double two_sided_z(double confidence) {
   return 0.5 * (lo + hi);
 }
 
-/// A median time in a gate's table: "12.3 us", "4.56 ms", "1.23 s"; "-" for none.
-inline std::string time_cell(double seconds) {
-  if (seconds <= 0) return "-";
-  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
-  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
-  return fmt::format("{:.2f} s", seconds);
+/// A number of a gate's table with `decimals` decimals (and a sign when `sign`), or three
+/// significant digits once it is a million or more: a report may hold 1e308.
+inline std::string short_number(double value, int decimals, bool sign = false) {
+  if (std::isfinite(value) && std::fabs(value) < 1e6) {
+    return sign ? fmt::format("{:+.{}f}", value, decimals) : fmt::format("{:.{}f}", value, decimals);
+  }
+  return sign ? fmt::format("{:+.3g}", value) : fmt::format("{:.3g}", value);
+}
+
+/// A median in a gate's table: a time ("12.3 us", "4.56 ms", "1.23 s"), or an instruction
+/// count per call; "-" for none. An absurd value (a report may hold 1e308) stays one short word.
+inline std::string value_cell(double value, bool counted) {
+  if (value <= 0) return "-";
+  if (counted) return value < 1e15 ? fmt::format("{:.0f}", value) : fmt::format("{:.3g}", value);
+  if (value < 1e-3) return fmt::format("{:.1f} us", value * 1e6);
+  if (value < 1.0) return fmt::format("{:.2f} ms", value * 1e3);
+  if (value < 1e4) return fmt::format("{:.2f} s", value);
+  return fmt::format("{:.3g} s", value);
 }
 
 }  // namespace scatter::detail

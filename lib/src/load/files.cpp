@@ -129,14 +129,35 @@ std::uint64_t default_max_bytes() {
 LoadResult load_text(const std::string& text, const std::string& file, const LoadOptions& options) {
   LoadResult out;
   json doc;
+  // JSON leaves duplicate keys undefined and nlohmann keeps the last one silently: a case
+  // would run with half of what its author wrote. Each open object's keys, to refuse them.
+  std::vector<std::set<std::string>> open_objects;
+  std::optional<std::string> duplicate;
+  const json::parser_callback_t refuse_duplicates = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end) open_objects.pop_back();
+    if (event == json::parse_event_t::key && !open_objects.back().insert(parsed.get<std::string>()).second &&
+        !duplicate) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    doc = json::parse(text);
+    doc = json::parse(text, refuse_duplicates);
   } catch (const json::exception& e) {  // parse errors, and numbers beyond double (1e400)
     std::string what = e.what();
     if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {
       what = what.substr(pos + 2);
     }
     out.file_errors.push_back(Error(ErrorCode::json, "", what).at(file, ""));
+    return out;
+  }
+  if (duplicate) {
+    out.file_errors.push_back(
+        Error(ErrorCode::json, "", fmt::format("the key '{}' appears twice in one object; JSON leaves which one counts "
+                                               "undefined, so neither is taken",
+                                               printable_text(*duplicate)))
+            .at(file, ""));
     return out;
   }
   if (const auto where = too_deep(text)) {

@@ -4,6 +4,7 @@
 #include "json_fields.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -41,9 +42,13 @@ std::string get_string(const json& v, const std::string& field) {
 }
 
 std::int64_t get_int(const json& v, const std::string& field) {
-  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
-    throw Error(ErrorCode::schema, field, fmt::format("must be an integer, got {}", excerpt(v)));
+  // Integers past int64 arrive as uint64 (above) or as a float (below -2^63).
+  const bool too_large = (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX) ||
+                         (v.is_number_float() && std::fabs(v.get<double>()) >= 9223372036854775808.0);
+  if (too_large) {
+    throw Error(ErrorCode::schema, field, fmt::format("= {} is beyond the 64-bit integers [-2^63, 2^63 - 1]", excerpt(v)));
   }
+  if (!v.is_number_integer()) throw Error(ErrorCode::schema, field, fmt::format("must be an integer, got {}", excerpt(v)));
   return v.get<std::int64_t>();
 }
 

@@ -43,9 +43,11 @@ std::int64_t integral_value(const Scalar& s, DType dtype, const std::string& fie
   if (std::fabs(s.real) >= 9223372036854775808.0) {
     throw Error(ErrorCode::values, field, fmt::format("= {} is out of range for dtype {}", describe(s), to_string(dtype)));
   }
-  if (std::fabs(s.real) > kExactLimit) {
+  // 2^53 itself too: 9007199254740993.0 reads as 2^53, so a float there may not be what was written.
+  if (std::fabs(s.real) >= kExactLimit) {
     throw Error(ErrorCode::values, field,
-                fmt::format("= {} is beyond 2^53 written as a float (not exact); write it as an integer", describe(s)));
+                fmt::format("= {} is 2^53 or beyond, written as a float (not exact); write it as an integer",
+                            describe(s)));
   }
   return static_cast<std::int64_t>(s.real);
 }

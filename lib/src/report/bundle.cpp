@@ -1,6 +1,8 @@
 // Failure bundles: everything needed to reproduce a failing case without scatterctl's
 // generators or the original file: the tensors as .npy and a self-contained repro.json.
 
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -12,10 +14,25 @@
 
 namespace scatter {
 
+namespace {
+
+// One folder name, whatever the case or backend is called: "plugin:/abs/x.so" must not nest
+// folders, and "../" must not climb out of DIR.
+std::string folder_name(const std::string& text) {
+  std::string name;
+  for (const unsigned char ch : text.substr(0, 200)) {
+    name += std::isalnum(ch) || std::strchr("._@+=,-", ch) != nullptr ? static_cast<char>(ch) : '_';
+  }
+  if (name.empty() || name[0] == '.') name = "_" + name;
+  return name;
+}
+
+}  // namespace
+
 void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Case& c, const std::string& backend,
                          const Tensor& actual, const Tensor& want) {
   namespace fs = std::filesystem;
-  const fs::path folder = fs::path(dir) / fmt::format("{}@{}", c.name, backend);
+  const fs::path folder = fs::path(dir) / folder_name(fmt::format("{}@{}", c.name, backend));
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw Error(ErrorCode::io, "--save-failures", fmt::format("cannot create '{}': {}", folder.string(), ec.message()));
