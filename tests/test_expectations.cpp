@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "scatter/backend.hpp"
+#include "scatter/capabilities.hpp"
+#include "scatter/compare.hpp"
 #include "scatter/expectations.hpp"
 #include "test_util.hpp"
 
@@ -53,9 +55,16 @@ class ExpectationsTest : public scatter::testing::TempDirTest {
   }
 };
 
-// The three keys every entry needs, after `extra` (which may override none of them).
+// The three keys every entry needs, after `extra` (which may override none of them), and a
+// model when the entry may cover a wrong output and names no cases (an entry then needs one).
 std::string entry(const std::string& extra = "", const std::string& id = "e1") {
-  return R"({"id": ")" + id + R"(", )" + extra + (extra.empty() ? "" : ", ") +
+  const bool may_fail = extra.find(R"("outcome")") == std::string::npos || extra.find(R"("failed")") != std::string::npos;
+  const bool names_cases = extra.find(R"("cases")") != std::string::npos;
+  const bool needs_model = may_fail && !names_cases && extra.find(R"("model")") == std::string::npos;
+  const std::string model = needs_model ? R"("model": {"min_max": "keep_existing_unless_better"},
+      "reproduced_by": [{"case": "c1", "output": [1]}], )"
+                                        : "";
+  return R"({"id": ")" + id + R"(", )" + extra + (extra.empty() ? "" : ", ") + model +
          R"("reason": "because", "citation": ["https://example.org/1"]})";
 }
 
@@ -196,7 +205,7 @@ TEST_F(ExpectationsTest, RequiredEntryFields) {
 TEST_F(ExpectationsTest, UnknownKeysAndNames) {
   const std::string allowed =
       "unknown key; allowed: id, backend, versions, cases, op, reduction, dtype, case, outcome, elements, "
-      "message_contains, flaky, strict, reason, citation";
+      "message_contains, model, reproduced_by, flaky, strict, reason, citation";
   expect_entry_schema(entry(R"("framework": "onnx")"), "expectations[e1].framework", allowed);
   expect_entry_schema(entry(R"("case": {"k_min": 2})"), "expectations[e1].case.k_min",
                       "unknown key; allowed: use_init_val, negative_indices, duplicates");
@@ -457,15 +466,48 @@ TEST(ExpectationsBundled, LoadAndEachEntryHasReasonAndCitation) {
   }
 }
 
-TEST(ExpectationsBundled, OnnxruntimeMinMaxCoversNanAndSignedZeroOnly) {
+// An xfail is a promise: the output is wrong exactly as the entry's model computes. onnxruntime's
+// min(-0, +0) gives the update, +0, as its model (out < u ? out : u) does; any other wrong value
+// is FAILED, and the explanation says what the model gave instead.
+TEST(ExpectationsBundled, OnnxruntimeMinMaxCoversOnlyWhatItsModelComputes) {
   using namespace scatter;
   const auto all = load_expectations(SCATTER_EXPECTATIONS_DIR);
-  const auto signed_zero = failed_with({kElementSignedZero | kElementZeroInvolved});
-  const auto* x = all.covering("onnxruntime", "1.20.1", kNdMax, kPlain, Outcome::failed, &signed_zero, "");
-  ASSERT_NE(x, nullptr);
-  EXPECT_EQ(x->id, "ort-minmax-greater-select");
-  const auto plain_wrong = failed_with({0u});
-  EXPECT_EQ(all.covering("onnxruntime", "1.20.1", kNdMax, kPlain, Outcome::failed, &plain_wrong, ""), nullptr);
+  const auto c = scatter::testing::load_case(scatter::testing::make_case(
+      R"("op": "scatter_nd", "reduction": "min")", scatter::testing::tensor("float32", "[1]", "[-0.0]"),
+      scatter::testing::tensor("int64", "[1, 1]", "[[0]]"), scatter::testing::tensor("float32", "[1]", "[0.0]")));
+  const auto explain = [&](float value) {
+    Tensor output(DType::float32, c.data.shape());
+    output.data<float>()[0] = value;
+    const auto comparison = compare_outputs(c, output, reference_scatter(c), false);
+    EXPECT_FALSE(comparison.passed);
+    return all.explaining("onnxruntime", "1.20.1", c, features_of(c), comparison, output, {});
+  };
+  const auto as_modelled = explain(0.0f);
+  ASSERT_NE(as_modelled.entry, nullptr);
+  EXPECT_EQ(as_modelled.entry->id, "ort-minmax-greater-select");
+  const auto other_bug = explain(5.0f);
+  EXPECT_EQ(other_bug.entry, nullptr);
+  ASSERT_EQ(other_bug.tried.size(), 1u);
+  EXPECT_NE(other_bug.tried[0].find("[ort-minmax-greater-select]"), std::string::npos) << other_bug.tried[0];
+  EXPECT_NE(other_bug.tried[0].find("model 0, backend 5"), std::string::npos) << other_bug.tried[0];
+}
+
+// OpenVINO computes float64 in float32 and drops a NaN update: neither entry alone gives
+// max(0.1, NaN) = float32(0.1), both together do.
+TEST(ExpectationsBundled, TwoDivergencesOnOneCaseAreExplainedTogether) {
+  using namespace scatter;
+  const auto all = load_expectations(SCATTER_EXPECTATIONS_DIR);
+  const auto c = scatter::testing::load_case(scatter::testing::make_case(
+      R"("op": "scatter_elements", "reduction": "max")", scatter::testing::tensor("float64", "[1]", "[0.1]"),
+      scatter::testing::tensor("int64", "[1]", "[0]"), scatter::testing::tensor("float64", "[1]", R"(["nan"])")));
+  Tensor output(DType::float64, c.data.shape());
+  output.data<double>()[0] = static_cast<double>(0.1f);
+  const auto comparison = compare_outputs(c, output, reference_scatter(c), false);
+  const auto x = all.explaining("openvino", "2026.4.1", c, features_of(c), comparison, output, {});
+  ASSERT_NE(x.entry, nullptr);
+  ASSERT_NE(x.also, nullptr);
+  const std::set<std::string> ids{x.entry->id, x.also->id};
+  EXPECT_EQ(ids, (std::set<std::string>{"ov-cpu-64bit-computed-in-32bit", "ov-cpu-minmax-drops-nan-update-keeps-existing-zero"}));
 }
 
 TEST(ExpectationsBundled, TorchHalfProdAssertIsAnError) {

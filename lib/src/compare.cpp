@@ -250,7 +250,8 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
   for (std::int64_t i = 0; i < n; ++i) {
     if (hits[i] >= 2) ++r.duplicate_elements;
     // Untouched elements keep data bit for bit (NaN payloads included).
-    if (exact_equal(got, i, want, i) && (hits[i] > 0 || same_bits(got, i, c.data, i))) continue;
+    const Tensor& untouched = options.untouched_from_want ? want : c.data;
+    if (exact_equal(got, i, want, i) && (hits[i] > 0 || same_bits(got, i, untouched, i))) continue;
     if (hits[i] >= 2 && (dup_any || tolerant)) {
       pending[i] = 1;
       ++pending_count;

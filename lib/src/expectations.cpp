@@ -9,12 +9,16 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "load/detail.hpp"
+#include "scatter/trial.hpp"
 
 namespace scatter {
 namespace {
@@ -133,6 +137,90 @@ std::string version_of(const json& v, const Where& where, std::string_view key) 
   return s;
 }
 
+template <class E, std::size_t N>
+E choice_of(const json& v, const Where& where, std::string_view key, const std::array<std::pair<E, std::string_view>, N>& names) {
+  const auto text = text_of(v, where, key);
+  for (const auto& [value, name] : names) {
+    if (name == text) return value;
+  }
+  std::vector<std::string_view> allowed;
+  for (const auto& [value, name] : names) allowed.push_back(name);
+  where.fail(key, fmt::format("'{}' is none of {}", text, fmt::join(allowed, ", ")));
+}
+
+DivergenceModel model_of(const json& m, const Where& where) {
+  using M = DivergenceModel;
+  if (!m.is_object() || m.empty()) where.fail("model", "must be an object of the rules it swaps (docs/backends.md)");
+  check_keys(m, {"compute_in", "round_back", "integer_mean", "mean", "min_max", "min_max_start", "subnormals"}, where,
+             "model");
+  M model;
+  if (m.contains("compute_in")) {
+    const auto& c = m["compute_in"];
+    if (!c.is_object() || c.empty()) where.fail("model.compute_in", "must map dtypes to the dtypes they are computed in");
+    for (const auto& [from_name, to_value] : c.items()) {
+      const auto key = fmt::format("model.compute_in.{}", from_name);
+      const auto from = parse_dtype(from_name);
+      const auto to = parse_dtype(text_of(to_value, where, key));
+      if (!from) where.fail(key, fmt::format("'{}' is not a dtype", from_name));
+      if (!to) where.fail(key, fmt::format("'{}' is not a dtype", to_value.get<std::string>()));
+      const bool same_kind = is_float(*from) == is_float(*to) && (*to != DType::boolean || *from == DType::boolean);
+      if (!same_kind) {
+        where.fail(key, fmt::format("{} cannot be computed in {}: floats in floats, integers (or bool) in integers",
+                                    from_name, to_value.get<std::string>()));
+      }
+      model.compute_in[*from] = *to;
+    }
+  }
+  if (m.contains("round_back")) {
+    model.round_back = choice_of(m["round_back"], where, "model.round_back",
+                                 std::array<std::pair<M::Rounding, std::string_view>, 2>{
+                                     {{M::Rounding::nearest_even, "nearest_even"}, {M::Rounding::toward_zero, "toward_zero"}}});
+  }
+  if (m.contains("integer_mean")) {
+    model.integer_mean = choice_of(m["integer_mean"], where, "model.integer_mean",
+                                   std::array<std::pair<M::IntegerMean, std::string_view>, 2>{
+                                       {{M::IntegerMean::floor, "floor"}, {M::IntegerMean::toward_zero, "toward_zero"}}});
+  }
+  if (m.contains("mean")) {
+    model.mean = choice_of(m["mean"], where, "model.mean",
+                           std::array<std::pair<M::Mean, std::string_view>, 2>{
+                               {{M::Mean::sum_over_count, "sum_over_count"}, {M::Mean::running_pairwise, "running_pairwise"}}});
+  }
+  if (m.contains("min_max")) {
+    model.min_max = choice_of(m["min_max"], where, "model.min_max",
+                              std::array<std::pair<M::MinMax, std::string_view>, 5>{
+                                  {{M::MinMax::ieee, "ieee"},
+                                   {M::MinMax::keep_existing_unless_better, "keep_existing_unless_better"},
+                                   {M::MinMax::take_update_unless_worse, "take_update_unless_worse"},
+                                   {M::MinMax::nan_propagates_ties_keep_existing, "nan_propagates_ties_keep_existing"},
+                                   {M::MinMax::nan_propagates_ties_take_update, "nan_propagates_ties_take_update"}}});
+  }
+  if (m.contains("min_max_start")) {
+    model.min_max_start = choice_of(m["min_max_start"], where, "model.min_max_start",
+                                    std::array<std::pair<M::MinMaxStart, std::string_view>, 2>{
+                                        {{M::MinMaxStart::infinity, "infinity"}, {M::MinMaxStart::largest_finite, "largest_finite"}}});
+  }
+  if (m.contains("subnormals")) {
+    model.flush_subnormals = choice_of(m["subnormals"], where, "model.subnormals",
+                                       std::array<std::pair<bool, std::string_view>, 2>{{{false, "kept"}, {true, "flushed"}}});
+  }
+  if (model.rules_swapped() == 0) where.fail("model", "swaps none of the spec's rules");
+  return model;
+}
+
+std::vector<Expectation::Reproduction> reproductions_of(const json& v, const Where& where) {
+  if (!v.is_array() || v.empty()) where.fail("reproduced_by", "must be a non-empty list of {\"case\", \"output\"}");
+  std::vector<Expectation::Reproduction> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto key = fmt::format("reproduced_by[{}]", i);
+    if (!v[i].is_object()) where.fail(key, "must be an object with \"case\" and \"output\"");
+    check_keys(v[i], {"case", "output"}, where, key);
+    if (!v[i].contains("case") || !v[i].contains("output")) where.fail(key, "needs \"case\" and \"output\"");
+    out.push_back({text_of(v[i]["case"], where, key + ".case"), v[i]["output"].dump()});
+  }
+  return out;
+}
+
 Expectation parse_entry(const json& e, std::size_t index, const std::string& file, const std::string& file_backend) {
   Where where{file, fmt::format("expectations[{}]", index)};
   if (!e.is_object()) where.fail("", fmt::format("must be an object, got {}", e.type_name()));
@@ -143,7 +231,7 @@ Expectation parse_entry(const json& e, std::size_t index, const std::string& fil
   where.entry = fmt::format("expectations[{}]", x.id);
   check_keys(e,
              {"id", "backend", "versions", "cases", "op", "reduction", "dtype", "case", "outcome", "elements",
-              "message_contains", "flaky", "strict", "reason", "citation"},
+              "message_contains", "model", "reproduced_by", "flaky", "strict", "reason", "citation"},
              where, "");
   for (const auto* key : {"reason", "citation"}) {
     if (!e.contains(key)) where.fail(key, "missing key");
@@ -208,10 +296,23 @@ Expectation parse_entry(const json& e, std::size_t index, const std::string& fil
     if (may_fail) where.fail("message_contains", "needs an \"outcome\" of error, rejected or accepted (a wrong output has no message)");
     x.message_contains = names_of(e["message_contains"], where, "message_contains", Form::condition_list);
   }
+  if (e.contains("model")) {
+    if (!may_fail) where.fail("model", "models a wrong output: needs the outcome \"failed\"");
+    x.model = model_of(e["model"], where);
+  }
+  if (e.contains("reproduced_by")) x.reproduced_by = reproductions_of(e["reproduced_by"], where);
   if (e.contains("flaky")) x.flaky = flag_of(e["flaky"], where, "flaky");
   if (e.contains("strict")) x.strict = flag_of(e["strict"], where, "strict");
   x.reason = text_of(e["reason"], where, "reason");
   x.citation = names_of(e["citation"], where, "citation", Form::required_list);
+  if (x.model && x.reproduced_by.empty()) {
+    where.fail("reproduced_by", "missing: a model needs the minimal cases it reproduces, each with the output seen");
+  }
+  // A wrong output is covered only as a model says, or on the cases an entry names.
+  if (may_fail && !x.model && x.cases.empty()) {
+    where.fail("model", "missing: an entry that covers wrong outputs needs a model of what the backend computes, "
+                        "or the cases it names (\"cases\")");
+  }
   return x;
 }
 
@@ -306,6 +407,58 @@ const Expectation* Expectations::covering(std::string_view backend, std::string_
   return nullptr;
 }
 
+Expectations::Explanation Expectations::explaining(std::string_view backend, std::string_view version, const Case& c,
+                                                   const CaseFeatures& features, const Comparison& comparison,
+                                                   const Tensor& output, const CompareOptions& options) const {
+  Explanation explanation;
+  auto against_model = options;
+  against_model.untouched_from_want = true;  // a model may change untouched elements too
+  const auto explains = [&](const DivergenceModel& model) {
+    return compare_outputs(c, output, model_output(c, model), false, against_model);
+  };
+  // Narrower first: fewer rules swapped, then more conditions named; an entry without a model
+  // (it names its cases) after every model.
+  const auto width = [](const Expectation& x) {
+    const int conditions = !x.cases.empty() + !x.ops.empty() + !x.reductions.empty() + !x.dtypes.empty() +
+                           x.use_init_val.has_value() + x.negative_indices.has_value() + x.duplicates.has_value() +
+                           !x.elements.empty();
+    return std::pair{x.model ? x.model->rules_swapped() : 1000, -conditions};
+  };
+  std::vector<const Expectation*> modelled;  // matched the case, not the output
+  for (const auto& x : entries) {
+    if (!matches_case(x, backend, version, c, features) || !listed(x.outcomes, Outcome::failed)) continue;
+    if (!elements_match(x, &comparison)) continue;
+    if (x.model) {
+      const auto against = explains(*x.model);
+      if (!against.passed) {
+        modelled.push_back(&x);
+        explanation.tried.push_back(
+            against.worst.empty()
+                ? fmt::format("[{}] {}: differs", x.id, x.model->describe())
+                : fmt::format("[{}] {}: differs at {}: model {}, backend {}", x.id, x.model->describe(),
+                              format_coord(against.worst.front().coord), against.worst.front().expected,
+                              against.worst.front().actual));
+        continue;
+      }
+    }
+    if (!explanation.entry || width(x) < width(*explanation.entry)) explanation.entry = &x;
+  }
+  if (explanation.entry) return explanation;
+  // Two divergences at once (float64 computed in float32 and a NaN update dropped): the pair
+  // whose combined model explains the output, the narrowest first.
+  int narrowest = 0;
+  for (std::size_t i = 0; i < modelled.size(); ++i) {
+    for (std::size_t j = i + 1; j < modelled.size(); ++j) {
+      const auto both = combined(*modelled[i]->model, *modelled[j]->model);
+      if (!both || (explanation.entry && both->rules_swapped() >= narrowest) || !explains(*both).passed) continue;
+      explanation.entry = modelled[i];
+      explanation.also = modelled[j];
+      narrowest = both->rules_swapped();
+    }
+  }
+  return explanation;
+}
+
 const Expectation* Expectations::expecting_failure(std::string_view backend, std::string_view version, const Case& c,
                                                    const CaseFeatures& features) const {
   for (const auto& x : entries) {
@@ -315,6 +468,53 @@ const Expectation* Expectations::expecting_failure(std::string_view backend, std
     if (!x.cases.empty() || x.strict) return &x;
   }
   return nullptr;
+}
+
+std::vector<EntryCheck> check_expectations(const Expectations& expectations, const LoadResult& cases) {
+  std::map<std::string, const CaseEntry*> by_name;
+  for (const auto& entry : cases.cases) by_name.emplace(entry.name, &entry);
+  std::vector<EntryCheck> checks;
+  for (const auto& x : expectations.entries) {
+    EntryCheck check{&x, x.model ? EntryCheck::Verdict::reproduced : EntryCheck::Verdict::unmodelled, {}};
+    for (const auto& r : x.reproduced_by) {
+      const auto problem = [&](const std::string& what) {
+        check.problems.push_back(fmt::format("case '{}': {}", r.case_name, what));
+      };
+      const auto it = by_name.find(r.case_name);
+      if (it == by_name.end() || !it->second->decl) {
+        problem(it == by_name.end() ? "no such case among those loaded" : "the case is invalid");
+        continue;
+      }
+      try {
+        const auto c = materialize(*it->second->decl);
+        const CaseFacts facts(c);
+        const auto seen = detail::parse_values(json::parse(r.output_json), c.data.dtype(), c.data.shape());
+        if (!matches_case(x, x.backend, x.min_version.empty() ? x.max_version : x.min_version, c, facts.features())) {
+          problem("the entry's conditions (op, reduction, dtype, case) do not match it");
+        }
+        CompareOptions options;
+        options.untouched_from_want = true;
+        const auto modelled = x.model ? model_output(c, *x.model) : Tensor();
+        if (x.model) {
+          const auto cmp = compare_outputs(c, *seen, modelled, false, options);
+          if (!cmp.passed) {
+            const auto& m = cmp.worst.front();
+            problem(fmt::format("the model gives {} at {}, the backend gave {}", m.expected, format_coord(m.coord), m.actual));
+          }
+        }
+        if (compare_outputs(c, *seen, facts.want(), c.expected.has_value()).passed) {
+          problem("the output seen is the spec's: the case does not show the divergence");
+        }
+      } catch (const Error& e) {
+        problem(fmt::format("[{}] {}", to_string(e.code()), e.message()));
+      } catch (const json::exception& e) {
+        problem(e.what());
+      }
+    }
+    if (!check.problems.empty()) check.verdict = EntryCheck::Verdict::failed;
+    checks.push_back(std::move(check));
+  }
+  return checks;
 }
 
 Expectations load_expectations(const std::string& path) {

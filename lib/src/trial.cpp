@@ -48,19 +48,39 @@ namespace {
 
 std::string citation_of(const Expectation& e) { return e.citation.empty() ? "" : e.citation.front(); }
 
-// A failure an expectations entry covers becomes xfail, naming the entry.
+// A failure an expectations entry covers becomes xfail, naming the entry. A wrong output
+// (`output`) is covered only by an entry whose model computes it, or that names the case.
 void apply_expectations(Trial& t, const Backend& backend, const CaseFacts& facts, const TrialOptions& options,
-                        Outcome outcome, std::string_view message) {
+                        Outcome outcome, std::string_view message, const Tensor* output = nullptr,
+                        const CompareOptions* compare = nullptr) {
   t.outcome = outcome;
   if (!options.expectations) return;
-  const auto* e = options.expectations->covering(backend.name(), backend.version(), facts.c(), facts.features(),
-                                                 outcome, t.comparison ? &*t.comparison : nullptr, message);
+  const Expectation* e = nullptr;
+  const Expectation* also = nullptr;
+  if (output != nullptr && t.comparison) {
+    auto explanation = options.expectations->explaining(backend.name(), backend.version(), facts.c(), facts.features(),
+                                                        *t.comparison, *output, *compare);
+    e = explanation.entry;
+    also = explanation.also;
+    if (!e && !explanation.tried.empty()) {
+      t.detail = fmt::format("no recorded divergence computes this output; tried {}", fmt::join(explanation.tried, "; "));
+    }
+  } else {
+    e = options.expectations->covering(backend.name(), backend.version(), facts.c(), facts.features(), outcome,
+                                       t.comparison ? &*t.comparison : nullptr, message);
+  }
   if (!e) return;
   t.status = Status::xfail;
+  if (also) {
+    t.expectation = fmt::format("{} + {}", e->id, also->id);
+    t.detail = fmt::format("xfail [{}] and [{}] together: {} ({}); {} ({})", e->id, also->id, e->reason,
+                           citation_of(*e), also->reason, citation_of(*also));
+    return;
+  }
   t.expectation = e->id;
   // A failed comparison has no detail of its own (the report shows the comparison).
-  t.detail = fmt::format("xfail [{}] {} ({}){}", e->id, e->reason, citation_of(*e),
-                         t.detail.empty() ? "" : "; was: " + t.detail);
+  t.detail = fmt::format("xfail [{}]{} {} ({}){}", e->id, e->model ? "" : " (unmodelled: it names its cases)", e->reason,
+                         citation_of(*e), t.detail.empty() ? "" : "; was: " + t.detail);
 }
 
 // A pass of a case that an entry says fails: XPASS (fixed upstream, or a wrong entry).
@@ -105,8 +125,11 @@ void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const Tria
     return;
   }
   t.status = Status::failed;
+  CompareOptions compare;
+  compare.indices = &facts.indices();
+  compare.hits = &facts.hits();
+  apply_expectations(t, backend, facts, options, Outcome::failed, "", &output, &compare);
   if (options.keep_failed_output) t.output = std::move(output);
-  apply_expectations(t, backend, facts, options, Outcome::failed, "");
 }
 
 }  // namespace

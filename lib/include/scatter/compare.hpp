@@ -81,6 +81,9 @@ struct CompareOptions {
   /// caller has them: computed once per case, not once per backend. nullptr: computed here.
   const std::vector<std::int64_t>* indices = nullptr;
   const std::vector<std::uint32_t>* hits = nullptr;
+  /// Untouched elements keep `want`'s bits rather than data's: a divergence model's output
+  /// (model.hpp) may change them too (float64 computed in float32).
+  bool untouched_from_want = false;
 };
 
 /// Compares a backend's output with the expected (or reference) output of a case.

@@ -28,6 +28,23 @@ struct NoHook {
   void after_mean(std::int64_t /*oi*/) {}
 };
 
+/// The spec's rules (reduce_step.hpp). A divergence model (model.cpp) passes its own, with
+/// one rule or more swapped for a framework's.
+struct SpecStep {
+  template <class T>
+  T combine(Reduction r, T out, T u) const {
+    return detail::combine(r, out, u);
+  }
+  template <class T>
+  T identity(Reduction r) const {
+    return detail::identity<T>(r);
+  }
+  template <class T>
+  T mean(T sum, std::int64_t count) const {
+    return mean_of(sum, count);
+  }
+};
+
 /// Polls for --timeout and Ctrl-C every million elements.
 struct Poll {
   std::int64_t done = 0;
@@ -41,15 +58,16 @@ struct Poll {
 };
 
 /// Applies the case's updates to `out` (which holds data) in update order.
-template <class T, class Hook = NoHook>
-void scatter_loop(const Case& c, const std::vector<std::int64_t>& idx, Tensor& out, Hook&& hook = {}) {
+template <class T, class Hook = NoHook, class Step = SpecStep>
+void scatter_loop(const Case& c, const std::vector<std::int64_t>& idx, Tensor& out, Hook&& hook = {},
+                  const Step& step = {}) {
   T* o = out.data<T>();
   const T* u = c.updates.data<T>();
   const auto reduction = c.attrs.reduction;
   Poll poll;
 
   if (!c.attrs.use_init_val && reduction != Reduction::none) {
-    const T id = identity<T>(reduction);
+    const T id = step.template identity<T>(reduction);
     hook.start_from(id);
     visit_targets(c, idx, [&](std::int64_t, std::int64_t oi, std::int64_t len) { std::fill(o + oi, o + oi + len, id); });
   }
@@ -61,7 +79,7 @@ void scatter_loop(const Case& c, const std::vector<std::int64_t>& idx, Tensor& o
     if (reduction == Reduction::none) {
       std::memcpy(o + oi, u + ui, static_cast<std::size_t>(len) * sizeof(T));
     } else {
-      for (std::int64_t j = 0; j < len; ++j) o[oi + j] = combine(reduction, o[oi + j], u[ui + j]);
+      for (std::int64_t j = 0; j < len; ++j) o[oi + j] = step.combine(reduction, o[oi + j], u[ui + j]);
     }
     if (!count.empty()) {
       for (std::int64_t j = 0; j < len; ++j) ++count[static_cast<std::size_t>(oi + j)];
@@ -75,7 +93,7 @@ void scatter_loop(const Case& c, const std::vector<std::int64_t>& idx, Tensor& o
       if (count[i] == 0) continue;
       const auto oi = static_cast<std::int64_t>(i);
       hook.before_mean(oi, count[i] + init);
-      o[i] = mean_of(o[i], count[i] + init);
+      o[i] = step.mean(o[i], count[i] + init);
       hook.after_mean(oi);
     }
   }
