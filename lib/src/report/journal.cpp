@@ -309,7 +309,10 @@ RecoveredRun recover_journal(const std::string& path) {
       throw Error(ErrorCode::json, "", fmt::format("{}: not a journal record", where));
     }
     try {
-      const auto& [key, value] = *record.items().begin();
+      // The first member names the record (items() would hand out a key of a temporary iterator).
+      const auto first = record.begin();
+      const std::string key = first.key();
+      const auto& value = first.value();
       if (number == 1) {
         if (key != "journal" || value != 1) throw Error(ErrorCode::json, "", "not a scatterctl journal");
         run.pid = record.value("pid", 0L);
