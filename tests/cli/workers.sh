@@ -199,7 +199,7 @@ check "xfail: exit 0" rc_is 0
 check "xfail: 3 xfail rows naming the entry" \
   test "$(grep -Ec '^w[134]_changes .* numpy +xfail ' "$TMP/out")" -eq 3
 check "xfail: the detail names the entry, reason and citation" \
-  out_has '^ +xfail \[fake-returns-data\] the fake worker returns data unchanged \(tests/cli/fake_worker\.py\)$'
+  out_has '^ +xfail \[fake-returns-data\] \(unmodelled: it names its cases\) the fake worker returns data unchanged \(tests/cli/fake_worker\.py\)$'
 check "xfail: counted per entry above the closing line" out_has '^ +3  numpy: fake-returns-data$'
 check "xfail: counted as passed" last_line_matches '^scatterctl: 4 passed, 0 failed, 0 skipped$'
 
