@@ -151,8 +151,8 @@ E choice_of(const json& v, const Where& where, std::string_view key, const std::
 DivergenceModel model_of(const json& m, const Where& where) {
   using M = DivergenceModel;
   if (!m.is_object() || m.empty()) where.fail("model", "must be an object of the rules it swaps (docs/backends.md)");
-  check_keys(m, {"compute_in", "round_back", "integer_mean", "mean", "min_max", "min_max_start", "subnormals"}, where,
-             "model");
+  check_keys(m, {"compute_in", "convert_in", "round_back", "integer_mean", "mean", "min_max", "min_max_start", "subnormals"},
+             where, "model");
   M model;
   if (m.contains("compute_in")) {
     const auto& c = m["compute_in"];
@@ -170,6 +170,11 @@ DivergenceModel model_of(const json& m, const Where& where) {
       }
       model.compute_in[*from] = *to;
     }
+  }
+  if (m.contains("convert_in")) {
+    model.convert_in = choice_of(m["convert_in"], where, "model.convert_in",
+                                 std::array<std::pair<M::ConvertIn, std::string_view>, 2>{
+                                     {{M::ConvertIn::ieee, "ieee"}, {M::ConvertIn::saturating, "saturating"}}});
   }
   if (m.contains("round_back")) {
     model.round_back = choice_of(m["round_back"], where, "model.round_back",

@@ -60,7 +60,7 @@ T toward_zero(T rounded) {
 
 // One element converted between the types `compute_in` relates.
 template <class To, class From>
-To convert_one(From v, Model::Rounding rounding) {
+To convert_one(From v, Model::Rounding rounding, bool saturating) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<From, Bool>) {
@@ -72,6 +72,7 @@ To convert_one(From v, Model::Rounding rounding) {
   } else if constexpr (kIsFloat<To> && kIsFloat<From>) {
     const double x = Num<From>::to(v);
     To r = Num<To>::from(x);
+    if (saturating && !std::isnan(x) && std::isinf(Num<To>::to(r))) return largest_finite<To>(x < 0);
     const double back = Num<To>::to(r);
     if (rounding == Model::Rounding::toward_zero && std::isfinite(x) && back != x && std::fabs(back) > std::fabs(x)) {
       r = toward_zero(r);
@@ -85,7 +86,7 @@ To convert_one(From v, Model::Rounding rounding) {
   }
 }
 
-Tensor convert(const Tensor& from, DType to, Model::Rounding rounding) {
+Tensor convert(const Tensor& from, DType to, Model::Rounding rounding, bool saturating = false) {
   Tensor out(to, from.shape());
   dispatch(from.dtype(), [&](auto from_tag) {
     using F = typename decltype(from_tag)::type;
@@ -93,7 +94,7 @@ Tensor convert(const Tensor& from, DType to, Model::Rounding rounding) {
       using T = typename decltype(to_tag)::type;
       const F* src = from.data<F>();
       T* dst = out.data<T>();
-      for (std::int64_t i = 0; i < from.numel(); ++i) dst[i] = convert_one<T>(src[i], rounding);
+      for (std::int64_t i = 0; i < from.numel(); ++i) dst[i] = convert_one<T>(src[i], rounding, saturating);
     });
   });
   return out;
@@ -188,7 +189,7 @@ class ModelStep {
 }  // namespace detail
 
 int DivergenceModel::rules_swapped() const {
-  return static_cast<int>(!compute_in.empty()) + (round_back != Rounding::nearest_even) +
+  return static_cast<int>(!compute_in.empty()) + (convert_in != ConvertIn::ieee) + (round_back != Rounding::nearest_even) +
          (integer_mean != IntegerMean::floor) + (mean != Mean::sum_over_count) + (min_max != MinMax::ieee) +
          (min_max_start != MinMaxStart::infinity) + flush_subnormals;
 }
@@ -196,6 +197,7 @@ int DivergenceModel::rules_swapped() const {
 std::string DivergenceModel::describe() const {
   std::vector<std::string> parts;
   for (const auto& [from, to] : compute_in) parts.push_back(fmt::format("{} computed in {}", to_string(from), to_string(to)));
+  if (convert_in == ConvertIn::saturating) parts.emplace_back("saturating at the largest finite values");
   if (round_back == Rounding::toward_zero) parts.emplace_back("rounded back toward zero");
   if (integer_mean == IntegerMean::toward_zero) parts.emplace_back("integer mean toward zero");
   if (mean == Mean::running_pairwise) parts.emplace_back("running pairwise mean");
@@ -223,6 +225,7 @@ std::optional<DivergenceModel> combined(const DivergenceModel& a, const Divergen
     if (!inserted && it->second != to) clash = true;
   }
   using M = DivergenceModel;
+  take(m.convert_in, b.convert_in, M::ConvertIn::ieee);
   take(m.round_back, b.round_back, M::Rounding::nearest_even);
   take(m.integer_mean, b.integer_mean, M::IntegerMean::floor);
   take(m.mean, b.mean, M::Mean::sum_over_count);
@@ -247,8 +250,10 @@ Tensor model_output(const Case& c, const DivergenceModel& model) {
   };
   if (computed_in == c.data.dtype()) return run(c);
   const auto nearest = DivergenceModel::Rounding::nearest_even;
-  const Case converted{c.file, c.name, c.attrs, detail::convert(c.data, computed_in, nearest), c.indices.clone(),
-                       detail::convert(c.updates, computed_in, nearest), std::nullopt, std::nullopt};
+  const bool saturating = model.convert_in == DivergenceModel::ConvertIn::saturating;
+  const Case converted{c.file, c.name, c.attrs, detail::convert(c.data, computed_in, nearest, saturating),
+                       c.indices.clone(), detail::convert(c.updates, computed_in, nearest, saturating), std::nullopt,
+                       std::nullopt};
   return detail::convert(run(converted), c.data.dtype(), model.round_back);
 }
 

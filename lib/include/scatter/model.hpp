@@ -17,6 +17,9 @@ struct DivergenceModel {
   /// Each listed dtype computed in another: inputs converted (floats rounded to nearest,
   /// integers wrapped, bool as 0/1), the spec's steps in that type, the result converted back.
   std::map<DType, DType> compute_in;
+  /// How floats are converted into `compute_in`'s type: IEEE (an infinity stays one, a value
+  /// past the range becomes one), or saturating at the largest finite values.
+  enum class ConvertIn { ieee, saturating } convert_in = ConvertIn::ieee;
   /// How a float result is converted back from `compute_in`'s type.
   enum class Rounding { nearest_even, toward_zero } round_back = Rounding::nearest_even;
   /// Integer mean: the spec's floor, or C's truncation.
