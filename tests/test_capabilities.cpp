@@ -432,6 +432,11 @@ TEST(CapabilitiesReason, UseInitValFalse) {
   EXPECT_EQ(reason(caps, elements("[4]", "[1]", "[0]", R"("op": "scatter_elements", "reduction": "add", "use_init_val": false)")),
             "use_init_val = false is not declared");
   EXPECT_EQ(reason(caps, elements("[4]", "[1]", "[0]", R"("op": "scatter_elements", "reduction": "add")")), std::nullopt);
+  // With `none`, use_init_val = false changes nothing (the spec starts reductions only from the
+  // identity): such a case is not skipped.
+  const std::string none_caps = R"({"ops": {"scatter_elements": {"none": "*"}}, "use_init_val_false": false})";
+  EXPECT_EQ(reason(none_caps, elements("[4]", "[1]", "[0]", R"("op": "scatter_elements", "use_init_val": false)")),
+            std::nullopt);
 }
 
 TEST(CapabilitiesReason, OutOfRangeOnlyWhereIndicesAreChecked) {

@@ -97,7 +97,8 @@ const char* unsupported_reason(const sp_case* c) {
   if (c->op != SP_OP_SCATTER_ELEMENTS && c->op != SP_OP_SCATTER_ND && c->op != SP_OP_SCATTER_UPDATE) {
     return "unknown op";
   }
-  if (!c->use_init_val) return "use_init_val = false is not implemented";
+  // With `none`, use_init_val = false changes nothing; reductions would start from their identity.
+  if (!c->use_init_val && c->reduction != SP_REDUCTION_NONE) return "use_init_val = false is not implemented";
   return nullptr;
 }
 

@@ -245,12 +245,15 @@ bool matches(const std::vector<T>& allowed, T value) {
   return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
 }
 
+// use_init_val = false changes only reductions: with `none` the case is the same either way.
+bool uses_init_val_false(const Case& c) { return !c.attrs.use_init_val && c.attrs.reduction != Reduction::none; }
+
 bool has_feature(std::string_view feature, const Case& c, const CaseFeatures& f) {
   if (feature.empty()) return true;
   if (feature == "negative_indices") return f.negative_indices;
   if (feature == "duplicates") return f.duplicates;
   if (feature == "empty_index_tuple") return f.empty_index_tuple;
-  return feature == "use_init_val_false" && !c.attrs.use_init_val;
+  return feature == "use_init_val_false" && uses_init_val_false(c);
 }
 
 // What an exclusion matched, in the case's words: "scatter_nd mul on float16 with
@@ -359,7 +362,7 @@ std::optional<std::string> unsupported_reason(const Capabilities& caps, const Ca
   }
   const auto rank = std::max({c.data.rank(), c.indices.rank(), c.updates.rank()});
   if (rank > caps.max_rank) return fmt::format("rank {} is above the declared max_rank {}", rank, caps.max_rank);
-  if (!c.attrs.use_init_val && !caps.use_init_val_false) return std::string("use_init_val = false is not declared");
+  if (uses_init_val_false(c) && !caps.use_init_val_false) return std::string("use_init_val = false is not declared");
   if (f.out_of_range && !caps.checks_indices) {
     return std::string("does not check indices: out-of-range indices are undefined behaviour for it");
   }
