@@ -367,3 +367,38 @@ TEST(TableReport, HeaderOnceAboveTheRows) {
   EXPECT_EQ(all[2].rfind("second ", 0), 0u);
   EXPECT_EQ(all[3], "scatterctl: 2 passed, 0 failed, 0 skipped");
 }
+
+// What an adapter built around an upstream bug is visible: at -v under the row, and in the
+// Markdown matrix, counted per backend and cited issue.
+TEST(TableReport, VerboseShowsTheLoweringAndTheMatrixCitesWhatWasLoweredAround) {
+  scatter::CaseResult r;
+  r.name = "se_case";
+  r.op = "scatter_elements";
+  r.reduction = "add";
+  r.dtype = "float32";
+  r.backend = "tvm";
+  r.version = "0.27";
+  r.lowering = "scatter_elements on data[:2], put back with concat (apache/tvm#20182)";
+  for (const bool verbose : {false, true}) {
+    std::ostringstream out;
+    scatter::TableOptions options;
+    options.verbose = verbose;
+    auto table = scatter::make_table_reporter(out, options);
+    table->on_result(r);
+    EXPECT_EQ(out.str().find("    lowering: scatter_elements on data[:2]") != std::string::npos, verbose) << out.str();
+  }
+  const auto path = (std::filesystem::temp_directory_path() / ("lowered-" + std::to_string(::getpid()) + ".md")).string();
+  auto md = scatter::make_markdown_reporter(path, {});
+  md->on_result(r);
+  auto plain = r;
+  plain.lowering = "scatter_elements";
+  md->on_result(plain);
+  md->on_end({});
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  EXPECT_NE(text.find("- `tvm`, apache/tvm#20182: 1 case results, e.g. `scatter_elements on data[:2], put back with "
+                      "concat (apache/tvm#20182)`"),
+            std::string::npos)
+      << text;
+}

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -63,6 +64,25 @@ struct Tally {
   }
 };
 
+// The cases an adapter built around an upstream bug: their lowering cites it (OWNER/REPO#N),
+// counted per backend and issue, with one lowering as the example.
+std::string lowered_around(const std::vector<CaseResult>& results) {
+  static const std::regex kIssue(R"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+)");
+  std::map<std::pair<std::string, std::string>, std::pair<int, std::string>> cited;
+  for (const auto& r : results) {
+    std::smatch m;
+    if (!std::regex_search(r.lowering, m, kIssue)) continue;
+    auto& [count, example] = cited[{r.backend, m.str()}];
+    if (count++ == 0) example = r.lowering;
+  }
+  if (cited.empty()) return "";
+  std::string out = "\nLowered around upstream bugs (the adapter builds something else than the op alone):\n\n";
+  for (const auto& [key, value] : cited) {
+    out += fmt::format("- `{}`, {}: {} case results, e.g. `{}`\n", key.first, key.second, value.first, value.second);
+  }
+  return out;
+}
+
 // Backend x (op, reduction, dtype family) and backend x trap, for the backends that
 // declare capabilities (the frameworks and plugins): what `run --markdown` renders as
 // the conformance matrix.
@@ -105,6 +125,7 @@ std::string conformance_matrix(const std::vector<CaseResult>& results, const Run
     }
     out += "\n";
   }
+  out += lowered_around(results);
   if (!by_trap.empty()) {
     out += "\n| trap " + header + "\n|---" + rule + "\n";
     for (const auto& [trap, cells] : by_trap) {

@@ -126,9 +126,12 @@ class TableReporter final : public Reporter {
          << " "
          << fmt::format("{:<60} {}", worst_text(r), time_text(r.seconds)) << "\n";
     if (r.error) out_ << "    " << describe(*r.error) << "\n";
-    if ((r.status == Status::xfail || r.status == Status::xpass) && r.comparison && !r.detail.empty()) {
+    // A wrong output's detail says which recorded divergences were tried (docs/backends.md).
+    if ((r.status == Status::xfail || r.status == Status::xpass || r.status == Status::failed) && r.comparison &&
+        !r.detail.empty()) {
       out_ << "    " << r.detail << "\n";
     }
+    if (options_.verbose && !r.lowering.empty()) out_ << "    lowering: " << r.lowering << "\n";
     if (r.comparison && ((!r.comparison->passed && r.status != Status::xfail) || options_.verbose)) {
       out_ << comparison_text(*r.comparison, "    ");
     }
