@@ -152,12 +152,12 @@ def _block_shape(dshape, ishape, axis):
 
 NO_BOOL = [d for d in DTYPES if d != "bool"]
 FLOATS = list(FLOAT_DTYPES)
-# bool reductions do not build (TOPI's reducers check for a float type); integer mean does not build
-# (ambiguous integer division); float mean builds (and is a running pairwise average, see the docs)
+# bool reductions do not build (TOPI's reducers check for a float type); signed integer mean does not
+# build (ambiguous integer division); float and uint8 mean build (a running pairwise average, see the docs)
 CAPS = {
     "ops": {
         "scatter_elements": {"none": "*", "add": NO_BOOL, "mul": NO_BOOL, "min": NO_BOOL, "max": NO_BOOL,
-                             "mean": FLOATS},
+                             "mean": FLOATS + ["uint8"]},
         "scatter_nd": {"none": "*", "add": NO_BOOL, "mul": NO_BOOL, "min": NO_BOOL, "max": NO_BOOL},
         "scatter_update": {"none": "*"},
     },
