@@ -103,7 +103,7 @@ void expect_flags(const Capabilities& caps, const std::vector<DType>& index_dtyp
   EXPECT_EQ(caps.empty_index_tuple, empty_index_tuple);
   EXPECT_EQ(caps.max_rank, max_rank);
   EXPECT_EQ(caps.use_init_val_false, use_init_val_false);
-  EXPECT_EQ(caps.checks_indices, checks_indices);
+  EXPECT_EQ(caps.checks_indices, (std::array<bool, 3>{checks_indices, checks_indices, checks_indices}));
 }
 
 // The documented defaults of everything but "ops": what a document that omits them gets.
@@ -446,6 +446,12 @@ TEST(CapabilitiesReason, OutOfRangeOnlyWhereIndicesAreChecked) {
   EXPECT_EQ(reason(R"({"ops": {"scatter_elements": {"none": "*"}}, "checks_indices": false})", plain_elements()),
             std::nullopt);
   EXPECT_EQ(reason(R"({"ops": {"scatter_elements": {"none": "*"}}})", oor), std::nullopt);
+  // Per op (OpenVINO's ScatterNDUpdate checks, its ScatterElementsUpdate does not); an op left out
+  // checks, as by default.
+  const std::string per_op =
+      R"({"ops": {"scatter_elements": {"none": "*"}, "scatter_nd": {"none": "*"}}, "checks_indices": {"scatter_elements": false}})";
+  EXPECT_EQ(reason(per_op, oor), "does not check indices: out-of-range indices are undefined behaviour for it");
+  EXPECT_EQ(reason(per_op, generated(R"("op": "scatter_nd")", "[4]", "[1, 1]", "[[9]]", "[1]")), std::nullopt);
 }
 
 TEST(CapabilitiesReason, ExclusionNamesWhatMatched) {

@@ -114,7 +114,7 @@ TEST(PluginExample, LoadsAndDescribesItself) {
   EXPECT_FALSE(caps->ops[static_cast<int>(Op::scatter_elements)][static_cast<int>(Reduction::mean)].supported);
   EXPECT_TRUE(caps->ops[static_cast<int>(Op::scatter_update)][static_cast<int>(Reduction::none)].supported);
   EXPECT_FALSE(caps->use_init_val_false);
-  EXPECT_TRUE(caps->checks_indices);
+  EXPECT_EQ(caps->checks_indices, (std::array<bool, 3>{true, true, true}));
 }
 
 TEST(PluginExample, MatchesTheReferenceOutOfPlaceAndInPlace) {

@@ -171,8 +171,19 @@ Capabilities parse_document(const json& doc) {
   if (const auto it = doc.find("use_init_val_false"); it != doc.end()) {
     caps.use_init_val_false = get_bool(*it, root + ".use_init_val_false");
   }
+  // true or false for every op, or per op ({"scatter_nd": true, "scatter_elements": false}; an op
+  // left out keeps the default, true).
   if (const auto it = doc.find("checks_indices"); it != doc.end()) {
-    caps.checks_indices = get_bool(*it, root + ".checks_indices");
+    const auto field = root + ".checks_indices";
+    if (it->is_object()) {
+      for (const auto& [name, value] : it->items()) {
+        const auto op = parse_op(name);
+        if (!op) throw Error(ErrorCode::schema, field + "." + name, fmt::format("'{}' is not an op", name));
+        caps.checks_indices[static_cast<std::size_t>(*op)] = get_bool(value, field + "." + name);
+      }
+    } else {
+      caps.checks_indices.fill(get_bool(*it, field));
+    }
   }
   if (const auto it = doc.find("exclude"); it != doc.end()) {
     if (!it->is_array()) {
@@ -363,7 +374,7 @@ std::optional<std::string> unsupported_reason(const Capabilities& caps, const Ca
   const auto rank = std::max({c.data.rank(), c.indices.rank(), c.updates.rank()});
   if (rank > caps.max_rank) return fmt::format("rank {} is above the declared max_rank {}", rank, caps.max_rank);
   if (uses_init_val_false(c) && !caps.use_init_val_false) return std::string("use_init_val = false is not declared");
-  if (f.out_of_range && !caps.checks_indices) {
+  if (f.out_of_range && !caps.checks_indices[static_cast<std::size_t>(op)]) {
     return std::string("does not check indices: out-of-range indices are undefined behaviour for it");
   }
   for (const auto& ex : caps.exclude) {

@@ -38,7 +38,8 @@ struct Capabilities {
   bool empty_index_tuple = true;
   std::int64_t max_rank = 64;
   bool use_init_val_false = true;
-  bool checks_indices = true;
+  /// Per op (scatter_elements, scatter_nd, scatter_update): whether out-of-range indices are rejected.
+  std::array<bool, 3> checks_indices{true, true, true};
   std::vector<CapabilityExclusion> exclude;
 
   /// Everything the spec allows (a backend that declares nothing).

@@ -80,7 +80,8 @@ class Adapter:
 
 def full_capabilities(max_rank, checks_indices, exclude):
     """The capabilities of a framework that runs every op, reduction, dtype and index form the spec
-    allows (negative indices, k = 0, use_init_val false), up to max_rank, but for exclude."""
+    allows (negative indices, k = 0, use_init_val false), up to max_rank, but for exclude.
+    checks_indices: true or false, or per op."""
     return {
         "ops": {op: {r: "*" for r in spec.reductions} for op, spec in OPS.items()},
         "index_dtypes": list(INDEX_DTYPES),

@@ -61,8 +61,10 @@ class OpenVinoAdapter(Adapter):
         # computes differently (float64 in float32, int64 in int32, integer mean toward zero, k = 0 a no-op)
         # the comparison reports it: see docs/backends.md, "Framework settings"
         # checks_indices: ScatterElementsUpdate-12 on the CPU plugin accepts indices below -s (its check
-        # is 'idx < s && (idx >= 0 || ScatterElementsUpdate)') and writes outside the output
-        return full_capabilities(max_rank=MAX_RANK, checks_indices=False, exclude=[
+        # is 'idx < s && (idx >= 0 || ScatterElementsUpdate)') and writes outside the output; ScatterNDUpdate-15
+        # rejects an out-of-range index ("points to non-existing data/output tensor element")
+        return full_capabilities(max_rank=MAX_RANK, checks_indices={
+            "scatter_elements": False, "scatter_update": False, "scatter_nd": True}, exclude=[
             {"op": "scatter_nd", "feature": "empty_index_tuple",
              "reason": "ScatterNDUpdate-15 with k = 0 (indices.shape[-1] = 0) returns data unchanged on "
                        "the CPU plugin, where the whole tensor is the one slice to update"},
