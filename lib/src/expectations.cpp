@@ -171,44 +171,34 @@ DivergenceModel model_of(const json& m, const Where& where) {
       model.compute_in[*from] = *to;
     }
   }
-  if (m.contains("convert_in")) {
-    model.convert_in = choice_of(m["convert_in"], where, "model.convert_in",
-                                 std::array<std::pair<M::ConvertIn, std::string_view>, 2>{
-                                     {{M::ConvertIn::ieee, "ieee"}, {M::ConvertIn::saturating, "saturating"}}});
-  }
-  if (m.contains("round_back")) {
-    model.round_back = choice_of(m["round_back"], where, "model.round_back",
-                                 std::array<std::pair<M::Rounding, std::string_view>, 2>{
-                                     {{M::Rounding::nearest_even, "nearest_even"}, {M::Rounding::toward_zero, "toward_zero"}}});
-  }
-  if (m.contains("integer_mean")) {
-    model.integer_mean = choice_of(m["integer_mean"], where, "model.integer_mean",
-                                   std::array<std::pair<M::IntegerMean, std::string_view>, 2>{
-                                       {{M::IntegerMean::floor, "floor"}, {M::IntegerMean::toward_zero, "toward_zero"}}});
-  }
-  if (m.contains("mean")) {
-    model.mean = choice_of(m["mean"], where, "model.mean",
-                           std::array<std::pair<M::Mean, std::string_view>, 2>{
-                               {{M::Mean::sum_over_count, "sum_over_count"}, {M::Mean::running_pairwise, "running_pairwise"}}});
-  }
-  if (m.contains("min_max")) {
-    model.min_max = choice_of(m["min_max"], where, "model.min_max",
-                              std::array<std::pair<M::MinMax, std::string_view>, 5>{
-                                  {{M::MinMax::ieee, "ieee"},
-                                   {M::MinMax::keep_existing_unless_better, "keep_existing_unless_better"},
-                                   {M::MinMax::take_update_unless_worse, "take_update_unless_worse"},
-                                   {M::MinMax::nan_propagates_ties_keep_existing, "nan_propagates_ties_keep_existing"},
-                                   {M::MinMax::nan_propagates_ties_take_update, "nan_propagates_ties_take_update"}}});
-  }
-  if (m.contains("min_max_start")) {
-    model.min_max_start = choice_of(m["min_max_start"], where, "model.min_max_start",
-                                    std::array<std::pair<M::MinMaxStart, std::string_view>, 2>{
-                                        {{M::MinMaxStart::infinity, "infinity"}, {M::MinMaxStart::largest_finite, "largest_finite"}}});
-  }
-  if (m.contains("subnormals")) {
-    model.flush_subnormals = choice_of(m["subnormals"], where, "model.subnormals",
-                                       std::array<std::pair<bool, std::string_view>, 2>{{{false, "kept"}, {true, "flushed"}}});
-  }
+  // Each rule: its key, where it goes, and its names (the spec's first).
+  const auto choose = [&](const char* key, auto& rule, const auto& names) {
+    if (m.contains(key)) rule = choice_of(m[key], where, fmt::format("model.{}", key), names);
+  };
+  using Names = std::string_view;
+  choose("convert_in", model.convert_in,
+         std::array<std::pair<M::ConvertIn, Names>, 2>{{{M::ConvertIn::ieee, "ieee"}, {M::ConvertIn::saturating, "saturating"}}});
+  choose("round_back", model.round_back,
+         std::array<std::pair<M::Rounding, Names>, 2>{
+             {{M::Rounding::nearest_even, "nearest_even"}, {M::Rounding::toward_zero, "toward_zero"}}});
+  choose("integer_mean", model.integer_mean,
+         std::array<std::pair<M::IntegerMean, Names>, 2>{
+             {{M::IntegerMean::floor, "floor"}, {M::IntegerMean::toward_zero, "toward_zero"}}});
+  choose("mean", model.mean,
+         std::array<std::pair<M::Mean, Names>, 2>{
+             {{M::Mean::sum_over_count, "sum_over_count"}, {M::Mean::running_pairwise, "running_pairwise"}}});
+  choose("min_max", model.min_max,
+         std::array<std::pair<M::MinMax, Names>, 5>{
+             {{M::MinMax::ieee, "ieee"},
+              {M::MinMax::keep_existing_unless_better, "keep_existing_unless_better"},
+              {M::MinMax::take_update_unless_worse, "take_update_unless_worse"},
+              {M::MinMax::nan_propagates_ties_keep_existing, "nan_propagates_ties_keep_existing"},
+              {M::MinMax::nan_propagates_ties_take_update, "nan_propagates_ties_take_update"}}});
+  choose("min_max_start", model.min_max_start,
+         std::array<std::pair<M::MinMaxStart, Names>, 2>{
+             {{M::MinMaxStart::infinity, "infinity"}, {M::MinMaxStart::largest_finite, "largest_finite"}}});
+  choose("subnormals", model.flush_subnormals,
+         std::array<std::pair<bool, Names>, 2>{{{false, "kept"}, {true, "flushed"}}});
   if (model.rules_swapped() == 0) where.fail("model", "swaps none of the spec's rules");
   return model;
 }

@@ -109,13 +109,13 @@ void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const Tria
   const auto& c = facts.c();
   t.checked = true;
   bool passed = true;
+  CompareOptions compare;  // the case's indices and hits, computed once for every comparison
+  compare.indices = &facts.indices();
+  compare.hits = &facts.hits();
   if (options.exact_builtins && !backend.is_external()) {
     t.detail = fuzz_verdict(c, output, facts.want(), options.flags, &facts.hits());
     passed = t.detail.empty();
   } else {
-    CompareOptions compare;
-    compare.indices = &facts.indices();
-    compare.hits = &facts.hits();
     t.comparison = compare_outputs(c, output, facts.want(), c.expected.has_value(), compare);
     passed = t.comparison->passed;
   }
@@ -125,9 +125,6 @@ void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const Tria
     return;
   }
   t.status = Status::failed;
-  CompareOptions compare;
-  compare.indices = &facts.indices();
-  compare.hits = &facts.hits();
   apply_expectations(t, backend, facts, options, Outcome::failed, "", &output, &compare);
   if (options.keep_failed_output) t.output = std::move(output);
 }

@@ -2,7 +2,7 @@
 // so that a process killed at any moment leaves at most its last line cut short.
 //   {"journal": 1, "pid": ..., "context": {...}, "reports": {"json": ..., "junit": ..., "markdown": ...}}
 //   {"start": {"case": ..., "index": ..., "total": ...}}   a case begins (total: the selection)
-//   {"begin": {"file": ..., "case": ..., "backend": ...}}  a trial begins ("-": building the inputs)
+//   {"begin": {"file": ..., "case": ..., "backend": ...}}  a trial begins, as a result so far ("-": building the inputs)
 //   {"file_error": {...}}  {"result": {...}}               as the reports receive them
 //   {"end": {...}}                                          the run reached its end
 //   {"ended_early": {"why": ..., "kind": ...}}              it did not (end_run_abruptly)
@@ -80,22 +80,6 @@ void append(const ordered_json& record) {
                            g_end.journal_path, std::strerror(errno));
   g_end.journal_fd.store(-1);
   ::close(fd);
-}
-
-ordered_json trial_json(const CaseResult& t) {
-  return {{"file", t.file}, {"case", t.name}, {"op", t.op}, {"reduction", t.reduction}, {"dtype", t.dtype},
-          {"backend", t.backend}};
-}
-
-CaseResult trial_from_json(const ordered_json& j) {
-  CaseResult t;
-  t.file = j.at("file").get<std::string>();
-  t.name = j.at("case").get<std::string>();
-  t.op = j.at("op").get<std::string>();
-  t.reduction = j.at("reduction").get<std::string>();
-  t.dtype = j.at("dtype").get<std::string>();
-  t.backend = j.at("backend").get<std::string>();
-  return t;
 }
 
 class JournalingReporter final : public Reporter {
@@ -257,7 +241,7 @@ void mark_in_flight(const CaseResult& trial) {
                                          : fmt::format("case '{}' of {} on backend {}", trial.name, trial.file, trial.backend);
   copy_text(g_end.in_flight[slot], sizeof g_end.in_flight[slot], printable_text(text));
   g_end.published.store(slot);
-  append({{"begin", trial_json(detail::printable(trial))}});
+  append({{"begin", detail::to_json(detail::printable(trial))}});
 }
 
 void clear_in_flight() { g_end.published.store(-1); }
@@ -322,7 +306,7 @@ RecoveredRun recover_journal(const std::string& path) {
       } else if (key == "start") {
         run.summary.selected = value.at("total").get<int>();
       } else if (key == "begin") {
-        in_flight = trial_from_json(value);
+        in_flight = detail::result_from_json(value);
       } else if (key == "file_error") {
         run.file_errors.push_back(detail::error_from_json(value));
       } else if (key == "result") {
