@@ -163,7 +163,7 @@ std::vector<std::unique_ptr<Backend>> backends_for(const BackendFlags& flags, co
   config.python = flags.python;
   config.isolate = !flags.in_process;  // isolated unless asked otherwise: a plugin cannot end the run
   config.self_exe = self_exe;
-  config.plugins = plugin_paths(flags.backend);
+  config.user_backends = user_backend_specs(flags.backend);
   config.labelled = labelled_specs(flags.backend);
   if (flags.timeout > 0) config.request_timeout = flags.timeout;
   config.threads = flags.threads;

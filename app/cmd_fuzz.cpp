@@ -42,6 +42,12 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   const auto summary =
       run_fuzz(options, chosen->choice.run, [](const std::string& line) { std::cout << line << std::endl; });
   for (const auto& [id, n] : summary.xfail_ids) std::cout << fmt::format("fuzz: xfail {} x{}\n", id, n);
+  // How many cases each backend ran: one that declares little must not look fuzzed by the count.
+  for (const auto* b : chosen->choice.run) {
+    const auto it = summary.ran_on.find(std::string(b->label()));
+    std::cout << fmt::format("fuzz: {} ran {} of {} cases\n", b->label(), it == summary.ran_on.end() ? 0 : it->second,
+                             summary.cases);
+  }
   std::cout << fmt::format("fuzz: {} cases, {} runs, {} failures, {} xfail, {} unsupported{}{}\n", summary.cases,
                            summary.runs, summary.failures, summary.xfailed, summary.skipped,
                            summary.failures ? " (case files under " + options.out_dir + ")" : "",

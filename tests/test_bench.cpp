@@ -356,6 +356,48 @@ TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {
   EXPECT_GE(unchecked.rows[0].timing.samples.size(), 5u);
 }
 
+// An external backend right on its first call of a case, then off by one at element 0 (an
+// output cached and reused, say): the check before timing passes it, the audit must not.
+class StaleAfterFirst final : public Backend {
+ public:
+  std::string_view name() const override { return "stale"; }
+  Availability availability() const override { return {true, ""}; }
+  std::string device() const override { return "test"; }
+  BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
+  BackendOutput run(const Case& c, const RunFlags&) override {
+    auto out = reference_scatter(c);
+    if (++calls > stale_from && out.numel() > 0) out.data<float>()[0] += 1.0f;
+    return {std::move(out), 1e-6};
+  }
+  int calls = 0;
+  int stale_from = 1;
+};
+
+TEST(BenchVerify, TimedOutputsOfExternalBackendsAreAudited) {
+  BenchOptions options;
+  options.max_seconds = 0.01;
+  StaleAfterFirst stale;
+  const auto r = run_bench({tiny_item("t")}, {&stale}, options, nullptr);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].status, Status::failed);
+  EXPECT_TRUE(r.rows[0].timing.samples.empty());
+  EXPECT_NE(r.rows[0].error.find("returned another output than the call checked before timing"), std::string::npos)
+      << r.rows[0].error;
+  // Wrong only on the last call of the pass: the last call is always audited. The check is
+  // call 1; a pass of 4 samples is 1 warm-up and 4 rounds (one block).
+  options.min_samples = 4;
+  options.max_samples = 4;
+  StaleAfterFirst last;
+  last.stale_from = 1 + 1 + 4 - 1;
+  const auto at_last = run_bench({tiny_item("t")}, {&last}, options, nullptr);
+  EXPECT_EQ(last.calls, 6);
+  EXPECT_EQ(at_last.rows[0].status, Status::failed) << "the last timed call was not audited";
+  // Right on every call: timed.
+  StaleAfterFirst right;
+  right.stale_from = 1000000;
+  EXPECT_EQ(run_bench({tiny_item("t")}, {&right}, options, nullptr).rows[0].status, Status::passed);
+}
+
 TEST(BenchRun, RepetitionsPoolSamplesAndTheSlowdownKnobRepeatsTheOp) {
   WrongBackend counting;
   BenchOptions options;

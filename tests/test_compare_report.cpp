@@ -36,11 +36,13 @@ std::string hint_case(const std::string& extra = "") {
 }
 
 // out[0] 4 ulps high (9.765625e-4: within its default 2*eps*(3000 + 3000) = 1.43e-3),
-// out[1] = float32(0.8751), 1678 ulps = 1.000166e-4 high (its default allows 4.2e-7).
+// out[1] 12 ulps = 7.152557e-7 high: past its default 2*eps*(0.875 + 0.875) = 4.17e-7, but
+// within 4x of it, as one more rounding of an intermediate could make it (kOrderExplains).
+constexpr float kOut1 = 0.875f + 12 * 0x1.0p-24f;
 scatter::Tensor hint_output(const scatter::Case& c) {
   auto got = c.expected->clone();
   got.data<float>()[0] = 3000.0f + 4 * 0x1.0p-12f;
-  got.data<float>()[1] = 0.8751f;
+  got.data<float>()[1] = kOut1;
   return got;
 }
 
@@ -76,17 +78,35 @@ TEST(CompareHint, PastingTheHintIntoTheCasePasses) {
 }
 
 TEST(CompareHint, KeepsTheCasesRtol) {
-  // With rtol 1e-5 out[0] is allowed 0.03; out[1] is allowed 8.75e-6 and needs
-  // 1.000166e-4 - 8.75e-6 = 9.1267e-5 more: atol 9.13e-5 with the same rtol.
-  const auto c = load_case(hint_case(R"(, "tolerance": {"atol": 0, "rtol": 1e-5})"));
+  // With rtol 1e-7 out[0] is allowed 3e-4 and needs 9.765625e-4 - 3e-4 = 6.765625e-4 more;
+  // out[1] is allowed 8.75e-8 and needs 6.28e-7 more: atol 6.77e-4 with the same rtol.
+  const auto c = load_case(hint_case(R"(, "tolerance": {"atol": 0, "rtol": 1e-7})"));
   const auto got = hint_output(c);
   const auto result = compare(c, got);
   ASSERT_FALSE(result.passed);
-  EXPECT_EQ(result.needed_rtol, 1e-5);
-  EXPECT_EQ(result.needed_atol, 9.13e-5);
+  EXPECT_EQ(result.mismatches, 2);
+  EXPECT_EQ(result.needed_rtol, 1e-7);
+  EXPECT_EQ(result.needed_atol, 6.77e-4);
   const auto tolerance = suggested_tolerance(result);
-  EXPECT_EQ(tolerance, R"("tolerance": {"atol": 9.13e-05, "rtol": 1e-05})");
+  EXPECT_EQ(tolerance, R"("tolerance": {"atol": 0.000677, "rtol": 1e-07})");
   EXPECT_TRUE(compare(load_case(hint_case(", " + tolerance)), got).passed);
+}
+
+TEST(CompareHint, NoneForADifferenceNoOrderExplains) {
+  // out[1] = 0.5 + 0.25, its 0.125 dropped: 0.125 off, 3e5 times what reordering two
+  // updates could make. A tolerance would hide a bug, so none is offered.
+  const auto c = load_case(hint_case());
+  auto got = c.expected->clone();
+  got.data<float>()[1] = 0.75f;
+  const auto result = compare(c, got);
+  ASSERT_FALSE(result.passed);
+  EXPECT_GT(result.order_excess, 1e5);
+  EXPECT_EQ(suggested_tolerance(result), "");
+  EXPECT_NE(scatter::detail::comparison_text(result, "").find("this looks like a bug, not rounding"),
+            std::string::npos);
+  // Within the bound's slack (hint_output's 1.7x), the hint is offered.
+  EXPECT_LE(compare(c, hint_output(c)).order_excess, scatter::kOrderExplains);
+  EXPECT_GT(compare(c, hint_output(c)).order_excess, 1.0);
 }
 
 TEST(CompareHint, NoneWhereEveryElementIsExact) {
@@ -107,19 +127,19 @@ TEST(CompareHint, NoneWhereEveryElementIsExact) {
 }
 
 TEST(CompareHint, ExactElementsAreNamedApart) {
-  // out[2] (one update) differs: no tolerance passes the case; out[1] alone would need 1.01e-4.
+  // out[2] (one update) differs: no tolerance passes the case; out[1] alone would need 7.16e-7.
   const auto c = load_case(hint_case());
   auto got = c.expected->clone();
-  got.data<float>()[1] = 0.8751f;
+  got.data<float>()[1] = kOut1;
   got.data<float>()[2] = 5.5f;
   const auto result = compare(c, got);
   ASSERT_FALSE(result.passed);
   EXPECT_EQ(result.exact_mismatches, 1);
   EXPECT_TRUE(std::isinf(result.needed_atol));
-  EXPECT_EQ(result.allclose_atol, 0.000101);
+  EXPECT_EQ(result.allclose_atol, 7.16e-7);
   const auto text = scatter::detail::comparison_text(result, "");
   EXPECT_NE(text.find("no tolerance would pass: 1 differing element is compared exactly"), std::string::npos) << text;
-  EXPECT_NE(text.find(R"(the 1 differing allclose element would pass with "tolerance": {"atol": 0.000101, "rtol": 0})"),
+  EXPECT_NE(text.find(R"(the 1 differing allclose element would pass with "tolerance": {"atol": 7.16e-07, "rtol": 0})"),
             std::string::npos)
       << text;
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "scatter/backend.hpp"
+#include "scatter/capabilities.hpp"
 #include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
 
@@ -134,6 +137,63 @@ TEST(Fuzz, DeterministicIsBitForBitUpToTheExactHitsThenTheTolerance) {
   got.data<float>()[1] = std::nextafter(got.data<float>()[1], 1000.0f);
   EXPECT_NE(scatter::fuzz_verdict(c, got, want, {false, true}).find("bit for bit"), std::string::npos)
       << "3 updates: the reference's bits";
+}
+
+// fuzz --backend X draws within what X declares: every case runs on it.
+TEST(Fuzz, DrawsOnlyWhatADeclarationAdmits) {
+  const auto caps = scatter::parse_capabilities(
+      R"({"ops": {"scatter_nd": {"add": ["int32"], "none": ["float16"]}, "scatter_elements": {"mul": ["int32"]}},
+          "index_dtypes": ["int32"], "negative_indices": false, "empty_index_tuple": false, "max_rank": 2,
+          "use_init_val_false": false})",
+      "test");
+  std::set<std::string> kinds;
+  for (std::int64_t i = 0; i < 400; ++i) {
+    const auto c = materialize(scatter::fuzz_case(9, i, 256, &caps));
+    kinds.insert(fmt::format("{} {} {}", to_string(c.attrs.op), to_string(c.attrs.reduction), to_string(c.data.dtype())));
+    EXPECT_EQ(c.indices.dtype(), scatter::DType::int32);
+    EXPECT_LE(c.data.rank(), 2);
+    EXPECT_TRUE(c.attrs.use_init_val);
+    if (c.attrs.op == scatter::Op::scatter_nd) EXPECT_GE(c.indices.shape().back(), 1) << "k = 0 is not declared";
+    for (std::int64_t j = 0; j < c.indices.numel(); ++j) ASSERT_GE(scatter::index_at(c.indices, j), 0);
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"scatter_nd add int32", "scatter_nd none float16", "scatter_elements mul int32"}));
+  // Without a declaration the stream is the unrestricted one, unchanged.
+  EXPECT_EQ(scatter::fuzz_case(9, 3, 256, nullptr), scatter::fuzz_case(9, 3, 256));
+  EXPECT_FALSE(scatter::declares_any_case(scatter::parse_capabilities(R"({"ops": {}})", "test")));
+}
+
+// A right external backend that declares a sliver of the spec.
+class Declaring final : public scatter::Backend {
+ public:
+  explicit Declaring(const std::string& caps) : caps_(scatter::parse_capabilities(caps, "test")) {}
+  std::string_view name() const override { return "declaring"; }
+  scatter::Availability availability() const override { return {true, ""}; }
+  std::string device() const override { return "test"; }
+  const scatter::Capabilities* capabilities() const override { return &caps_; }
+  scatter::BackendTraits traits() const override { return {scatter::BackendRole::external}; }
+  scatter::BackendOutput run(const Case& c, const scatter::RunFlags&) override {
+    return {scatter::reference_scatter(c), 1e-6};
+  }
+
+ private:
+  scatter::Capabilities caps_;
+};
+
+TEST(Fuzz, EveryCaseRunsOnABackendThatDeclaresOneOp) {
+  // Rank 1 to 2 data, but scatter_nd updates may be rank 3: those draws are redrawn.
+  Declaring narrow(R"({"ops": {"scatter_nd": {"add": ["float32"]}}, "max_rank": 2})");
+  scatter::FuzzOptions options;
+  options.iterations = 300;
+  options.max_elements = 256;
+  const auto summary = scatter::run_fuzz(options, {&narrow}, [](const std::string&) {});
+  EXPECT_EQ(summary.skipped, 0);
+  EXPECT_EQ(summary.failures, 0);
+  EXPECT_EQ(summary.ran_on.at("declaring"), 300);
+  // Beside a backend that declares everything, the cases alternate: half within each.
+  auto cpu = scatter::make_cpu_backend(1, 0);
+  const auto both = scatter::run_fuzz(options, {cpu.get(), &narrow}, [](const std::string&) {});
+  EXPECT_EQ(both.ran_on.at("cpu"), 300);
+  EXPECT_GE(both.ran_on.at("declaring"), 150);
 }
 
 // A backend that gets element 0 wrong whenever updates exist.

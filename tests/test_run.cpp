@@ -234,7 +234,7 @@ TEST_F(RunBackends, UnknownNameThrows) {
     EXPECT_EQ(e.code(), scatter::ErrorCode::schema);
     EXPECT_EQ(e.message(),
               "--backend: 'rocm' is not a backend (all, frameworks, ref, cpu, cuda, numpy, onnx, onnxruntime, openvino, tvm, "
-              "torch, jax, plugin:PATH)");
+              "torch, jax, plugin:PATH, python:FILE.py[:FUNC])");
   }
 }
 
@@ -260,8 +260,9 @@ TEST(RunBackendsFrameworks, UnstartableWorkersAreNotRunningWithTheReason) {
 }
 
 TEST(RunBackendsFrameworks, PluginPathsComeFromTheList) {
-  EXPECT_EQ(scatter::plugin_paths("ref,plugin:./a.so,plugin:/x/b.so"), (std::vector<std::string>{"./a.so", "/x/b.so"}));
-  EXPECT_TRUE(scatter::plugin_paths("all").empty());
+  EXPECT_EQ(scatter::user_backend_specs("ref,plugin:./a.so,python:k.py:f,plugin:/x/b.so"),
+            (std::vector<std::string>{"plugin:./a.so", "python:k.py:f", "plugin:/x/b.so"}));
+  EXPECT_TRUE(scatter::user_backend_specs("all").empty());
 }
 
 // ---- run_cases

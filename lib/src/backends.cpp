@@ -35,6 +35,15 @@ std::string worker_path() {
   return std::string(SCATTER_SOURCE_DIR) + "/lib/python";
 }
 
+// The Python worker serving NAME: a framework, or a user's kernel (python:FILE.py[:FUNC]).
+std::unique_ptr<Backend> make_worker_of(const std::string& name, const BackendConfig& config) {
+  std::string pythonpath = worker_path();
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
+  return external::make_worker_backend(name, {python_of(config), "-u", "-m", "scatterctl_worker", name},
+                                       {{"PYTHONPATH", pythonpath}, {"PYTHONDONTWRITEBYTECODE", "1"}},
+                                       {config.request_timeout});
+}
+
 // The cpu backend's grain: the config's, else $SCATTERCTL_CPU_GRAIN (a positive integer;
 // anything else is ignored), else its default.
 std::int64_t cpu_grain(const BackendConfig& config) {
@@ -158,29 +167,28 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConf
   if (is_one_of(spec, framework_backend_names())) return make_framework_backend(spec, config);
   if (spec.rfind("plugin:", 0) == 0 && spec.size() > 7) return make_plugin(spec.substr(7), config);
   if (spec.rfind("exe:", 0) == 0) return make_exe_backend(spec, config);
+  if (spec.rfind("python:", 0) == 0 && spec.size() > 7) return make_worker_of(spec, config);
   if (const auto at = spec.find('@'); at != std::string::npos && is_one_of(spec.substr(0, at), framework_backend_names())) {
     auto other = config;
     other.python = spec.substr(at + 1);
     if (!other.python.empty()) return make_framework_backend(spec.substr(0, at), other);
   }
   throw Error(ErrorCode::schema, "--backend",
-              fmt::format("'{}' is not a backend spec: a name ({}, {}), plugin:PATH, exe:PATH:NAME or FRAMEWORK@PYTHON",
+              fmt::format("'{}' is not a backend spec: a name ({}, {}), plugin:PATH, python:FILE.py[:FUNC], "
+                          "python:MODULE:FUNC, exe:PATH:NAME or FRAMEWORK@PYTHON",
                           spec, fmt::join(builtin_names(), ", "), fmt::join(framework_backend_names(), ", ")));
 }
 
 std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config) {
-  std::string pythonpath = worker_path();
-  if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
-  return external::make_worker_backend(name, {python_of(config), "-u", "-m", "scatterctl_worker", name},
-                                       {{"PYTHONPATH", pythonpath}, {"PYTHONDONTWRITEBYTECODE", "1"}},
-                                       {config.request_timeout});
+  return make_worker_of(name, config);
 }
+
 
 std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config) {
   std::vector<std::unique_ptr<Backend>> all;
   for (const auto& name : builtin_names()) all.push_back(make_backend(name, config));
   for (const auto& name : framework_backend_names()) all.push_back(make_backend(name, config));
-  for (const auto& path : config.plugins) all.push_back(make_backend("plugin:" + path, config));
+  for (const auto& spec : config.user_backends) all.push_back(make_backend(spec, config));
   for (const auto& [label, spec] : config.labelled) {
     all.push_back(make_backend(spec, config));
     all.back()->set_label(label, spec);
@@ -190,7 +198,7 @@ std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& con
 
 std::vector<std::unique_ptr<Backend>> make_all_backends() { return make_all_backends(BackendConfig{}); }
 
-// ---- --backend lists: names, `all` (the built-ins), `frameworks`, plugin:PATH
+// ---- --backend lists: names, `all` (the built-ins), `frameworks`, plugin:PATH, python:...
 
 std::vector<std::string> split_commas(const std::string& list) {
   std::vector<std::string> items;
@@ -247,12 +255,12 @@ std::vector<std::pair<std::string, std::string>> labelled_specs(const std::strin
   return labelled;
 }
 
-std::vector<std::string> plugin_paths(const std::string& list) {
-  std::vector<std::string> paths;
+std::vector<std::string> user_backend_specs(const std::string& list) {
+  std::vector<std::string> specs;
   for (const auto& name : split_backend_list(list)) {
-    if (name.rfind("plugin:", 0) == 0) paths.push_back(name.substr(7));
+    if (name.rfind("plugin:", 0) == 0 || name.rfind("python:", 0) == 0) specs.push_back(name);
   }
-  return paths;
+  return specs;
 }
 
 namespace {
@@ -294,9 +302,10 @@ BackendChoice choose_backends(const std::string& list, const std::vector<std::un
     if (it == all.end()) {
       std::vector<std::string_view> known{"all", "frameworks"};
       for (const auto& b : all) {
-        if (b->name().rfind("plugin:", 0) != 0) known.push_back(b->name());
+        if (b->name().rfind("plugin:", 0) != 0 && b->name().rfind("python:", 0) != 0) known.push_back(b->name());
       }
       known.push_back("plugin:PATH");
+      known.push_back("python:FILE.py[:FUNC]");
       throw Error(ErrorCode::schema, "--backend", fmt::format("'{}' is not a backend ({})", name, fmt::join(known, ", ")));
     }
     const auto a = (*it)->availability();

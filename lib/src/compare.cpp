@@ -300,6 +300,11 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
       const double rtol = c.tolerance ? c.tolerance->rtol : h * eps;
       const double w = element_as_double(want, i);
       const double e = abs_error(got, want, i);
+      const double reorder_bound = h * eps * (m + std::fabs(w));
+      if (e > 0 && std::isfinite(e)) {
+        r.order_excess = std::max(r.order_excess,
+                                  reorder_bound > 0 ? e / reorder_bound : std::numeric_limits<double>::infinity());
+      }
       const double allowed = atol + rtol * std::fabs(w);
       if (!(e <= allowed)) fail(i, Rule::allclose, allowed);
       hint_atol = std::max(hint_atol, std::isinf(e) ? e : e - hint_rtol * std::fabs(w));

@@ -131,20 +131,85 @@ std::string indices_json(DType dtype, const Shape& shape, const std::vector<std:
                      fmt::join(values, ", "));
 }
 
+// Whether a backend that declares `within` (nullptr: everything) runs op, reduction, dtype.
+bool declared(const Capabilities* within, Op op, Reduction r, DType dtype) {
+  if (!allows(op, r, dtype)) return false;
+  if (!within) return true;
+  const auto& entry = within->ops[static_cast<std::size_t>(op)][static_cast<std::size_t>(r)];
+  return entry.supported &&
+         (entry.all_dtypes || std::find(entry.dtypes.begin(), entry.dtypes.end(), dtype) != entry.dtypes.end());
+}
+
+std::vector<Reduction> declared_reductions(const Capabilities* within, Op op, DType dtype) {
+  std::vector<Reduction> out;
+  for (const auto r : kReductions) {
+    if (declared(within, op, r, dtype)) out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<DType> declared_dtypes(const Capabilities* within, Op op) {
+  std::vector<DType> out;
+  for (const auto d : kDTypes) {
+    if (!declared_reductions(within, op, d).empty()) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<Op> declared_ops(const Capabilities* within) {
+  std::vector<Op> out;
+  for (const auto op : {Op::scatter_elements, Op::scatter_nd, Op::scatter_update}) {
+    if (!declared_dtypes(within, op).empty()) out.push_back(op);
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t max_elements) {
-  Rng rng(seed * 0x100000001B3ull ^ static_cast<std::uint64_t>(iteration) * 0x9E3779B97F4A7C15ull);
+bool declares_any_case(const Capabilities& within) {
+  return !declared_ops(&within).empty() && !within.index_dtypes.empty();
+}
+
+namespace {
+
+// The draws that a declaration narrows. Without one they are the unrestricted stream's
+// draws, unchanged, so that (seed, iteration) names the same case as it always did.
+struct Picks {
+  Op op;
+  DType dtype;
+  Reduction reduction;
+  DType index_dtype;
+};
+
+Picks pick_kind(Rng& rng, const Capabilities* within) {
+  if (!within) {
+    const auto op = static_cast<Op>(rng.range(0, 2));
+    const auto dtype = kDTypes[rng.range(0, 9)];
+    const auto reduction = rng.pick(reductions_for(op, dtype));
+    return {op, dtype, reduction, rng.chance(0.5) ? DType::int64 : DType::int32};
+  }
+  const auto op = rng.pick(declared_ops(within));
+  const auto dtype = rng.pick(declared_dtypes(within, op));
+  const auto reduction = rng.pick(declared_reductions(within, op, dtype));
+  return {op, dtype, reduction, rng.pick(within->index_dtypes)};
+}
+
+}  // namespace
+
+std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t max_elements,
+                      const Capabilities* within, int attempt) {
+  Rng rng(seed * 0x100000001B3ull ^ static_cast<std::uint64_t>(iteration) * 0x9E3779B97F4A7C15ull ^
+          static_cast<std::uint64_t>(attempt) * 0xD1B54A32D192ED03ull);
   const auto budget = std::max<std::int64_t>(1, max_elements);
-  const auto op = static_cast<Op>(rng.range(0, 2));
-  const auto dtype = kDTypes[rng.range(0, 9)];
-  const auto reduction = rng.pick(reductions_for(op, dtype));
-  const auto index_dtype = rng.chance(0.5) ? DType::int64 : DType::int32;
+  const auto [op, dtype, reduction, index_dtype] = pick_kind(rng, within);
   static const std::vector<Density> kDensities{Density::spread, Density::spread, Density::dense, Density::one,
                                                Density::two};
   static const std::vector<double> kNegatives{0.0, 0.0, 0.3, 1.0};
-  Draw draw{rng, rng.pick(kDensities), op == Op::scatter_update ? 0.0 : rng.pick(kNegatives)};
-  const int rank = static_cast<int>(rng.range(1, 6));
+  const auto density = rng.pick(kDensities);
+  const auto negatives = op == Op::scatter_update ? 0.0 : rng.pick(kNegatives);
+  Draw draw{rng, density, within && !within->negative_indices ? 0.0 : negatives};
+  const int max_rank = within ? static_cast<int>(std::clamp<std::int64_t>(within->max_rank, 1, 6)) : 6;
+  const int rank = static_cast<int>(rng.range(1, max_rank));
   const auto data_shape = random_shape(rng, rank, budget, true);
   const auto r = static_cast<std::size_t>(rank);
 
@@ -159,7 +224,8 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
   switch (op) {
     case Op::scatter_elements: {
       const int axis = static_cast<int>(rng.range(0, rank - 1));
-      attrs = write_axis(axis) + fmt::format(R"("use_init_val": {}, )", rng.chance(0.5) ? "true" : "false");
+      const bool init = rng.chance(0.5) || (within && !within->use_init_val_false && reduction != Reduction::none);
+      attrs = write_axis(axis) + fmt::format(R"("use_init_val": {}, )", init ? "true" : "false");
       const auto s = data_shape[static_cast<std::size_t>(axis)];
       index_shape = data_shape;
       for (std::size_t d = 0; d < r; ++d) {
@@ -180,7 +246,7 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
       break;
     }
     case Op::scatter_nd: {
-      const int k = static_cast<int>(rng.range(0, rank));
+      const int k = static_cast<int>(rng.range(within && !within->empty_index_tuple ? 1 : 0, rank));
       const int batch_rank = static_cast<int>(rng.range(1, 3)) - 1;  // indices rank q = batch_rank + 1
       const auto slice = numel(Shape(data_shape.begin() + k, data_shape.end()));
       const auto tuples_room = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(1, slice));
@@ -274,6 +340,26 @@ std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, c
                      format_element(want, first));
 }
 
+namespace {
+
+// Draws per case before one outside a declaration's exclusions is kept (and skipped).
+constexpr int kDrawAttempts = 16;
+
+// What the cases are drawn within, in turn: each backend's declaration but the oracle's
+// (nullptr: everything the spec allows, for a backend that declares nothing or is unavailable).
+std::vector<const Capabilities*> draw_spaces(const std::vector<Backend*>& backends) {
+  std::vector<const Capabilities*> spaces;
+  for (const auto* b : backends) {
+    if (b->traits().role == BackendRole::oracle) continue;
+    const auto* caps = b->availability().available ? b->capabilities() : nullptr;
+    spaces.push_back(caps && declares_any_case(*caps) ? caps : nullptr);
+  }
+  if (spaces.empty()) spaces.push_back(nullptr);
+  return spaces;
+}
+
+}  // namespace
+
 FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& backends,
                      const std::function<void(const std::string&)>& progress) {
   FuzzSummary summary;
@@ -296,21 +382,28 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
     const auto path = write_failure(name, text);
     progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend.label(), why, path));
   };
+  const auto spaces = draw_spaces(backends);
   for (std::int64_t i = 0; i < options.iterations; ++i) {
     if (interrupted()) {
       summary.interrupted = true;
       break;
     }
-    const auto text = fuzz_case(options.seed, i, options.max_elements);
+    const auto* within = spaces[static_cast<std::size_t>(i) % spaces.size()];
     const auto name = fmt::format("fuzz-{}-{}", options.seed, i);
     ++summary.cases;
+    std::string text;
     std::optional<Case> c;
     try {
-      const auto loaded = load_text(text, name + ".json", load_options);
-      if (!loaded.file_errors.empty()) throw loaded.file_errors.front();
-      const auto& entry = loaded.cases.front();
-      if (!entry.decl) throw *entry.error;
-      c = materialize(*entry.decl);
+      // Redrawn (a few times at most) while outside the declaration's exclusions and features.
+      for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
+        text = fuzz_case(options.seed, i, options.max_elements, within, attempt);
+        const auto loaded = load_text(text, name + ".json", load_options);
+        if (!loaded.file_errors.empty()) throw loaded.file_errors.front();
+        const auto& entry = loaded.cases.front();
+        if (!entry.decl) throw *entry.error;
+        c = materialize(*entry.decl);
+        if (!within || !unsupported_reason(*within, *c, features_of(*c))) break;
+      }
     } catch (const Error& e) {
       // The generator made an invalid case: a bug in the fuzzer or in validation.
       ++summary.failures;
@@ -330,6 +423,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       }
       const auto& t = *tried;
       ++summary.runs;
+      if (t.status != Status::skipped) ++summary.ran_on[std::string(backend->label())];
       switch (t.status) {
         case Status::passed:
           break;

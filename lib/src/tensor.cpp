@@ -113,4 +113,19 @@ std::string format_element(const Tensor& t, std::int64_t i) {
   }
 }
 
+std::uint64_t fingerprint(const Tensor& tensor) {
+  const std::size_t n = tensor.nbytes();
+  const std::byte* p = tensor.bytes();
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  constexpr std::uint64_t kPrime = 0x100000001b3ull;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    h = (h ^ word) * kPrime;
+  }
+  for (; i < n; ++i) h = (h ^ static_cast<std::uint8_t>(p[i])) * kPrime;
+  return h;
+}
+
 }  // namespace scatter

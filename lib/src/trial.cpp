@@ -205,6 +205,12 @@ Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& opt
   return t;
 }
 
+Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output) {
+  Trial t;
+  judge_output(t, backend, facts, options, std::move(output));
+  return t;
+}
+
 Trial try_invalid_case(Backend& backend, const CaseFacts& facts, ErrorCode expected, const TrialOptions& options) {
   if (auto skip = admit(backend, facts)) return std::move(*skip);
   const auto want = to_string(expected);

@@ -41,3 +41,16 @@ has_private_dir() { [ -n "$(private_dirs)" ]; }
 rows() { grep -Ec -- "^[^ ]+ +[^ ]+ +$(re "$1") +$2 " "$TMP/out"; }
 # re TEXT: TEXT as an extended regular expression matching itself.
 re() { printf '%s' "$1" | sed 's#[][\.*^$+?(){}|]#\\&#g'; }
+
+# use_numpy_python: exports SCATTERCTL_PYTHON (and PY) as the interpreter scatterctl would
+# choose ($SCATTERCTL_PYTHON, the project's .venv/bin/python, python3); exits 77 (skipped)
+# when it cannot import numpy.
+use_numpy_python() {
+  PY=${SCATTERCTL_PYTHON:-}
+  [ -n "$PY" ] || { [ -x "$REPO/.venv/bin/python" ] && PY=$REPO/.venv/bin/python; } || PY=python3
+  if ! "$PY" -c 'import numpy' >/dev/null 2>&1; then
+    echo "skipped: '$PY' cannot import numpy (set SCATTERCTL_PYTHON, or run scripts/setup.sh --frameworks)"
+    exit 77
+  fi
+  export SCATTERCTL_PYTHON=$PY
+}

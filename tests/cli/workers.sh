@@ -15,13 +15,7 @@
 # Usage: bash workers.sh /path/to/scatterctl /path/to/repo
 source "$(dirname "$0")/external_common.bash"
 
-PY=${SCATTERCTL_PYTHON:-}
-[ -n "$PY" ] || { [ -x "$REPO/.venv/bin/python" ] && PY=$REPO/.venv/bin/python; } || PY=python3
-if ! "$PY" -c 'import numpy' >/dev/null 2>&1; then
-  echo "skipped: '$PY' cannot import numpy (set SCATTERCTL_PYTHON, or run scripts/setup.sh --frameworks)"
-  exit 77
-fi
-export SCATTERCTL_PYTHON=$PY
+use_numpy_python
 
 # 1. numpy on the bundled cases, and fuzzing.
 ctl run "$REPO/cases" --backend numpy

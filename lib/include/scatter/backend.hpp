@@ -148,7 +148,7 @@ struct BackendConfig {
   std::string python;                   ///< --python; empty: $SCATTERCTL_PYTHON, the project's .venv, python3
   bool isolate = false;                 ///< plugins in a child process (the CLI's default; --in-process clears it)
   std::string self_exe;                 ///< scatterctl itself, which hosts isolated plugins
-  std::vector<std::string> plugins;     ///< paths of the plugin:PATH backends asked for
+  std::vector<std::string> user_backends;  ///< the plugin:PATH and python:... specs asked for
   /// --backend LABEL=SPEC entries: {label, spec}, each a backend instance of its own.
   std::vector<std::pair<std::string, std::string>> labelled;
   std::optional<double> request_timeout;  ///< seconds a worker may take per case (default 300)

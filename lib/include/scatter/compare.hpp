@@ -44,6 +44,11 @@ struct Mismatch {
   std::int64_t hits = 0;                           ///< how many updates target it
 };
 
+/// How far past the reordering bound a difference may be and still be offered a tolerance:
+/// the bound is first order, and a backend may round intermediate results once more than the
+/// reference (a float16 product through float32, a fused multiply-add).
+inline constexpr double kOrderExplains = 4.0;
+
 struct Comparison {
   bool passed = true;
   bool against_expected = false;  ///< false: against the reference output
@@ -67,6 +72,10 @@ struct Comparison {
   /// Like needed_atol, over the allclose elements only (those a tolerance can change):
   /// finite unless a NaN or infinity disagrees on one of them.
   double allclose_atol = 0.0;
+  /// The largest |actual - expected| of an allclose element as a multiple of the error that
+  /// reordering its h updates could make (the default tolerance: h*eps*sum|x| + h*eps*|want|).
+  /// Past kOrderExplains, a tolerance would hide a bug: the hint says so instead of offering one.
+  double order_excess = 0.0;
   std::int64_t exact_mismatches = 0;  ///< differing elements compared exactly or any-of-duplicates
   bool tolerance_applies = false;     ///< some element is compared with allclose
   bool float_output = false;          ///< tolerances mean something only for float outputs

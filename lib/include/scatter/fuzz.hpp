@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scatter/backend.hpp"
+#include "scatter/capabilities.hpp"
 #include "scatter/expectations.hpp"
 
 namespace scatter {
@@ -26,7 +27,14 @@ struct FuzzOptions {
 
 /// Case `iteration` of the stream `seed`, as case-file JSON text (one case object).
 /// Deterministic: the same (seed, iteration) gives the same text on every platform.
-std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t max_elements);
+/// `within`: only ops, reductions, dtypes, index dtypes, ranks and features that a backend
+/// declares (its exclusions and duplicate rules are left to the caller, which draws again
+/// with the next `attempt`); nullptr draws from everything the spec allows.
+std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t max_elements,
+                      const Capabilities* within = nullptr, int attempt = 0);
+
+/// Whether a declaration admits any case at all (an op with a dtype, an index dtype).
+bool declares_any_case(const Capabilities& within);
 
 /// The verdict on one backend's output: exact (any NaN equals any NaN) everywhere
 /// except float add/sub/mul/mean in free order, which get the spec's tolerance.
@@ -42,6 +50,9 @@ struct FuzzSummary {
   std::int64_t runs = 0;      ///< case x backend
   std::int64_t failures = 0;  ///< wrong outputs and backend errors
   std::int64_t skipped = 0;   ///< outside a backend's declared capabilities
+  /// Per backend label, the cases it ran (not skipped): each case is drawn within what one
+  /// backend declares, in turn, so a backend that declares little still runs its share.
+  std::map<std::string, std::int64_t> ran_on;
   std::int64_t xfailed = 0;   ///< failures an expectations entry covers
   std::int64_t xpassed = 0;   ///< passes of cases an entry expects to fail (failures when the entry is strict)
   std::map<std::string, std::int64_t> xfail_ids;  ///< "backend: entry id" -> count

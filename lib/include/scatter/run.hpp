@@ -47,8 +47,8 @@ std::vector<std::string> split_backend_list(const std::string& list);
 /// The list's LABEL=SPEC entries (BackendConfig::labelled). Throws Error(schema) for a
 /// malformed entry or a label used twice (rows are named case@LABEL).
 std::vector<std::pair<std::string, std::string>> labelled_specs(const std::string& list);
-/// The PATHs of the list's plugin:PATH entries (BackendConfig::plugins).
-std::vector<std::string> plugin_paths(const std::string& list);
+/// The list's unlabelled plugin:PATH and python:... entries (BackendConfig::user_backends).
+std::vector<std::string> user_backend_specs(const std::string& list);
 
 struct RunOptions {
   Selection selection;

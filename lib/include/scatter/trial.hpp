@@ -83,6 +83,10 @@ std::optional<Trial> admit(const Backend& backend, const CaseFacts& facts);
 /// Runs a valid case on the backend once and judges the answer.
 Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& options);
 
+/// The verdict on an output a call of the backend returned outside try_case (bench's audit of
+/// its timed calls): what try_case would have judged it.
+Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output);
+
 /// Runs a case with expect_error `expected` on an external backend: a refusal passes, an
 /// output fails, a crash is a memory-safety finding.
 Trial try_invalid_case(Backend& backend, const CaseFacts& facts, ErrorCode expected, const TrialOptions& options);

@@ -43,11 +43,14 @@ def main(argv):
         wr.write(line.encode("utf-8"))
 
     def error(rid, exc, tb=True):
-        msg = f"{type(exc).__name__}: {exc}"
+        msg = str(exc) if isinstance(exc, getattr(protocol_mod, "Failed", ())) else f"{type(exc).__name__}: {exc}"
         a = {"id": rid, "status": "error", "message": msg[:4000]}
         if tb:
             a["traceback"] = traceback.format_exc()[-8000:]
         return a
+
+    def unsupported(rid, exc):
+        return {"id": rid, "status": "unsupported", "reason": str(exc)[:4000], "declared": exc.declared}
 
     adapter = None
     unavailable = None
@@ -128,7 +131,7 @@ def main(argv):
                     answer({"id": rid, "status": "rejected", "code": e.code, "message": e.message[:4000]})
                     continue
                 except pm.Unsupported as e:
-                    answer({"id": rid, "status": "unsupported", "reason": str(e)[:4000]})
+                    answer(unsupported(rid, e))
                     continue
                 except Exception as e:
                     verdict = None
@@ -140,7 +143,7 @@ def main(argv):
                         answer({"id": rid, "status": "rejected", "code": verdict.code,
                                 "message": verdict.message[:4000]})
                     elif isinstance(verdict, pm.Unsupported):
-                        answer({"id": rid, "status": "unsupported", "reason": str(verdict)[:4000]})
+                        answer(unsupported(rid, verdict))
                     else:
                         answer(error(rid, e))
                     continue

@@ -13,6 +13,9 @@ ADAPTERS = {
 
 
 def make_adapter(name):
+    if name.startswith("python:"):  # a user's kernel (kernel_backend.py)
+        from .kernel_backend import KernelAdapter
+        return KernelAdapter(name)
     if name not in ADAPTERS:
         raise ValueError(f"unknown backend {name!r} (known: {', '.join(ADAPTERS)})")
     mod, cls = ADAPTERS[name]

@@ -34,7 +34,17 @@ class Rejected(Exception):
 
 
 class Unsupported(Exception):
-    """Discovered at run time: the framework has no kernel for this case."""
+    """Discovered at run time: the framework has no kernel for this case. declared: the backend's
+    own check said so (a user's kernel raising NotImplementedError), so it is no broken promise of
+    its capabilities."""
+
+    def __init__(self, reason, declared=False):
+        super().__init__(reason)
+        self.declared = declared
+
+
+class Failed(Exception):
+    """The backend failed, and the message says all of it (the exception's name adds nothing)."""
 
 
 class Tensor:

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -154,8 +155,14 @@ ByteModel byte_model(const Case& c, bool in_place) {
 
 namespace {
 
+// About one timed call in this many of an external backend is audited (its output judged
+// again), drawn by the bench's seed, and always the last of a pass: an output cached across
+// calls, left racing on another stream, or right only on the checked call fails the row
+// (docs/benchmarks.md, "Measurements a kernel cannot game").
+constexpr std::uint64_t kAuditOneIn = 8;
+
 // One backend's part in one benchmark: its row, the case, the flags of its next sample,
-// its test-only slowdown.
+// its test-only slowdown, and the audit of its timed outputs.
 struct Contender {
   Backend* backend;
   BenchRow* row;
@@ -163,7 +170,14 @@ struct Contender {
   RunFlags flags;
   double factor = 1.0;
   int sampled = 0;  // samples taken in this pass
+  bool audited = false;  // an external backend whose check before timing judged an output
+  SplitMix64 audit_draws{0};
+  int calls = 0;  // calls of this pass, warm-ups included
+  std::optional<Tensor> unaudited_last;  // the latest call's output when it was not audited at once
 };
+
+// Thrown out of a sample whose audit failed its row.
+struct AuditFailed {};
 
 // What one call measured: the backend's own time of it, or the instructions its counted
 // region ran (a counting host's answer).
@@ -178,13 +192,58 @@ double measured(const BackendOutput& out, const Contender& k) {
   return instructions;
 }
 
+TrialOptions trial_options(const Contender& k, const BenchOptions& options) {
+  TrialOptions trial;
+  trial.flags = k.flags;
+  trial.expectations = options.expectations;
+  return trial;
+}
+
+// Ends a row's timing with a status and why: it keeps no number.
+void end_row(BenchRow& row, Status status, std::string why) {
+  row.status = status;
+  row.error = std::move(why);
+  row.timing.samples.clear();
+  row.rounds.clear();
+  row.blocks.clear();
+}
+
+// Judges the output of timed call `call` as the check before timing judged its output: any
+// other verdict means that the output changed between calls, and the row fails.
+void audit(Contender& k, Tensor output, int call, const BenchOptions& options) {
+  const auto t = judge(*k.backend, *k.facts, trial_options(k, options), std::move(output));
+  if (t.status == k.row->status) return;
+  end_row(*k.row, Status::failed,
+          fmt::format("timed call {} returned another output than the call checked before timing (an output cached, "
+                      "left running or changed between calls): {}",
+                      call, t.status == Status::passed ? "it passes now" : one_line(t)));
+}
+
+// Audits the pass's last call, unless it was audited when it returned.
+void audit_last(Contender& k, const BenchOptions& options) {
+  if (!k.unaudited_last || !k.row->timed()) return;
+  auto last = std::move(*k.unaudited_last);
+  k.unaudited_last.reset();
+  audit(k, std::move(last), k.calls, options);
+}
+
 // One sample: one call's time or instruction count, and into `events` (when given) its
 // counted events. A slowdown factor f runs the op again and counts the fraction still owed of
 // each further run, so the sample is real work f times as long, in either unit.
-double take_sample(Contender& k, Counts* events = nullptr) {
+double take_sample(Contender& k, const BenchOptions& options, Counts* events = nullptr) {
   double value = 0.0;
   for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
-    const auto out = k.backend->run(k.facts->c(), k.flags);
+    auto out = k.backend->run(k.facts->c(), k.flags);
+    ++k.calls;
+    if (k.audited) {
+      k.unaudited_last.reset();
+      if (k.audit_draws.next() % kAuditOneIn == 0) {
+        audit(k, std::move(out.output), k.calls, options);
+        if (!k.row->timed()) throw AuditFailed{};
+      } else {
+        k.unaudited_last = std::move(out.output);
+      }
+    }
     const double part = std::min(owed, 1.0);
     value += part * measured(out, k);
     for (const auto& [event, count] : events ? out.counts : Counts{}) count_slot(*events, event) += part * count;
@@ -203,22 +262,18 @@ void add_events(BenchRow& row, const Counts& sample) {
   }
 }
 
-TrialOptions trial_options(const Contender& k, const BenchOptions& options) {
-  TrialOptions trial;
-  trial.flags = k.flags;
-  trial.expectations = options.expectations;
-  return trial;
-}
-
-// A sample or warm-up threw: the row takes the trial's status for it and keeps no number.
+// A sample or warm-up threw: the row takes the trial's status for it and keeps no number
+// (an audit that failed the row has said why already).
 void fail_row(Contender& k, const BenchOptions& options) {
+  try {
+    std::rethrow_exception(std::current_exception());
+  } catch (const AuditFailed&) {
+    return;
+  } catch (...) {
+  }
   const auto t = failed_trial(std::current_exception(), *k.backend, *k.facts, trial_options(k, options));
-  k.row->status = t.status;
   k.row->expectation = t.expectation;
-  k.row->error = one_line(t);
-  k.row->timing.samples.clear();
-  k.row->rounds.clear();
-  k.row->blocks.clear();
+  end_row(*k.row, t.status, one_line(t));
 }
 
 // The row's identity, bytes and lines, on the first pass.
@@ -294,7 +349,7 @@ void start_block(std::vector<Contender>& contenders, const BenchOptions& options
     auto& k = contenders[j];
     if (!k.row->timed()) continue;
     try {
-      take_sample(k);
+      take_sample(k, options);
     } catch (...) {
       fail_row(k, options);
     }
@@ -334,7 +389,7 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       if (!k.row->timed()) continue;
       try {
         Counts events;
-        k.row->timing.samples.push_back(take_sample(k, &events));
+        k.row->timing.samples.push_back(take_sample(k, options, &events));
         k.row->rounds.push_back(at.round);
         k.row->blocks.push_back(at.block);
         add_events(*k.row, events);
@@ -359,6 +414,12 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       break;
     }
   }
+  for (auto& k : contenders) audit_last(k, options);
+}
+
+// The case's inputs, fingerprinted: they must be as they were after every backend's timing.
+std::array<std::uint64_t, 3> fingerprints(const Case& c) {
+  return {fingerprint(c.data), fingerprint(c.indices), fingerprint(c.updates)};
 }
 
 }  // namespace
@@ -412,9 +473,18 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
           if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
         }
         if (pass == 0) check_row(k, options);
-        if (row.timed()) contenders.push_back(k);
+        k.audited = row.verified && backends[b]->is_external();
+        k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
+                                   static_cast<std::uint64_t>(pass));
+        if (row.timed()) contenders.push_back(std::move(k));
       }
+      const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};
       sample_in_rounds(contenders, options, numbering[i], options.seed + i);
+      if (c && fingerprints(*c) != inputs_before) {
+        for (auto& k : contenders) {
+          if (k.row->timed()) end_row(*k.row, Status::failed, "the case's inputs changed while it was timed (a backend wrote into them)");
+        }
+      }
       if (pass == 0) {
         for (auto& k : contenders) {
           if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {

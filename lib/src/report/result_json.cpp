@@ -98,6 +98,7 @@ ordered_json to_json(const Comparison& c) {
           {"needed_atol", number(c.needed_atol)},
           {"needed_rtol", number(c.needed_rtol)},
           {"allclose_atol", number(c.allclose_atol)},
+          {"order_excess", number(c.order_excess)},
           {"tolerance_applies", c.tolerance_applies},
           {"float_output", c.float_output},
           {"mismatch_features", c.mismatch_features},
@@ -119,6 +120,7 @@ Comparison comparison_from_json(const ordered_json& j) {
   c.needed_atol = number_from(j.value("needed_atol", ordered_json(0)), "needed_atol");
   c.needed_rtol = number_from(j.value("needed_rtol", ordered_json(0)), "needed_rtol");
   c.allclose_atol = number_from(j.value("allclose_atol", ordered_json(0)), "allclose_atol");
+  c.order_excess = number_from(j.value("order_excess", ordered_json(0)), "order_excess");
   c.tolerance_applies = member<bool>(j, "tolerance_applies");
   c.float_output = member<bool>(j, "float_output");
   c.mismatch_features = member<std::vector<std::uint32_t>>(j, "mismatch_features");

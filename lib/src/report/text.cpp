@@ -38,6 +38,14 @@ std::string tolerance_hint(const Comparison& c, const std::string& indent) {
     return fmt::format("{}no tolerance applies: every element of this case is compared exactly\n", indent);
   }
   const auto allclose_failed = c.mismatches - c.exact_mismatches;
+  // A difference that no order of the updates explains is offered no tolerance to hide it.
+  if (allclose_failed > 0 && !(c.order_excess <= kOrderExplains)) {
+    return fmt::format(
+        "{}this looks like a bug, not rounding: an element differs by {} times what reordering its updates could "
+        "explain (h*eps*(sum|x| + |want|)); a dropped, repeated or misplaced update, or a wrong accumulator type, "
+        "would do that\n",
+        indent, std::isfinite(c.order_excess) ? fmt::format("{:.3g}", c.order_excess) : std::string("infinitely many"));
+  }
   if (c.exact_mismatches == 0) {
     return std::isfinite(c.needed_atol)
                ? fmt::format("{}the smallest tolerance that would have passed: \"tolerance\": {{\"atol\": {}, \"rtol\": {}}}\n",

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Python kernels as backends (--backend python:FILE.py[:FUNC], docs/backends.md "Python kernels"):
+# - the right NumPy example passes every document example it declares (and skips the rest with
+#   the rule), the bundled cases, and fuzzes clean with every case drawn within its CAPABILITIES;
+# - a kernel that drops an update fails, and its report calls it a bug, offering no tolerance;
+# - one that writes into its input is an ERROR, whether NumPy stops it (read-only) or scatterctl
+#   sees it after the call (ctypes);
+# - one that dies on one case costs that case only;
+# - NotImplementedError is unsupported (skipped), IndexError a rejection with code 'index';
+# - an import error makes the backend unavailable, naming the file, line and exception, once;
+# - bench: one whose output changes after its first call is FAILED (exit 1); a right one is timed;
+# - python:MODULE:FUNC imports a module from PYTHONPATH.
+# Skipped (exit 77) when the chosen python cannot import numpy.
+# Usage: bash python_kernels.sh /path/to/scatterctl /path/to/repo
+source "$(dirname "$0")/external_common.bash"
+
+use_numpy_python
+EXAMPLE=python:$REPO/examples/python-kernel/numpy_kernel.py
+K=$REPO/tests/python_kernels
+
+# 1. The right kernel.
+ctl run "$REPO/cases" --tag doc --backend "$EXAMPLE"
+check "example on the document examples: exit 0" rc_is 0
+check "example: ten or more document examples passed" test "$(rows "$EXAMPLE" passed)" -ge 10
+check "example: what it does not declare is skipped with the rule" out_has "unsupported: use_init_val = false is not declared"
+ctl run "$REPO/cases" --backend "$EXAMPLE"
+check "example on every bundled case: exit 0, none failed" last_line_matches '^scatterctl: [1-9][0-9]+ passed, 0 failed, [0-9]+ skipped$'
+check "example: out-of-range indices rejected (IndexError) pass" out_has "passed +rejected as expected \[index\]: the kernel raised IndexError"
+ctl fuzz --backend "$EXAMPLE" --iterations 200 --out "$TMP/fuzz"
+check "fuzz example: exit 0" rc_is 0
+check "fuzz example: every case ran on it" out_has "^fuzz: $(re "$EXAMPLE") ran 200 of 200 cases$"
+check "fuzz example: no failure, nothing unsupported" out_has '^fuzz: 200 cases, 200 runs, 0 failures, 0 xfail, 0 unsupported$'
+
+# 2. Wrong kernels.
+cat >"$TMP/cases.json" <<'JSON'
+{"cases": [
+ {"name": "k1_add_duplicates", "op": "scatter_elements", "reduction": "add",
+  "inputs": {"data": {"dtype": "float32", "shape": [3], "values": [1, 2, 3]},
+             "indices": {"dtype": "int64", "shape": [4], "values": [0, 0, 2, 0]},
+             "updates": {"dtype": "float32", "shape": [4], "values": [0.5, 0.25, 4, 8]}}},
+ {"name": "k2_dies_here", "op": "scatter_elements",
+  "inputs": {"data": {"dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]},
+             "indices": {"dtype": "int64", "shape": [1], "values": [1]},
+             "updates": {"dtype": "float32", "shape": [1], "values": [666]}}},
+ {"name": "k3_nd", "op": "scatter_nd",
+  "inputs": {"data": {"dtype": "int32", "shape": [3, 2], "values": [[1, 2], [3, 4], [5, 6]]},
+             "indices": {"dtype": "int64", "shape": [2, 1], "values": [[2], [-3]]},
+             "updates": {"dtype": "int32", "shape": [2, 2], "values": [[7, 8], [9, 10]]}}}
+]}
+JSON
+ctl run "$TMP/cases.json" --backend "python:$K/drops_update.py" -v
+check "dropped update: exit 1" rc_is 1
+check "dropped update: FAILED" test "$(rows "python:$K/drops_update.py" FAILED)" -eq 1
+check "dropped update: called a bug, no tolerance offered" out_has "this looks like a bug, not rounding"
+check "dropped update: no paste-ready tolerance" out_lacks '"tolerance": \{'
+ctl run "$TMP/cases.json" --backend "python:$K/writes_input.py"
+check "writes its input (read-only): exit 1" rc_is 1
+check "writes its input (read-only): ERROR naming the line" out_has "ValueError: assignment destination is read-only at writes_input.py:[0-9]+ in scatter"
+SCATTER_KERNEL_WRITE=ctypes ctl run "$TMP/cases.json" --backend "python:$K/writes_input.py"
+check "writes its input (ctypes): exit 1" rc_is 1
+check "writes its input (ctypes): ERROR 'modified its input data'" out_has "ERROR .*the kernel modified its input data"
+ctl run "$TMP/cases.json" --backend "python:$K/dies.py"
+check "dies on one case: exit 1" rc_is 1
+check "dies on one case: that case is an ERROR (crashed)" out_has "k2_dies_here .*ERROR +\[crashed\]"
+check "dies on one case: the other two pass" test "$(rows "python:$K/dies.py" passed)" -eq 2
+ctl run "$TMP/cases.json" --backend "python:$K/partial.py"
+check "NotImplementedError: skipped, not an error (exit 0)" rc_is 0
+check "NotImplementedError: the kernel's reason" out_has "skipped +unsupported: the kernel raised NotImplementedError: add is not written yet"
+ctl run "$TMP/cases.json" --backend "python:$K/broken_import.py"
+check "import error: exit 5 (unavailable)" rc_is 5
+check "import error: names the file, line and exception" grep -Eq "importing .*broken_import.py failed: ZeroDivisionError: division by zero at broken_import.py:2 in <module>" "$TMP/err"
+check "import error: said once" test "$(grep -c ZeroDivisionError "$TMP/err")" -eq 1
+
+# 3. bench: timed outputs are audited.
+ctl bench "$TMP/cases.json" --backend "python:$K/stale.py,ref" --max-seconds 0.2
+check "stale output in bench: exit 1" rc_is 1
+check "stale output in bench: FAILED, naming the timed call" out_has "FAILED: timed call [0-9]+ returned another output than the call checked before timing"
+ctl bench "$TMP/cases.json" --backend "$EXAMPLE" --max-seconds 0.2 --filter k1_add_duplicates
+check "right kernel in bench: exit 0" rc_is 0
+check "right kernel in bench: timed by the worker's clock" out_has "k1_add_duplicates +$(re "$EXAMPLE") +[0-9.]+ [mun]?s"
+
+# 4. python:MODULE:FUNC.
+PYTHONPATH=$K ctl run "$TMP/cases.json" --backend python:partial:scatter
+check "python:MODULE:FUNC: runs the module's function" test "$(rows python:partial:scatter passed)" -eq 1
+end_checks
