@@ -247,11 +247,28 @@ void expect_unavailable(const std::string& path, const std::string& reason) {
 }
 
 TEST(PluginBroken, AbiMismatchIsUnavailable) {
-  expect_unavailable(test_plugin("abi_mismatch"), "is built for ABI 2.0, scatterctl speaks 1.0");
+  expect_unavailable(test_plugin("abi_mismatch"), "is built for ABI 2.0, scatterctl speaks 1.1");
+}
+
+TEST(PluginAbi, A10TableLoadsUnchangedWithHostTensors) {
+  const auto backend = make_plugin_backend(test_plugin("abi10"));
+  ASSERT_TRUE(backend->availability().available) << backend->availability().reason;
+  EXPECT_EQ(backend->traits().memory, MemoryKind::host);
+  const Case c = load_case(kSmallCase);
+  const auto out = backend->run(c);
+  EXPECT_EQ(std::memcmp(out.output.bytes(), reference_scatter(c).bytes(), c.data.nbytes()), 0);
+}
+
+TEST(PluginAbi, DeviceTensorsWithoutAGpuAreUnavailableWithTheReason) {
+  const auto backend = make_plugin_backend(test_plugin("device_tensors"));
+  if (backend->availability().available) GTEST_SKIP() << "a GPU is here: the device path runs (docs/backends.md)";
+  EXPECT_NE(backend->availability().reason.find("takes its tensors on a GPU (SP_MEMORY_CUDA), and there is none here: "),
+            std::string::npos)
+      << backend->availability().reason;
 }
 
 TEST(PluginBroken, NullTableIsUnavailable) {
-  expect_unavailable(test_plugin("null_api"), "scatter_plugin_get_api(1, 0) returned NULL");
+  expect_unavailable(test_plugin("null_api"), "scatter_plugin_get_api(1, 1) returned NULL");
 }
 
 TEST(PluginBroken, NoEntryPointIsUnavailable) {

@@ -297,6 +297,7 @@ extern "C" SP_EXPORT const sp_plugin_api* scatter_plugin_get_api(uint32_t host_a
       example_run,
       example_last_error,
       example_last_error_code,
+      SP_MEMORY_HOST,  // host tensors (example_cuda_plugin.cu takes them on the GPU)
   };
   return host_abi_major == SP_ABI_MAJOR ? &api : nullptr;
 }

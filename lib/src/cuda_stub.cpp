@@ -4,6 +4,7 @@
 #include <string>
 
 #include "bench/probes.hpp"
+#include "external/plugin_device.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/error.hpp"
 
@@ -26,5 +27,14 @@ class UnavailableCuda final : public Backend {
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<UnavailableCuda>(); }
 
 std::unique_ptr<BandwidthProbe> make_cuda_probe() { return nullptr; }
+
+namespace detail {
+
+std::unique_ptr<PluginDevice> make_plugin_device(std::string& why) {
+  why = SCATTER_CUDA_STUB_REASON;
+  return nullptr;
+}
+
+}  // namespace detail
 
 }  // namespace scatter

@@ -21,6 +21,7 @@ EXAMPLE=${SCATTERCTL_EXAMPLE_PLUGIN:-}
 plugin() { echo "plugin:$PLUGINS/$1.so"; }
 
 # 1. The example on the bundled cases, in process, then isolated.
+# ($SCATTERCTL_EXAMPLE_CUDA_PLUGIN, its CUDA variant, is set where this build has one: section 5.)
 ex="plugin:$EXAMPLE"
 for mode in --in-process ""; do
   what="example plugin${mode:+ $mode}"
@@ -183,6 +184,22 @@ for input in "$valid" "$TMP/invalid.json"; do
   check "$what: the closing line is last" last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped$'
   check "$what: the private directory is gone" no_private_dir_left
   check "$what: no plugin-host process is left" test -z "$(pgrep -f -- "$(re "plugin-host $PLUGINS/hang.so")")"
+done
+
+# 5. Plugin ABI 1.1: a plugin built for 1.0 still runs on host tensors; one that takes device
+# tensors (and the CUDA example, where this build has it) is unavailable without a GPU, with the
+# reason, or runs where a GPU is.
+ctl run "$REPO/cases" --backend "$(plugin abi10)"
+check "ABI 1.0 plugin: runs (exit 0)" rc_is 0
+check "ABI 1.0 plugin: cases pass on it" test "$(rows "$(plugin abi10)" passed)" -gt 0
+for device_plugin in "$(plugin device_tensors)" ${SCATTERCTL_EXAMPLE_CUDA_PLUGIN:+"plugin:$SCATTERCTL_EXAMPLE_CUDA_PLUGIN"}; do
+  ctl run "$REPO/cases" --backend "$device_plugin"
+  if grep -q "takes its tensors on a GPU" "$TMP/err"; then
+    check "device tensors without a GPU: exit 5 (unavailable)" rc_is 5
+    check "device tensors without a GPU: says so" err_has "takes its tensors on a GPU \(SP_MEMORY_CUDA\), and there is none here: "
+  else
+    echo "note: a GPU is here; $device_plugin ran on it (exit $rc)"
+  fi
 done
 
 echo "plugins: all checks passed"

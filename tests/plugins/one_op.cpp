@@ -10,7 +10,7 @@ static sp_status run(const sp_case* c) {
 extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
   static const sp_plugin_api api = [] {
     auto table = test_plugin_table("one-op", run);
-    table.capabilities_json = R"({"ops": {"scatter_elements": {"none": ["float32"]}}, "max_rank": 1})";
+    table.capabilities_json = kRank1Capabilities;
     return table;
   }();
   return &api;

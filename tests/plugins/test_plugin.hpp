@@ -5,6 +5,9 @@
 #include "scatter/plugin_abi.h"
 
 inline constexpr const char* kTestCapabilities = R"({"ops": {"scatter_elements": {"none": ["float32"]}}})";
+/// The same, limited to what scatter_1d_float32 answers right: rank 1.
+inline constexpr const char* kRank1Capabilities =
+    R"({"ops": {"scatter_elements": {"none": ["float32"]}}, "max_rank": 1})";
 
 inline sp_plugin_api test_plugin_table(const char* name, sp_status (*run)(const sp_case*)) {
   sp_plugin_api api{};

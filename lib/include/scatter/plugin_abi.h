@@ -1,4 +1,4 @@
-/* scatterctl native plugin ABI, version 1.0: run your own scatter kernel through scatterctl.
+/* scatterctl native plugin ABI, version 1.1: run your own scatter kernel through scatterctl.
  *
  * A plugin is a shared library that exports one symbol, scatter_plugin_get_api(). scatterctl
  * dlopens it (`--backend plugin:path/lib.so`, or in a child process with `--isolate`), asks
@@ -12,9 +12,28 @@
  * strides is always filled (row-major, in elements), lanes is always 1, byte_offset is 0.
  *
  * Rules for plugins: C linkage; never throw across the boundary; never write outside `out`;
- * on a CUDA tensor (device_type == SP_DEVICE_CUDA), launch only on `stream` (scatterctl
- * synchronizes it). Versioning: the major version changes with any layout change; minor
- * versions only append fields at the end of structs (struct_size says what each side knows).
+ * on a CUDA tensor (device_type == SP_DEVICE_CUDA), launch only on `stream` and return without
+ * waiting (scatterctl waits for the whole device, inside the timed region). Versioning: the
+ * major version changes with any layout change; minor versions only append fields at the end
+ * of structs (struct_size says what each side knows). 1.1 appended sp_plugin_api.memory.
+ *
+ * capabilities_json, every key (examples/plugin/README.md has the table):
+ *   "ops"                {op: {reduction: [dtypes] or "*"}}; default {}: nothing is supported
+ *   "index_dtypes"       default ["int32", "int64"]
+ *   "negative_indices"   default true
+ *   "empty_index_tuple"  scatter_nd with k = 0; default true
+ *   "max_rank"           default 64
+ *   "use_init_val_false" reductions with use_init_val false; default true
+ *   "checks_indices"     default TRUE: the plugin also gets cases whose indices are out of
+ *                        range and must return SP_REJECTED, code "index"; declare false if it
+ *                        does not check (it must still never write out of bounds)
+ *   "exclude"            [{"op", "reduction", "dtype", "index_dtype", "feature", "reason"}]
+ * A case outside them is skipped, and `fuzz` draws only cases inside them.
+ *
+ * Flags: SP_FLAG_IN_PLACE: out is data (out->data == data->data), holding data's values;
+ * without it out is a separate copy of data and data must not be written. SP_FLAG_DETERMINISTIC:
+ * the same bits every run, and the reference's wherever an element takes <= 1024 updates; a
+ * kernel with no fixed order declines such cases in supports() (SP_UNSUPPORTED), never ignores it.
  */
 #ifndef SCATTER_PLUGIN_ABI_H
 #define SCATTER_PLUGIN_ABI_H
@@ -27,7 +46,7 @@ extern "C" {
 #endif
 
 #define SP_ABI_MAJOR 1
-#define SP_ABI_MINOR 0
+#define SP_ABI_MINOR 1
 
 /* DLPack-compatible tensor description (same layout and codes as DLTensor). */
 typedef enum { SP_DEVICE_CPU = 1, SP_DEVICE_CUDA = 2 } sp_device_type;
@@ -74,6 +93,12 @@ typedef enum {
   SP_REDUCTION_MEAN = 6,
 } sp_reduction;
 
+/* Where a plugin wants its tensors (sp_plugin_api.memory, ABI 1.1). */
+typedef enum {
+  SP_MEMORY_HOST = 0, /* host memory, stream NULL: what every ABI 1.0 plugin gets */
+  SP_MEMORY_CUDA = 1, /* device memory on scatterctl's GPU (device 0); stream is scatterctl's cudaStream_t */
+} sp_memory;
+
 #define SP_FLAG_IN_PLACE 1u      /* out is data's own buffer (out->data == data->data) */
 #define SP_FLAG_DETERMINISTIC 2u /* a fixed reduction order is asked for */
 
@@ -109,6 +134,12 @@ typedef struct {
   const char* (*last_error)(void);
   /* For SP_REJECTED: the spec's error code as text ("index", "shape", "axis", "dtype", ...). */
   const char* (*last_error_code)(void);
+  /* ---- ABI 1.1 ---- */
+  /* sp_memory: SP_MEMORY_HOST (0, and what a table that ends before this field gets) or
+   * SP_MEMORY_CUDA. With CUDA, scatterctl uploads the inputs and out (a copy of data), calls run()
+   * with device tensors (device_type SP_DEVICE_CUDA) and its stream, times from before run() to
+   * after the whole device is idle, and downloads out. */
+  uint32_t memory;
 } sp_plugin_api;
 
 /* The one exported symbol. Returns NULL when the plugin cannot serve host_abi_major. */

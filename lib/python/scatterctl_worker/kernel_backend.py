@@ -7,7 +7,7 @@ to `scatter`) and returns the output. The module may set:
                 kernel claims every case the spec allows
   ARRAYS        "numpy" (the default, on the host), "torch", "cupy" or "jax" (on the GPU where one
                 is present; torch and jax fall back to the CPU)
-  NAME, VERSION what reports call it
+  NAME, VERSION shown in reports; expectations files match VERSION
 
 Statuses: NotImplementedError means unsupported, IndexError a rejection with code 'index', anything
 else an error with the traceback's last lines. The inputs are read-only views; a kernel that
@@ -229,6 +229,8 @@ class KernelAdapter(Adapter):
         self.device = self.arrays.device
         self.version = str(getattr(module, "VERSION", ""))
         self.settings = {"arrays": kind, "function": f"{self.where}:{self.func_name}"}
+        if hasattr(module, "NAME"):
+            self.settings["name"] = str(module.NAME)
         if kind != "numpy":
             self.versions[kind] = getattr(sys.modules.get(kind), "__version__", "?")
 

@@ -173,7 +173,7 @@ struct Contender {
   bool audited = false;  // an external backend whose check before timing judged an output
   SplitMix64 audit_draws{0};
   int calls = 0;  // calls of this pass, warm-ups included
-  std::optional<Tensor> unaudited_last;  // the latest call's output when it was not audited at once
+  std::optional<Tensor> unaudited_last = std::nullopt;  // the latest call's output, when not audited at once
 };
 
 // Thrown out of a sample whose audit failed its row.

@@ -127,16 +127,26 @@ std::optional<std::uint64_t> fingerprint_if_small(const Tensor& t) {
   return fingerprint(t);
 }
 
+// Bytes after `out` that the plugin must leave as they were: a known pattern.
+constexpr std::size_t kCanary = 64;
+std::byte canary_byte(std::size_t i) { return static_cast<std::byte>(0xA5u ^ (i * 29u)); }
+
+bool canary_intact(const std::byte* canary) {
+  for (std::size_t i = 0; i < kCanary; ++i) {
+    if (canary[i] != canary_byte(i)) return false;
+  }
+  return true;
+}
+
 // The output as the plugin sees it: data's bytes, then kCanary bytes of a known pattern.
 class GuardedOutput {
  public:
-  static constexpr std::size_t kCanary = 64;
   static constexpr std::size_t kAlign = 64;
 
   explicit GuardedOutput(const Tensor& data)
       : size_(data.nbytes()), bytes_(static_cast<std::byte*>(::operator new(size_ + kCanary, std::align_val_t{kAlign}))) {
     if (size_ > 0) std::memcpy(bytes_, data.bytes(), size_);
-    for (std::size_t i = 0; i < kCanary; ++i) bytes_[size_ + i] = pattern(i);
+    for (std::size_t i = 0; i < kCanary; ++i) bytes_[size_ + i] = canary_byte(i);
   }
   ~GuardedOutput() { ::operator delete(bytes_, std::align_val_t{kAlign}); }
   GuardedOutput(const GuardedOutput&) = delete;
@@ -147,16 +157,9 @@ class GuardedOutput {
   void restore(const Tensor& data) {
     if (size_ > 0) std::memcpy(bytes_, data.bytes(), size_);
   }
-  bool canary_intact() const {
-    for (std::size_t i = 0; i < kCanary; ++i) {
-      if (bytes_[size_ + i] != pattern(i)) return false;
-    }
-    return true;
-  }
+  bool canary_intact() const { return scatter::detail::canary_intact(bytes_ + size_); }
 
  private:
-  static std::byte pattern(std::size_t i) { return static_cast<std::byte>(0xA5u ^ (i * 29u)); }
-
   std::size_t size_;
   std::byte* bytes_;
 };
@@ -189,10 +192,12 @@ sp_dtype sp_dtype_of(DType dtype) {
   SCATTER_ASSERT(false && "unknown dtype");
 }
 
-// An sp_tensor over a host buffer; it points into its own shape and strides, so it stays put.
+constexpr sp_device kHost{SP_DEVICE_CPU, 0};
+
+// An sp_tensor over a buffer of `device`; it points into its own shape and strides, so it stays put.
 class View {
  public:
-  View(const Tensor& t, const std::byte* bytes) : shape_(t.shape()), strides_(shape_.size()) {
+  View(const Tensor& t, const void* bytes, sp_device device = kHost) : shape_(t.shape()), strides_(shape_.size()) {
     std::int64_t stride = 1;
     for (std::size_t d = shape_.size(); d-- > 0;) {
       strides_[d] = stride;
@@ -200,8 +205,8 @@ class View {
     }
     // Rank 0: shape and strides are never read, but the ABI promises non-NULL pointers.
     static std::int64_t scalar_dims[1] = {1};
-    view_.data = const_cast<std::byte*>(bytes);
-    view_.device = {SP_DEVICE_CPU, 0};
+    view_.data = const_cast<void*>(bytes);
+    view_.device = device;
     view_.ndim = static_cast<std::int32_t>(shape_.size());
     view_.dtype = sp_dtype_of(t.dtype());
     view_.shape = shape_.empty() ? scalar_dims : shape_.data();
@@ -301,6 +306,23 @@ PluginBackend::PluginBackend(std::string path) : path_(std::move(path)), name_("
     fail(fmt::format("plugin '{}' declares invalid capabilities: {}", path_, e.message()));
     return;
   }
+  // ABI 1.1 appended `memory`; a table that ends before it wants host tensors.
+  const bool has_memory = api->struct_size >= offsetof(sp_plugin_api, memory) + sizeof(api->memory);
+  const auto memory = has_memory ? api->memory : static_cast<std::uint32_t>(SP_MEMORY_HOST);
+  if (memory != SP_MEMORY_HOST && memory != SP_MEMORY_CUDA) {
+    fail(fmt::format("plugin '{}' asks for memory {}, which is neither SP_MEMORY_HOST (0) nor SP_MEMORY_CUDA (1)",
+                     path_, memory));
+    return;
+  }
+  if (memory == SP_MEMORY_CUDA) {
+    std::string why;
+    device_ = make_plugin_device(why);
+    if (!device_) {
+      fail(fmt::format("plugin '{}' takes its tensors on a GPU (SP_MEMORY_CUDA), and there is none here: {}", path_,
+                       why));
+      return;
+    }
+  }
   api_ = api;
 }
 
@@ -323,7 +345,8 @@ std::string PluginBackend::version() const {
 }
 
 std::string PluginBackend::device() const {
-  if (api_ == nullptr) return "CPU (plugin unavailable)";
+  if (api_ == nullptr) return device_ ? "GPU (plugin unavailable)" : "CPU (plugin unavailable)";
+  if (device_) return fmt::format("{} (plugin {} {}, device tensors)", device_->name(), plugin_name(), version());
   return fmt::format("CPU (plugin {} {})", plugin_name(), version());
 }
 
@@ -339,17 +362,11 @@ Rejected PluginBackend::rejection() const {
   return Rejected(code != nullptr ? code : "", last_error(fmt::format("plugin {} rejected the case", plugin_name())));
 }
 
-BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
-  using Clock = std::chrono::steady_clock;
-  if (api_ == nullptr) throw BackendFault("unavailable: " + reason_);
+namespace {
 
-  // Case is const, so in place is emulated: the plugin gets the output buffer (a copy of
-  // data) as both data and out, and SP_FLAG_IN_PLACE.
-  GuardedOutput out(c.data);
-  View data(c.data, flags.in_place ? out.bytes() : c.data.bytes());
-  View indices(c.indices, c.indices.bytes());
-  View updates(c.updates, c.updates.bytes());
-  View out_view(c.data, out.bytes());
+// The case as the plugin sees it, over views that outlive the call.
+sp_case case_of(const Case& c, const RunFlags& flags, View& data, View& indices, View& updates, View& out,
+                void* stream) {
   sp_case sc{};
   sc.struct_size = sizeof(sp_case);
   sc.op = sp_op_of(c.attrs.op);
@@ -360,9 +377,106 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   sc.data = data.get();
   sc.indices = indices.get();
   sc.updates = updates.get();
-  sc.out = out_view.get();
-  sc.stream = nullptr;
+  sc.out = out.get();
+  sc.stream = stream;
   sc.name = c.name.c_str();
+  return sc;
+}
+
+// What a call that returned SP_OK answers: out's bytes as the output, and the timed runs.
+BackendOutput output_of(const Case& c, const std::byte* out, std::vector<double> samples, const char* timing) {
+  BackendOutput result;
+  result.output = Tensor(c.data.dtype(), c.data.shape());
+  if (result.output.nbytes() > 0) std::memcpy(result.output.bytes(), out, result.output.nbytes());
+  result.seconds = median(samples);
+  if (samples.size() > 1) result.samples = std::move(samples);
+  result.timing = timing;
+  return result;
+}
+
+}  // namespace
+
+// repeat > 1 (bench): one untimed warm-up, then `repeat` timed runs, `restore` putting data back
+// into out before each but the first, outside the timed region. `timed_run` calls run() once and
+// measures it; the first status other than SP_OK ends the runs.
+template <class Restore, class TimedRun>
+sp_status PluginBackend::run_repeats(int repeat, Restore restore, TimedRun timed_run,
+                                     std::vector<double>& samples) {
+  repeat = std::max(1, repeat);
+  const int first = repeat > 1 ? -1 : 0;
+  sp_status status = SP_ERROR;
+  for (int i = first; i < repeat; ++i) {
+    if (i > first) restore();
+    const InFlight in_flight("run()", name_);  // outside the timed region: it formats a string
+    const auto [returned, seconds] = timed_run();
+    status = returned;
+    if (status != SP_OK) break;
+    if (i >= 0) samples.push_back(seconds);
+  }
+  return status;
+}
+
+void PluginBackend::ask_supports(const sp_case& sc) const {
+  if (api_->supports == nullptr) return;
+  const auto who = plugin_name();
+  char reason[1024] = {};
+  const auto status = [&] {
+    const InFlight in_flight("supports()", name_);
+    return api_->supports(&sc, reason, sizeof reason);
+  }();
+  reason[sizeof reason - 1] = '\0';
+  switch (status) {
+    case SP_OK:
+      return;
+    case SP_UNSUPPORTED:
+      throw Unsupported(reason[0] != '\0' ? reason : fmt::format("plugin {} does not support the case", who));
+    case SP_REJECTED:
+      throw rejection();
+    case SP_ERROR:
+      throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
+  }
+  throw BackendFault(fmt::format("plugin {} returned an unknown status {} from supports()", who, static_cast<int>(status)));
+}
+
+sp_status PluginBackend::call_run(const sp_case& sc) const {
+  try {
+    const detail::CountedRegion counted;
+    return api_->run(&sc);
+  } catch (...) {
+    throw BackendFault(fmt::format("plugin {} threw a C++ exception out of run()", plugin_name()));
+  }
+}
+
+void PluginBackend::throw_for(sp_status status) const {
+  const auto who = plugin_name();
+  switch (status) {
+    case SP_OK:
+      return;
+    case SP_UNSUPPORTED:
+      if (api_->supports == nullptr) throw Unsupported(last_error(fmt::format("plugin {} does not support the case", who)));
+      throw BackendFault(fmt::format("plugin {} accepted the case in supports() but run() returned SP_UNSUPPORTED: {}",
+                                     who, last_error()));
+    case SP_REJECTED:
+      throw rejection();
+    case SP_ERROR:
+      throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
+  }
+  throw BackendFault(fmt::format("plugin {} returned an unknown status {} from run()", who, static_cast<int>(status)));
+}
+
+BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
+  if (api_ == nullptr) throw BackendFault("unavailable: " + reason_);
+  if (device_) return run_on_device(c, flags);
+  using Clock = std::chrono::steady_clock;
+
+  // Case is const, so in place is emulated: the plugin gets the output buffer (a copy of
+  // data) as both data and out, and SP_FLAG_IN_PLACE.
+  GuardedOutput out(c.data);
+  View data(c.data, flags.in_place ? out.bytes() : c.data.bytes());
+  View indices(c.indices, c.indices.bytes());
+  View updates(c.updates, c.updates.bytes());
+  View out_view(c.data, out.bytes());
+  const auto sc = case_of(c, flags, data, indices, updates, out_view, nullptr);
 
   // Fingerprints before the plugin sees anything (supports() included).
   const auto data_before = flags.in_place ? std::nullopt : fingerprint_if_small(c.data);
@@ -370,48 +484,17 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
   const auto updates_before = fingerprint_if_small(c.updates);
 
   const auto who = plugin_name();
-  if (api_->supports != nullptr) {
-    char reason[1024] = {};
-    const auto status = [&] {
-      const InFlight in_flight("supports()", name_);
-      return api_->supports(&sc, reason, sizeof reason);
-    }();
-    reason[sizeof reason - 1] = '\0';
-    switch (status) {
-      case SP_OK:
-        break;
-      case SP_UNSUPPORTED:
-        throw Unsupported(reason[0] != '\0' ? reason : fmt::format("plugin {} does not support the case", who));
-      case SP_REJECTED:
-        throw rejection();
-      case SP_ERROR:
-        throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
-      default:
-        throw BackendFault(
-            fmt::format("plugin {} returned an unknown status {} from supports()", who, static_cast<int>(status)));
-    }
-  }
-
-  // repeat > 1 (bench): one untimed warm-up, then `repeat` timed runs, out restored between
-  // them outside the timed region.
-  const int repeat = std::max(1, flags.repeat);
+  ask_supports(sc);
   std::vector<double> samples;
-  sp_status status = SP_ERROR;
-  for (int i = repeat > 1 ? -1 : 0; i < repeat; ++i) {
-    if (i > (repeat > 1 ? -1 : 0)) out.restore(c.data);
-    if (flags.flush_caches) flush_host_caches();
-    const InFlight in_flight("run()", name_);  // outside the timed region: it formats a string
-    const auto start = Clock::now();
-    try {
-      const detail::CountedRegion counted;
-      status = api_->run(&sc);
-    } catch (...) {
-      throw BackendFault(fmt::format("plugin {} threw a C++ exception out of run()", who));
-    }
-    const std::chrono::duration<double> took = Clock::now() - start;
-    if (status != SP_OK) break;
-    if (i >= 0) samples.push_back(took.count());
-  }
+  const auto status = run_repeats(
+      flags.repeat, [&] { out.restore(c.data); },
+      [&] {
+        if (flags.flush_caches) flush_host_caches();
+        const auto start = Clock::now();
+        const auto status = call_run(sc);
+        return std::pair{status, std::chrono::duration<double>(Clock::now() - start).count()};
+      },
+      samples);
 
   // Memory the plugin must not touch, checked whatever it returned.
   if (!out.canary_intact()) throw BackendFault(fmt::format("plugin {} wrote past the end of out", who));
@@ -425,28 +508,69 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
       throw BackendFault(fmt::format("plugin {} modified its input {}", who, field));
     }
   }
+  throw_for(status);
+  return output_of(c, out.bytes(), std::move(samples), "steady_clock around run() (host)");
+}
 
-  switch (status) {
-    case SP_OK: {
-      Tensor output(c.data.dtype(), c.data.shape());
-      if (output.nbytes() > 0) std::memcpy(output.bytes(), out.bytes(), output.nbytes());
-      BackendOutput result;
-      result.output = std::move(output);
-      result.seconds = median(samples);
-      if (samples.size() > 1) result.samples = std::move(samples);
-      result.timing = "steady_clock around run() (host)";
-      return result;
+// The same contract on the device: scatterctl's buffers and stream, the canary after out and
+// the inputs checked after the call by downloading them. A CUDA error that loses the context
+// makes the plugin unavailable for the rest of the run, with the reason.
+BackendOutput PluginBackend::run_on_device(const Case& c, const RunFlags& flags) {
+  try {
+    return run_on(*device_, c, flags);
+  } catch (const Error& e) {
+    if (auto sticky = device_->lost(); !sticky.empty()) {
+      fail(fmt::format("the GPU's context was lost ({}) in a call of plugin {}", sticky, plugin_name()));
     }
-    case SP_UNSUPPORTED:
-      if (api_->supports == nullptr) throw Unsupported(last_error(fmt::format("plugin {} does not support the case", who)));
-      throw BackendFault(fmt::format("plugin {} accepted the case in supports() but run() returned SP_UNSUPPORTED: {}",
-                                     who, last_error()));
-    case SP_REJECTED:
-      throw rejection();
-    case SP_ERROR:
-      throw Error(ErrorCode::backend, "", fmt::format("plugin {}: {}", who, last_error()));
+    throw;
   }
-  throw BackendFault(fmt::format("plugin {} returned an unknown status {} from run()", who, static_cast<int>(status)));
+}
+
+BackendOutput PluginBackend::run_on(PluginDevice& device, const Case& c, const RunFlags& flags) {
+  const sp_device where{SP_DEVICE_CUDA, device.id()};
+  const auto n = c.data.nbytes();
+  std::vector<std::byte> staged(n + kCanary);
+  if (n > 0) std::memcpy(staged.data(), c.data.bytes(), n);
+  for (std::size_t i = 0; i < kCanary; ++i) staged[n + i] = canary_byte(i);
+  const auto pristine = device.upload(c.data.bytes(), n);
+  const auto indices_buffer = device.upload(c.indices.bytes(), c.indices.nbytes());
+  const auto updates_buffer = device.upload(c.updates.bytes(), c.updates.nbytes());
+  const auto out = device.upload(staged.data(), staged.size());
+  View data(c.data, flags.in_place ? out->get() : pristine->get(), where);
+  View indices(c.indices, indices_buffer->get(), where);
+  View updates(c.updates, updates_buffer->get(), where);
+  View out_view(c.data, out->get(), where);
+  const auto sc = case_of(c, flags, data, indices, updates, out_view, device.stream());
+
+  const auto who = plugin_name();
+  ask_supports(sc);
+  std::vector<double> samples;
+  const auto status = run_repeats(
+      flags.repeat, [&] { device.copy(out->get(), pristine->get(), n); },
+      [&] {
+        device.start();
+        const auto status = call_run(sc);
+        return std::pair{status, device.stop()};
+      },
+      samples);
+
+  // What the plugin must not touch, read back: the canary, and every input but in place's data.
+  device.download(staged.data(), out->get(), staged.size());
+  if (!canary_intact(staged.data() + n)) throw BackendFault(fmt::format("plugin {} wrote past the end of out", who));
+  std::vector<std::byte> readback;
+  for (const auto& [tensor, buffer, field] : {std::tuple{&c.data, flags.in_place ? nullptr : pristine.get(), "data"},
+                                              std::tuple{&c.indices, indices_buffer.get(), "indices"},
+                                              std::tuple{&c.updates, updates_buffer.get(), "updates"}}) {
+    if (buffer == nullptr || tensor->nbytes() > kFingerprintLimit) continue;
+    readback.resize(tensor->nbytes());
+    device.download(readback.data(), buffer->get(), readback.size());
+    if (!readback.empty() && std::memcmp(readback.data(), tensor->bytes(), readback.size()) != 0) {
+      throw BackendFault(fmt::format("plugin {} modified its input {} (on the device)", who, field));
+    }
+  }
+  throw_for(status);
+  return output_of(c, staged.data(), std::move(samples),
+                   "CUDA events on scatterctl's stream, from before run() to after the whole device is idle");
 }
 
 }  // namespace detail

@@ -1,0 +1,85 @@
+// Device buffers, stream and timer for plugins that take device tensors (plugin ABI 1.1).
+// Never run on a GPU by its author: see docs/backends.md, "Device tensors".
+
+#include "../external/plugin_device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <fmt/format.h>
+
+#include "device.hpp"
+
+namespace scatter::detail {
+namespace {
+
+class CudaBuffer final : public DeviceBuffer {
+ public:
+  explicit CudaBuffer(std::size_t bytes) : memory_(bytes) {}
+  void* get() const override { return memory_.get(); }
+
+ private:
+  cuda::DeviceMemory memory_;
+};
+
+class CudaPluginDevice final : public PluginDevice {
+ public:
+  explicit CudaPluginDevice(std::string name) : name_(std::move(name)) {}
+
+  int id() const override { return 0; }
+  const std::string& name() const override { return name_; }
+  void* stream() override { return stream_.get(); }
+
+  std::unique_ptr<DeviceBuffer> upload(const void* host, std::size_t bytes) override {
+    auto buffer = std::make_unique<CudaBuffer>(bytes);
+    if (bytes > 0) SCATTER_CUDA_CHECK(cudaMemcpy(buffer->get(), host, bytes, cudaMemcpyHostToDevice));
+    return buffer;
+  }
+
+  void copy(void* to, const void* from, std::size_t bytes) override {
+    if (bytes > 0) SCATTER_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream_.get()));
+  }
+
+  void download(void* host, const void* device, std::size_t bytes) override {
+    SCATTER_CUDA_CHECK(cudaDeviceSynchronize());
+    if (bytes > 0) SCATTER_CUDA_CHECK(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
+  }
+
+  void start() override {
+    SCATTER_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));  // the restore of out, untimed
+    stream_.record_start();
+  }
+
+  double stop() override {
+    SCATTER_CUDA_CHECK(cudaDeviceSynchronize());
+    stream_.record_stop();
+    SCATTER_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return stream_.elapsed();
+  }
+
+  std::string lost() override {
+    const auto e = cuda::lost_context();
+    return e == cudaSuccess ? "" : fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e));
+  }
+
+ private:
+  std::string name_;
+  cuda::TimedStream stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<PluginDevice> make_plugin_device(std::string& why) {
+  int count = 0;
+  if (const auto e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
+    why = e != cudaSuccess ? fmt::format("no usable GPU (cudaGetDeviceCount: {})", cudaGetErrorName(e)) : "no GPU found";
+    return nullptr;
+  }
+  cudaDeviceProp props{};
+  if (cudaGetDeviceProperties(&props, 0) != cudaSuccess) {
+    why = "cannot read the GPU's properties";
+    return nullptr;
+  }
+  return std::make_unique<CudaPluginDevice>(props.name);
+}
+
+}  // namespace scatter::detail
