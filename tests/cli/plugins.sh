@@ -8,6 +8,8 @@
 #   run, as documented) and a hang cost one case each and the run goes on; unsupported
 #   skipped with its reason; a liar, an input writer and an overrun are ERRORs naming the
 #   problem, on invalid cases too; an unloadable plugin named with --backend exits 5;
+# - fuzz draws within a plugin's declaration (every case runs on a one-op plugin); ABI 1.0
+#   tables still load; device-tensor plugins are unavailable, with the reason, without a GPU;
 # - the private tensor directory is gone after every run, after SIGINT in a hang too.
 # Usage: bash plugins.sh /path/to/scatterctl /path/to/repo
 # The plugins: $SCATTERCTL_TEST_PLUGINS (the directory of tests/plugins/*.so) and
@@ -21,7 +23,7 @@ EXAMPLE=${SCATTERCTL_EXAMPLE_PLUGIN:-}
 plugin() { echo "plugin:$PLUGINS/$1.so"; }
 
 # 1. The example on the bundled cases, in process, then isolated.
-# ($SCATTERCTL_EXAMPLE_CUDA_PLUGIN, its CUDA variant, is set where this build has one: section 5.)
+# ($SCATTERCTL_EXAMPLE_CUDA_PLUGIN, its CUDA variant, is set where this build has one: section 6.)
 ex="plugin:$EXAMPLE"
 for mode in --in-process ""; do
   what="example plugin${mode:+ $mode}"
@@ -186,7 +188,13 @@ for input in "$valid" "$TMP/invalid.json"; do
   check "$what: no plugin-host process is left" test -z "$(pgrep -f -- "$(re "plugin-host $PLUGINS/hang.so")")"
 done
 
-# 5. Plugin ABI 1.1: a plugin built for 1.0 still runs on host tensors; one that takes device
+# 5. fuzz within what a plugin declares: a plugin of one op, one dtype and rank 1 runs every case.
+ctl fuzz --backend "$(plugin one_op)" --iterations 500 --out "$TMP/fuzz-one-op"
+check "fuzz a one-op plugin: exit 0" rc_is 0
+check "fuzz a one-op plugin: all 500 cases ran on it" out_has "^fuzz: $(re "$(plugin one_op)") ran 500 of 500 cases$"
+check "fuzz a one-op plugin: nothing unsupported" out_has '^fuzz: 500 cases, 500 runs, 0 failures, 0 xfail, 0 unsupported$'
+
+# 6. Plugin ABI 1.1: a plugin built for 1.0 still runs on host tensors; one that takes device
 # tensors (and the CUDA example, where this build has it) is unavailable without a GPU, with the
 # reason, or runs where a GPU is.
 ctl run "$REPO/cases" --backend "$(plugin abi10)"

@@ -23,6 +23,12 @@ class Prepared:
     def call(self):
         raise NotImplementedError
 
+    def timed_call(self):
+        """Runs call() once; its seconds (a kernel on a GPU times itself with events)."""
+        t0 = time.perf_counter()
+        self.call()
+        return time.perf_counter() - t0
+
     def result(self):
         raise NotImplementedError
 
@@ -65,14 +71,10 @@ class Adapter:
             prep.call()  # warm-up, untimed
             for _ in range(repeat):
                 prep.reset()
-                t0 = time.perf_counter()
-                prep.call()
-                samples.append(time.perf_counter() - t0)
+                samples.append(prep.timed_call())
         else:
             prep.reset()
-            t0 = time.perf_counter()
-            prep.call()
-            samples.append(time.perf_counter() - t0)
+            samples.append(prep.timed_call())
         out = prep.result()
         return out, {"seconds": statistics.median(samples), "samples": samples,
                      "timing": prep.timing, "lowering": prep.lowering}

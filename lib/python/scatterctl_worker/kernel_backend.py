@@ -10,10 +10,10 @@ to `scatter`) and returns the output. The module may set:
   NAME, VERSION shown in reports; expectations files match VERSION
 
 Statuses: NotImplementedError means unsupported, IndexError a rejection with code 'index', anything
-else an error with the traceback's last lines. The inputs are read-only views; a kernel that
+else an error naming the exception and the kernel's innermost frames. The inputs are read-only views; a kernel that
 writes into one anyway (through another view, or a torch tensor) is an error. The clock is this
 module's, bound before the user's module is imported; device arrays are timed through a device-wide
-synchronisation, so work left running on another stream is counted.
+synchronisation (CUDA events for torch and CuPy), so work left running on another stream is counted.
 """
 import importlib
 import importlib.util
@@ -85,6 +85,7 @@ class _Arrays:
             if self.dev.type == "cuda":
                 self.device = f"CUDA ({torch.cuda.get_device_name(0)})"
                 self.sync = torch.cuda.synchronize
+                self.events = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
         elif kind == "cupy":
             import cupy
             self.cupy = cupy
@@ -93,6 +94,7 @@ class _Arrays:
             props = cupy.cuda.runtime.getDeviceProperties(0)
             self.device = f"CUDA ({props['name'].decode() if isinstance(props['name'], bytes) else props['name']})"
             self.sync = cupy.cuda.Device().synchronize
+            self.events = (cupy.cuda.Event(), cupy.cuda.Event())
         elif kind == "jax":
             import jax
             self.jax = jax
@@ -148,6 +150,28 @@ class _Arrays:
         if self.kind == "jax" and hasattr(value, "block_until_ready"):
             value.block_until_ready()
 
+    def time(self, call):
+        """Seconds of call() (which ends with ready()): CUDA events on the current stream for torch
+        and CuPy on a GPU, the stop recorded after the device-wide synchronisation, so that other
+        streams' work is inside; else the clock bound at import."""
+        if self.kind == "torch" and self.device != "CPU":
+            start, stop = self.events
+            start.record()
+            call()
+            stop.record()
+            stop.synchronize()
+            return start.elapsed_time(stop) / 1e3
+        if self.kind == "cupy":
+            start, stop = self.events
+            start.record()
+            call()
+            stop.record()
+            stop.synchronize()
+            return self.cupy.cuda.get_elapsed_time(start, stop) / 1e3
+        t0 = _clock()
+        call()
+        return _clock() - t0
+
 
 def _unchanged(tensor, given, arrays):
     """Whether the kernel's view of an input still holds the tensor's bytes."""
@@ -159,12 +183,16 @@ class _Call(Prepared):
     def __init__(self, adapter, case):
         self.adapter, self.case = adapter, case
         arrays = adapter.arrays
-        self.timing = (f"the worker's perf_counter around the call{' and a device-wide synchronisation' if arrays.device != 'CPU' else ''}"
-                       " (bound before the kernel was imported)")
+        self.timing = ("CUDA events around the call and a device-wide synchronisation" if arrays.device.startswith("CUDA")
+                       else "the worker's perf_counter around the call (bound before the kernel was imported)"
+                       + (" and a device synchronisation" if arrays.device != "CPU" else ""))
         self.lowering = f"{adapter.where}:{adapter.func_name} with {arrays.kind} arrays"
         self.inputs = [arrays.to_kernel(t) for t in (case.data, case.indices, case.updates)]
         self.kwargs = {"axis": case.axis, "reduction": case.reduction, "use_init_val": case.use_init_val}
         self.out = None
+
+    def timed_call(self):
+        return self.adapter.arrays.time(self.call)
 
     def call(self):
         try:
