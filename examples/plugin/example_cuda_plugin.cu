@@ -7,8 +7,8 @@
 //
 // One thread per update element. `none` with duplicate targets stores in no fixed order, and
 // `add` adds with atomicAdd in no fixed order: the spec's comparison accepts either (any
-// duplicate's value; a tolerance for float sums). SP_FLAG_DETERMINISTIC asks for a fixed order,
-// which this kernel does not have, so supports() declines those cases. It does not check
+// duplicate's value; a tolerance for float sums). SP_FLAG_DETERMINISTIC asks for the same bits on
+// every run, which this kernel does not give, so supports() declines those cases. It does not check
 // indices (it declares "checks_indices": false); an out-of-range index is skipped, never written.
 
 #include <cuda_runtime.h>
@@ -115,8 +115,9 @@ sp_status fail(const char* what, cudaError_t e) {
 }
 
 sp_status example_supports(const sp_case* c, char* reason, size_t reason_len) {
-  if ((c->flags & SP_FLAG_DETERMINISTIC) && c->reduction == SP_REDUCTION_ADD) {
-    std::snprintf(reason, reason_len, "atomicAdd has no fixed order: --deterministic add is not implemented");
+  if (c->flags & SP_FLAG_DETERMINISTIC) {
+    std::snprintf(reason, reason_len, "no fixed order (atomicAdd, racing stores to duplicate targets): "
+                                      "--deterministic is not implemented");
     return SP_UNSUPPORTED;
   }
   return SP_OK;

@@ -3,8 +3,9 @@
     scatterctl run cases/ --backend python:examples/python-kernel/torch_kernel.py
 
 ARRAYS = "torch" asks scatterctl's worker for torch tensors: it moves each input to the device
-through DLPack before the call, and times the call up to a device-wide synchronisation with the
-worker's own clock. The function returns a torch tensor of data's shape and dtype.
+through DLPack before the call, and times the call with CUDA events, the stop recorded after a
+device-wide synchronisation (on the CPU, with the worker's clock). The function returns a torch
+tensor of data's shape and dtype.
 
 Runs only where the chosen Python can import torch (scripts/setup.sh --frameworks --torch).
 """

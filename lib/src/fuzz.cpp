@@ -346,15 +346,16 @@ namespace {
 constexpr int kDrawAttempts = 16;
 
 // What the cases are drawn within, in turn: each backend's declaration but the oracle's
-// (nullptr: everything the spec allows, for a backend that declares nothing or is unavailable).
-std::vector<const Capabilities*> draw_spaces(const std::vector<Backend*>& backends) {
-  std::vector<const Capabilities*> spaces;
+// (nullopt: everything the spec allows, for a backend that declares nothing or is unavailable).
+// Copies: a backend lost mid-run may drop its own.
+std::vector<std::optional<Capabilities>> draw_spaces(const std::vector<Backend*>& backends) {
+  std::vector<std::optional<Capabilities>> spaces;
   for (const auto* b : backends) {
     if (b->traits().role == BackendRole::oracle) continue;
     const auto* caps = b->availability().available ? b->capabilities() : nullptr;
-    spaces.push_back(caps && declares_any_case(*caps) ? caps : nullptr);
+    spaces.push_back(caps && declares_any_case(*caps) ? std::optional<Capabilities>(*caps) : std::nullopt);
   }
-  if (spaces.empty()) spaces.push_back(nullptr);
+  if (spaces.empty()) spaces.emplace_back();
   return spaces;
 }
 
@@ -388,7 +389,8 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       summary.interrupted = true;
       break;
     }
-    const auto* within = spaces[static_cast<std::size_t>(i) % spaces.size()];
+    const auto& space = spaces[static_cast<std::size_t>(i) % spaces.size()];
+    const Capabilities* within = space ? &*space : nullptr;
     const auto name = fmt::format("fuzz-{}-{}", options.seed, i);
     ++summary.cases;
     std::string text;

@@ -21,6 +21,9 @@ ignored); $FAKE_WORKER_MODE says how it misbehaves:
              and 4, with $FAKE_MARKER in its command line
   spam       as identity, but first appends the size of its log to $FAKE_SIDE, then writes
              12 MiB to it
+  lost       answers hello, then answers the first run with an error saying that it is lost
+             for good (as a plugin host whose GPU context is gone), and every later run with
+             status unavailable
 """
 import json
 import os
@@ -52,6 +55,12 @@ for line in requests:
         break
     if op == "hello":
         answer({"id": req["id"], "status": "ok", "protocol": 1, "name": "fake", "version": "0.0.1", "device": "none"})
+    elif mode == "lost":
+        lost = "the GPU's context was lost (fake)"
+        if req["id"] == 1:
+            answer({"id": req["id"], "status": "error", "message": "a device fault", "lost": lost})
+        else:
+            answer({"id": req["id"], "status": "unavailable", "reason": lost})
     elif mode == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
     elif mode == "garbage":

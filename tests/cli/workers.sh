@@ -5,7 +5,9 @@
 #   backend unavailable (exit 5, the reason and its log); one that crashes, answers
 #   garbage, writes the wrong shape or never answers costs each case an ERROR naming the
 #   problem, and the run goes on to its closing line (after 3 crashes in a row it gives
-#   up); Ctrl-C while it starts ends the run with 130;
+#   up); one that says it is lost for good (a plugin host whose GPU context is gone) costs
+#   the case in flight, and the rest are skipped as unavailable; Ctrl-C while it starts ends
+#   the run with 130;
 # - expectations: a recorded wrong answer is xfail (exit 0), FAILED with
 #   --no-expectations; an entry naming a passing case is XPASS (exit 0; 1 with --strict);
 #   a file with an entry missing its citation is refused, naming the file and the entry;
@@ -71,6 +73,13 @@ check "worker crashes: 3 ERROR rows '[crashed] ... signal 11'" \
   test "$(grep -Ec '^w[1-3]_[a-z]+ .* numpy +ERROR +\[crashed\] the numpy worker killed by signal 11' "$TMP/out")" -eq 3
 check "worker crashes: then it gives up" out_has '^w4_changes .* numpy +ERROR +\[backend\] numpy gave up after 3 crashes or time-outs in a row'
 check "worker crashes: the closing line is printed last" last_line_matches '^scatterctl: 0 passed, 4 failed, 0 skipped$'
+
+fake lost run "$cases"
+check "worker lost for good: exit 1" rc_is 1
+check "worker lost for good: the case in flight is an ERROR" out_has '^w1_changes .* numpy +ERROR +\[backend\] numpy: a device fault'
+check "worker lost for good: the rest are skipped with the reason" \
+  out_has "^ +3  numpy: unavailable: the GPU's context was lost \(fake\)$"
+check "worker lost for good: the closing line" last_line_matches '^scatterctl: 0 passed, 1 failed, 3 skipped$'
 
 fake garbage run "$cases"
 check "worker answers garbage: exit 1" rc_is 1

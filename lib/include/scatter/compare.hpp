@@ -73,7 +73,8 @@ struct Comparison {
   /// finite unless a NaN or infinity disagrees on one of them.
   double allclose_atol = 0.0;
   /// The largest |actual - expected| of an allclose element as a multiple of the error that
-  /// reordering its h updates could make (the default tolerance: h*eps*sum|x| + h*eps*|want|).
+  /// reordering its h updates could make (the default tolerance, h*eps*(sum|x| + |want|), plus
+  /// h times the dtype's smallest normal, which a flush of subnormals could lose a step).
   /// Past kOrderExplains, a tolerance would hide a bug: the hint says so instead of offering one.
   double order_excess = 0.0;
   std::int64_t exact_mismatches = 0;  ///< differing elements compared exactly or any-of-duplicates

@@ -13,7 +13,8 @@ Statuses: NotImplementedError means unsupported, IndexError a rejection with cod
 else an error naming the exception and the kernel's innermost frames. The inputs are read-only views; a kernel that
 writes into one anyway (through another view, or a torch tensor) is an error. The clock is this
 module's, bound before the user's module is imported; device arrays are timed through a device-wide
-synchronisation (CUDA events for torch and CuPy), so work left running on another stream is counted.
+synchronisation (CUDA events for torch and CuPy), so work left running on another stream is counted
+(JAX: block_until_ready() on the output only).
 """
 import importlib
 import importlib.util
@@ -27,7 +28,7 @@ import numpy as np
 from scatterctl_spec import OPS
 
 from .adapter import Adapter, Prepared, full_capabilities
-from .protocol import Failed, Rejected, Tensor, Unsupported
+from .protocol import Failed, Rejected, Tensor, Unsupported, contiguous
 
 ARRAY_KINDS = ("numpy", "torch", "cupy", "jax")
 DEFAULT_FUNC = "scatter"
@@ -97,6 +98,7 @@ class _Arrays:
             self.events = (cupy.cuda.Event(), cupy.cuda.Event())
         elif kind == "jax":
             import jax
+            jax.config.update("jax_enable_x64", True)  # else int64 and float64 inputs arrive as 32-bit
             self.jax = jax
             dev = jax.devices()[0]
             self.device = "CPU" if dev.platform == "cpu" else f"{dev.platform.upper()} ({dev.device_kind})"
@@ -113,18 +115,19 @@ class _Arrays:
             return _read_only(held)
         if self.kind == "torch":
             torch = self.torch
+            # contiguous() keeps a 0-d array 0-d (np.ascontiguousarray would make it [1])
             if tensor.dtype == "bfloat16":
-                t = torch.from_dlpack(np.ascontiguousarray(held.view(np.int16))).view(torch.bfloat16)
+                t = torch.from_dlpack(contiguous(held.view(np.int16))).view(torch.bfloat16)
             else:
-                t = torch.from_dlpack(np.ascontiguousarray(held))
+                t = torch.from_dlpack(contiguous(held))
             return t.to(self.dev, copy=True)
         if self.kind == "cupy":
             if tensor.dtype == "bfloat16":
                 raise Unsupported("cupy has no bfloat16", declared=True)
-            return self.cupy.asarray(held)
+            return self.cupy.asarray(contiguous(held))
         if tensor.dtype == "bfloat16":
-            return self.jax.device_put(held.view(np.int16)).view(self.jax.numpy.bfloat16)
-        return self.jax.device_put(np.ascontiguousarray(held))
+            return self.jax.device_put(contiguous(held.view(np.int16))).view(self.jax.numpy.bfloat16)
+        return self.jax.device_put(contiguous(held))
 
     def to_host(self, value, dtype):
         """The kernel's output as a held array; anything not an array of the kind is an error."""
@@ -136,11 +139,12 @@ class _Arrays:
         if self.kind == "cupy" and isinstance(value, self.cupy.ndarray):
             return self.cupy.asnumpy(value)
         if self.kind == "jax" and hasattr(value, "block_until_ready"):
-            y = np.asarray(value)
-            return y.view(np.uint16) if dtype == "bfloat16" and y.dtype.itemsize == 2 and y.dtype.kind == "V" else y
+            value = np.asarray(value)
         if not isinstance(value, np.ndarray):
             raise KernelError(f"the kernel returned {type(value).__name__}, not an array of kind '{self.kind}'")
-        if dtype == "bfloat16" and value.dtype.itemsize == 2 and value.dtype.kind not in "iu":
+        # bfloat16 as ml_dtypes' or jax's (a 2-byte kind 'V' type) is read as its bits; a float16
+        # array stays float16, and is refused as the wrong dtype.
+        if dtype == "bfloat16" and value.dtype.itemsize == 2 and value.dtype.kind == "V":
             return value.view(np.uint16)
         return value
 

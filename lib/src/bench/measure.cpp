@@ -414,7 +414,13 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       break;
     }
   }
-  for (auto& k : contenders) audit_last(k, options);
+  for (auto& k : contenders) {
+    try {
+      audit_last(k, options);
+    } catch (...) {
+      fail_row(k, options);
+    }
+  }
 }
 
 // The case's inputs, fingerprinted: they must be as they were after every backend's timing.

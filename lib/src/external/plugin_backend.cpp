@@ -548,6 +548,7 @@ BackendOutput PluginBackend::run_on(PluginDevice& device, const Case& c, const R
   const auto status = run_repeats(
       flags.repeat, [&] { device.copy(out->get(), pristine->get(), n); },
       [&] {
+        if (flags.flush_caches) device.flush();
         device.start();
         const auto status = call_run(sc);
         return std::pair{status, device.stop()};

@@ -31,7 +31,9 @@ class PluginDevice {
   virtual void copy(void* to, const void* from, std::size_t bytes) = 0;
   /// Copies device to host, once every stream's work is done.
   virtual void download(void* host, const void* device, std::size_t bytes) = 0;
-  /// Records the start of the timed region on the stream.
+  /// Evicts the device's L2 on the stream (cold benchmarks), before start().
+  virtual void flush() = 0;
+  /// Waits for every upload and copy, then records the start of the timed region on the stream.
   virtual void start() = 0;
   /// Waits for the whole device (every stream), then records the stop: the seconds between,
   /// with work that a plugin left on another stream counted.

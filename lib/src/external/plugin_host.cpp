@@ -132,9 +132,12 @@ Case case_of(const json& request) {
 
 json run(Backend& backend, const json& request) {
   json answer = {{"id", request.value("id", json())}};
+  if (const auto availability = backend.availability(); !availability.available) {
+    answer["status"] = "unavailable";
+    answer["reason"] = availability.reason;
+    return answer;
+  }
   try {
-    const auto availability = backend.availability();
-    if (!availability.available) throw Error(ErrorCode::backend, "", "unavailable: " + availability.reason);
     const Case c = case_of(request);
     const auto flags_in = request.value("flags", json::object());
     RunFlags flags;
@@ -177,6 +180,8 @@ json run(Backend& backend, const json& request) {
     answer["status"] = "error";
     answer["message"] = e.what();
   }
+  // A plugin lost during this call (its GPU context gone) says so once: the caller skips the rest.
+  if (const auto availability = backend.availability(); !availability.available) answer["lost"] = availability.reason;
   return answer;
 }
 

@@ -142,6 +142,8 @@ class WorkerBackend final : public Backend {
     }
     failures_in_a_row_ = 0;
     const auto status = text_of(answer, "status");
+    // A backend lost for good (a plugin's GPU context): this case says why, the rest are skipped.
+    if (const auto lost = text_of(answer, "lost"); !lost.empty()) availability_ = {false, lost};
     if (status == "unsupported") {
       // A refusal that the capabilities did not announce is the declaration's fault: an
       // error (a claimed but unimplemented case), unless the worker says that its own
@@ -154,7 +156,10 @@ class WorkerBackend final : public Backend {
     if (status == "error" && answer.value("fault", false)) {
       throw BackendFault(fmt::format("{}: {}", name_, text_of(answer, "message")));  // an isolated plugin's breach
     }
-    if (status == "unavailable") throw BackendFault(fmt::format("{} is unavailable: {}", name_, text_of(answer, "reason")));
+    if (status == "unavailable") {
+      availability_ = {false, text_of(answer, "reason")};
+      throw BackendFault(fmt::format("{} is unavailable: {}", name_, availability_.reason));
+    }
     if (status != "error" && status != "ok") {
       throw BackendFault(fmt::format("the {} worker broke protocol {}: answered status '{}'", name_, kProtocol, status));
     }

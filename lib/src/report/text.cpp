@@ -42,7 +42,7 @@ std::string tolerance_hint(const Comparison& c, const std::string& indent) {
   if (allclose_failed > 0 && !(c.order_excess <= kOrderExplains)) {
     return fmt::format(
         "{}this looks like a bug, not rounding: an element differs by {} times what reordering its updates could "
-        "explain (h*eps*(sum|x| + |want|)); a dropped, repeated or misplaced update, or a wrong accumulator type, "
+        "explain (h*eps*(sum|x| + |want|) + h*smallest normal); a dropped, repeated or misplaced update, or a wrong accumulator type, "
         "would do that\n",
         indent, std::isfinite(c.order_excess) ? fmt::format("{:.3g}", c.order_excess) : std::string("infinitely many"));
   }
