@@ -9,6 +9,7 @@
 # - NotImplementedError is unsupported (skipped), IndexError a rejection with code 'index';
 # - an import error makes the backend unavailable, naming the file, line and exception, once;
 # - bench: one whose output changes after its first call is FAILED (exit 1); a right one is timed;
+# - ARRAYS = "jax" (where jax imports): 0-d and int64 inputs arrive as they are, and cases pass;
 # - python:MODULE:FUNC imports a module from PYTHONPATH.
 # Skipped (exit 77) when the chosen python cannot import numpy.
 # Usage: bash python_kernels.sh /path/to/scatterctl /path/to/repo
@@ -79,7 +80,19 @@ ctl bench "$TMP/cases.json" --backend "$EXAMPLE" --max-seconds 0.2 --filter k1_a
 check "right kernel in bench: exit 0" rc_is 0
 check "right kernel in bench: timed by the worker's clock" out_has "k1_add_duplicates +$(re "$EXAMPLE") +[0-9.]+ [mun]?s"
 
-# 4. python:MODULE:FUNC.
+# 4. ARRAYS = "jax", where the chosen Python imports jax: 0-d updates stay 0-d, int64 stays int64.
+# JAX flushes float subnormals to zero on the CPU (recorded for the jax backend), so those cases
+# are left out.
+if "$PY" -c 'import jax' >/dev/null 2>&1; then
+  ctl run "$REPO/cases" --backend "python:$K/jax_kernel.py" --filter '-*ftz*' --filter '-*subnormal*'
+  check "jax kernel: exit 0" rc_is 0
+  check "jax kernel: many cases pass" test "$(rows "python:$K/jax_kernel.py" passed)" -gt 50
+  check "jax kernel: a 0-d update passes" out_has "^onnx_adapter_nd_full_index_scalar_update .* passed "
+else
+  echo "note: jax is not importable by $PY; the ARRAYS = \"jax\" checks are left out"
+fi
+
+# 5. python:MODULE:FUNC.
 PYTHONPATH=$K ctl run "$TMP/cases.json" --backend python:partial:scatter
 check "python:MODULE:FUNC: runs the module's function" test "$(rows python:partial:scatter passed)" -eq 1
 end_checks
