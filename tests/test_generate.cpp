@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -405,6 +409,102 @@ TEST(LargeGenerators, AnErrorNamesTheFirstBadElement) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("element " + std::to_string(first) + " = "), std::string::npos) << e.what();
   }
+}
+
+// --- skewed indices: zipf and balanced (real workloads' index distributions) ---
+
+// How often each target is hit, from a generated indices tensor of a scatter_nd k = 1 or a 1-d case.
+std::map<std::int64_t, std::int64_t> hits_of(const Tensor& indices) {
+  std::map<std::int64_t, std::int64_t> hits;
+  for (const auto v : index_values(indices)) ++hits[v];
+  return hits;
+}
+
+// Zipf over a 128,256-token vocabulary, 8,192 tokens. The expected figures are analytic, not this
+// code's: the hottest row's share is 1 / H(n, alpha) (H the generalized harmonic number: 0.0810
+// for alpha 1.0, 0.133 for 1.1; the sampling error of 8,192 draws is about 0.003), and the
+// distinct rows hit are sum over r of 1 - (1 - p_r)^8192 (46% and 33% of the tokens; computed in
+// ../shared/reviews/field-research-2.md, section 1.3).
+TEST(SkewedIndices, ZipfMatchesTheVocabularyStatistics) {
+  for (const auto& [alpha, hottest_lo, hottest_hi, distinct_lo, distinct_hi] :
+       {std::tuple{"1.0", 0.072, 0.090, 0.42, 0.50}, std::tuple{"1.1", 0.122, 0.145, 0.29, 0.37}}) {
+    const auto c = load_case(indices_case("scatter_nd", "", {128256}, "int64", {8192, 1},
+                                          std::string(R"({"kind": "indices", "distribution": "zipf", "alpha": )") +
+                                              alpha + R"(, "seed": 7})",
+                                          {8192}));
+    const auto hits = hits_of(c.indices);
+    std::int64_t hottest = 0;
+    for (const auto& [target, n] : hits) hottest = std::max(hottest, n);
+    const double share = static_cast<double>(hottest) / 8192.0;
+    const double distinct = static_cast<double>(hits.size()) / 8192.0;
+    EXPECT_GE(share, hottest_lo) << "alpha " << alpha;
+    EXPECT_LE(share, hottest_hi) << "alpha " << alpha;
+    EXPECT_GE(distinct, distinct_lo) << "alpha " << alpha;
+    EXPECT_LE(distinct, distinct_hi) << "alpha " << alpha;
+    // The hot rows are spread over the table: the three hottest are not neighbours.
+    std::vector<std::pair<std::int64_t, std::int64_t>> by_count;
+    for (const auto& [target, n] : hits) by_count.emplace_back(n, target);
+    std::sort(by_count.rbegin(), by_count.rend());
+    std::vector<std::int64_t> top{by_count[0].second, by_count[1].second, by_count[2].second};
+    std::sort(top.begin(), top.end());
+    EXPECT_GT(top[2] - top[0], 2) << "the three hottest rows are neighbours";
+  }
+}
+
+TEST(SkewedIndices, ZipfIsOneDrawPerValueWhateverTheChunks) {
+  // Past 2^21 values the draws split among threads; value i is draw i's, as in a short tensor.
+  const std::string zipf = R"({"kind": "indices", "distribution": "zipf", "alpha": 1.2, "seed": 3})";
+  const auto big = load_case(indices_case("scatter_update", "", {1000, 1}, "int64", {(1 << 21) + 3}, zipf,
+                                          {(1 << 21) + 3, 1}));
+  const auto small = load_case(indices_case("scatter_update", "", {1000, 1}, "int64", {1000}, zipf, {1000, 1}));
+  const auto a = index_values(big.indices);
+  const auto b = index_values(small.indices);
+  EXPECT_EQ(std::vector<std::int64_t>(a.begin(), a.begin() + 1000), b);
+  for (const auto v : a) ASSERT_TRUE(v >= 0 && v < 1000);
+}
+
+TEST(SkewedIndices, BalancedHitsEveryTargetEquallyOften) {
+  // MoE combine: 2 x 100 token rows into 100 rows, each exactly twice.
+  const auto moe = load_case(indices_case("scatter_nd", "", {100, 8}, "int32", {200, 1},
+                                          R"({"kind": "indices", "distribution": "balanced", "seed": 1})", {200, 8}));
+  const auto hits = hits_of(moe.indices);
+  EXPECT_EQ(hits.size(), 100u);
+  for (const auto& [target, n] : hits) EXPECT_EQ(n, 2) << "row " << target;
+  // Not in order: a shuffle.
+  const auto values = index_values(moe.indices);
+  EXPECT_FALSE(std::is_sorted(values.begin(), values.end()));
+  // 250 into 100: 2 or 3 each; along each line of a scatter_elements, every line alike.
+  const auto uneven = load_case(indices_case("scatter_elements", R"("axis": 1)", {3, 100}, "int64", {3, 250},
+                                             R"({"kind": "indices", "distribution": "balanced"})", {3, 250}));
+  const auto all = index_values(uneven.indices);
+  for (int line = 0; line < 3; ++line) {
+    std::map<std::int64_t, std::int64_t> per_line;
+    for (int j = 0; j < 250; ++j) ++per_line[all[line * 250 + j]];
+    EXPECT_EQ(per_line.size(), 100u);
+    for (const auto& [target, n] : per_line) EXPECT_TRUE(n == 2 || n == 3) << "line " << line << " target " << target;
+  }
+  // scatter_nd k = 2: positions of data.shape[:2], each hit once when there are as many tuples.
+  const auto tuples = load_case(indices_case("scatter_nd", "", {3, 4}, "int64", {12, 2},
+                                             R"({"kind": "indices", "distribution": "balanced"})", {12}));
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  const auto pairs = index_values(tuples.indices);
+  for (int t = 0; t < 12; ++t) seen.emplace(pairs[2 * t], pairs[2 * t + 1]);
+  EXPECT_EQ(seen.size(), 12u);
+}
+
+TEST(SkewedIndices, SchemaErrorsNameTheField) {
+  const auto with = [](const std::string& generator) {
+    return indices_case("scatter_update", "", {10}, "int64", {4}, generator, {4});
+  };
+  EXPECT_REJECTED(with(R"({"kind": "indices", "distribution": "pareto"})"), ErrorCode::schema,
+                  "inputs.indices.generate.distribution = 'pareto' is not a distribution (uniform, zipf, balanced)");
+  EXPECT_REJECTED(with(R"({"kind": "indices", "alpha": 1.1})"), ErrorCode::schema,
+                  "inputs.indices.generate.alpha: belongs to distribution 'zipf'");
+  EXPECT_REJECTED(with(R"({"kind": "indices", "distribution": "zipf", "alpha": 0})"), ErrorCode::schema,
+                  "inputs.indices.generate.alpha = 0 is not an exponent in (0, 10]");
+  EXPECT_REJECTED(with(R"({"kind": "indices", "unique": true, "distribution": "balanced"})"), ErrorCode::schema,
+                  "inputs.indices.generate.distribution = 'balanced' cannot be combined with unique: true (unique "
+                  "targets have no frequencies)");
 }
 
 }  // namespace

@@ -49,6 +49,13 @@ struct Generator {
   std::uint64_t seed = 0;
   bool unique = false;
   double negative = 0.0;
+  /// indices: how the targets are drawn (docs/case-format.md, "Generators"). uniform: each
+  /// target equally likely; zipf: the r-th hottest target taken with weight r^-alpha (word and
+  /// embedding-row frequencies, power-law graph in-degrees); balanced: every target hit the same
+  /// number of times, give or take one (MoE combine: each token row exactly k times).
+  enum class Distribution { uniform, zipf, balanced };
+  Distribution distribution = Distribution::uniform;
+  double alpha = 1.0;  ///< zipf's exponent
 };
 
 /// Where a tensor's elements come from: literal values (already parsed), a

@@ -259,6 +259,123 @@ void partial_fisher_yates(std::int64_t n, std::int64_t m, SplitMix64& rng, std::
   }
 }
 
+// Zipf over n targets: the r-th hottest (r from 0) has weight (r + 1)^-alpha. Exact for the
+// hottest kZipfHead ranks (a table of cumulative weights), a continuous power law for the rest
+// (the sum's midpoint integral): one draw per value, so the stream still splits into chunks.
+// Ranks are spread over the targets by r * m mod n (m odd, coprime to n): the hot rows are
+// not neighbours, as a vocabulary's or a graph's are not.
+class ZipfTargets {
+ public:
+  static constexpr std::int64_t kZipfHead = 1 << 16;
+
+  ZipfTargets(std::int64_t n, double alpha) : n_(n), alpha_(alpha) {
+    const auto head = std::min(n, kZipfHead);
+    cumulative_.resize(static_cast<std::size_t>(head));
+    double sum = 0.0;
+    for (std::int64_t r = 0; r < head; ++r) cumulative_[r] = sum += std::pow(static_cast<double>(r + 1), -alpha);
+    tail_from_ = static_cast<double>(head) + 0.5;
+    tail_to_ = static_cast<double>(n) + 0.5;
+    total_ = sum + (head < n ? antiderivative(tail_to_) - antiderivative(tail_from_) : 0.0);
+    multiplier_ = 0x9E3779B97F4A7C15ull;  // odd
+    while (std::gcd(multiplier_, static_cast<std::uint64_t>(n)) != 1) multiplier_ += 2;
+  }
+
+  std::int64_t operator()(double u) const {
+    const double w = u * total_;
+    std::int64_t rank;
+    if (w < cumulative_.back()) {
+      rank = std::upper_bound(cumulative_.begin(), cumulative_.end(), w) - cumulative_.begin();
+    } else {
+      // Solve F(x) = F(tail_from) + (w - head mass) for x, F the antiderivative of x^-alpha.
+      const double x = inverse(antiderivative(tail_from_) + (w - cumulative_.back()));
+      rank = static_cast<std::int64_t>(std::floor(x + 0.5)) - 1;
+    }
+    rank = std::clamp<std::int64_t>(rank, 0, n_ - 1);
+    return static_cast<std::int64_t>(static_cast<unsigned __int128>(rank) * multiplier_ % static_cast<std::uint64_t>(n_));
+  }
+
+ private:
+  bool log_form() const { return std::fabs(alpha_ - 1.0) < 1e-12; }
+  double antiderivative(double x) const {
+    return log_form() ? std::log(x) : std::pow(x, 1.0 - alpha_) / (1.0 - alpha_);
+  }
+  double inverse(double f) const { return log_form() ? std::exp(f) : std::pow(f * (1.0 - alpha_), 1.0 / (1.0 - alpha_)); }
+
+  std::int64_t n_;
+  double alpha_;
+  std::vector<double> cumulative_;
+  double tail_from_ = 0.0;
+  double tail_to_ = 0.0;
+  double total_ = 0.0;
+  std::uint64_t multiplier_ = 1;
+};
+
+// m values over [0, n) hitting every value m / n times, give or take one, in random order: a
+// partial Fisher-Yates of [0, n) when m <= n (each at most once), else a full one of the
+// sequence j mod n.
+void balanced_draw(std::int64_t n, std::int64_t m, SplitMix64& rng, std::vector<std::int64_t>& out) {
+  if (m <= n) {
+    partial_fisher_yates(n, m, rng, out);
+    return;
+  }
+  out.resize(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < m; ++j) out[j] = j % n;
+  for (std::int64_t j = 0; j + 1 < m; ++j) {
+    const auto r = j + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(m - j));
+    std::swap(out[j], out[r]);
+  }
+}
+
+// The values of a zipf or balanced `indices` generator, into v (the indices' row-major
+// elements); returns the draws taken. scatter_nd draws positions of data.shape[:k], one a
+// tuple; scatter_elements draws along the axis, balanced per line (line L's draws start at L*m);
+// scatter_update draws along the axis.
+std::int64_t skewed_indices(const Generator& g, const CaseDecl& d, const Shape& shape, std::vector<std::int64_t>& v) {
+  const auto n = static_cast<std::int64_t>(v.size());
+  const bool nd = d.attrs.op == Op::scatter_nd;
+  const auto k = nd ? shape.back() : 1;
+  const Shape prefix = nd ? Shape(d.data.shape.begin(), d.data.shape.begin() + k)
+                          : Shape{d.data.shape[static_cast<std::size_t>(d.attrs.axis)]};
+  const auto targets = numel(prefix);
+  const auto values = k == 0 ? 0 : n / k;  // tuples, or index elements
+  std::vector<std::int64_t> drawn(static_cast<std::size_t>(values));
+  std::int64_t draws = values;
+  if (g.distribution == Generator::Distribution::zipf) {
+    const ZipfTargets zipf(targets, g.alpha);
+    in_chunks(values, [&](std::int64_t begin, std::int64_t end) {
+      auto rng = stream_at(g.seed, begin);
+      for (std::int64_t t = begin; t < end; ++t) drawn[t] = zipf(unit(rng.next()));
+    });
+  } else if (d.attrs.op == Op::scatter_elements && !shape.empty()) {
+    // Balanced along each line: every target of the line hit m / extent times.
+    const auto axis = static_cast<std::size_t>(d.attrs.axis);
+    const auto m = shape[axis];
+    const auto stride = strides_of(shape)[axis];
+    const auto lines = m == 0 ? 0 : n / m;
+    in_chunks(lines, [&](std::int64_t begin, std::int64_t end) {
+      std::vector<std::int64_t> line_values;
+      for (std::int64_t line = begin; line < end; ++line) {
+        auto rng = stream_at(g.seed, line * m);
+        balanced_draw(targets, m, rng, line_values);
+        const auto base = line / stride * m * stride + line % stride;
+        for (std::int64_t j = 0; j < m; ++j) drawn[base + j * stride] = line_values[j];
+      }
+    });
+  } else {
+    SplitMix64 rng(g.seed);
+    balanced_draw(targets, values, rng, drawn);
+  }
+  for (std::int64_t t = 0; t < values; ++t) {
+    if (!nd) {
+      v[t] = drawn[t];
+      continue;
+    }
+    const auto coord = unravel(drawn[t], prefix);
+    for (std::int64_t j = 0; j < k; ++j) v[t * k + j] = coord[j];
+  }
+  return draws;
+}
+
 void need_unique(std::int64_t n, std::int64_t m, const std::string& field, const std::string& what) {
   if (m > n) {
     throw Error(ErrorCode::values, field,
@@ -285,7 +402,9 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
   }
   std::vector<std::int64_t> v(static_cast<std::size_t>(n));
   std::int64_t draws = 0;  // taken from the stream before the negative pass
-  if (!g.unique) {
+  if (g.distribution != Generator::Distribution::uniform) {
+    draws = skewed_indices(g, d, shape, v);
+  } else if (!g.unique) {
     in_chunks(n, [&](std::int64_t begin, std::int64_t end) {
       auto rng = stream_at(g.seed, begin);
       for (std::int64_t i = begin; i < end; ++i) v[i] = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(s(i)));
@@ -368,9 +487,12 @@ std::uint64_t indices_scratch_bytes(const Generator& gen, std::int64_t n) {
   // The draws (8 bytes each); with `unique`, the partial Fisher-Yates result (8 each)
   // and either its dense array (8 x at most 4m + 1024) or its sparse map (at most 2m
   // nodes of about 40 bytes). Saturating, like case_bytes.
-  const std::uint64_t per_element = gen.unique ? 8 + 8 + 80 : 8;
+  // zipf and balanced: the drawn values and a line's (8 + 8 each), and zipf's table of the head.
+  const bool skewed = gen.distribution != Generator::Distribution::uniform;
+  const std::uint64_t per_element = gen.unique ? 8 + 8 + 80 : skewed ? 8 + 8 + 8 : 8;
+  const std::uint64_t fixed = 8192u + (skewed ? 8u * ZipfTargets::kZipfHead : 0u);
   std::uint64_t bytes = 0;
-  if (__builtin_mul_overflow(count, per_element, &bytes) || __builtin_add_overflow(bytes, 8192u, &bytes)) {
+  if (__builtin_mul_overflow(count, per_element, &bytes) || __builtin_add_overflow(bytes, fixed, &bytes)) {
     return UINT64_MAX;
   }
   return bytes;

@@ -45,9 +45,33 @@ Generator parse_generator(const json& g, const std::string& field, bool for_indi
     if (g.contains("seed")) gen.seed = parse_seed(g["seed"], field + ".seed");
   } else if (kind == "indices") {
     if (!for_indices) throw Error(ErrorCode::schema, field + ".kind", "'indices' generates inputs.indices only");
-    check_keys(g, {"kind", "unique", "negative", "seed"}, field);
+    check_keys(g, {"kind", "unique", "negative", "seed", "distribution", "alpha"}, field);
     gen.kind = Generator::Kind::indices;
     if (g.contains("unique")) gen.unique = get_bool(g["unique"], field + ".unique");
+    if (g.contains("distribution")) {
+      const auto name = get_string(g["distribution"], field + ".distribution");
+      if (name == "zipf") {
+        gen.distribution = Generator::Distribution::zipf;
+      } else if (name == "balanced") {
+        gen.distribution = Generator::Distribution::balanced;
+      } else if (name != "uniform") {
+        throw Error(ErrorCode::schema, field + ".distribution",
+                    fmt::format("= '{}' is not a distribution (uniform, zipf, balanced)", name));
+      }
+      if (gen.unique && gen.distribution != Generator::Distribution::uniform) {
+        throw Error(ErrorCode::schema, field + ".distribution",
+                    fmt::format("= '{}' cannot be combined with unique: true (unique targets have no frequencies)", name));
+      }
+    }
+    if (g.contains("alpha")) {
+      if (gen.distribution != Generator::Distribution::zipf) {
+        throw Error(ErrorCode::schema, field + ".alpha", "belongs to distribution 'zipf'");
+      }
+      gen.alpha = get_number(g["alpha"], field + ".alpha");
+      if (!(gen.alpha > 0.0 && gen.alpha <= 10.0)) {
+        throw Error(ErrorCode::schema, field + ".alpha", fmt::format("= {} is not an exponent in (0, 10]", gen.alpha));
+      }
+    }
     if (g.contains("negative")) {
       gen.negative = get_number(g["negative"], field + ".negative");
       if (!(gen.negative >= 0.0 && gen.negative <= 1.0)) {
