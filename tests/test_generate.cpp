@@ -492,6 +492,30 @@ TEST(SkewedIndices, BalancedHitsEveryTargetEquallyOften) {
   EXPECT_EQ(seen.size(), 12u);
 }
 
+TEST(SkewedIndices, BroadcastRepeatsAnIndexAcrossTheOtherDimensions) {
+  // PyG's aggregation: index [E, F] with index[e, f] = dst[e] (axis 0), power-law in-degrees.
+  const auto gnn = load_case(indices_case(
+      "scatter_elements", R"("reduction": "add", "axis": 0)", {50, 8}, "int64", {400, 8},
+      R"({"kind": "indices", "distribution": "zipf", "alpha": 1.0, "broadcast": true, "seed": 2})", {400, 8}));
+  const auto values = index_values(gnn.indices);
+  std::set<std::int64_t> rows;
+  for (int e = 0; e < 400; ++e) {
+    for (int f = 1; f < 8; ++f) ASSERT_EQ(values[e * 8 + f], values[e * 8]) << "edge " << e;
+    rows.insert(values[e * 8]);
+  }
+  EXPECT_GT(rows.size(), 10u);
+  // Along axis 1 with unique: each row of the index is a permutation, the same in every row.
+  const auto cols = load_case(indices_case("scatter_elements", R"("axis": 1)", {3, 5}, "int32", {3, 5},
+                                           R"({"kind": "indices", "unique": true, "broadcast": true})", {3, 5}));
+  const auto c = index_values(cols.indices);
+  EXPECT_EQ(std::set<std::int64_t>(c.begin(), c.begin() + 5).size(), 5u);
+  for (int r = 1; r < 3; ++r) EXPECT_TRUE(std::equal(c.begin(), c.begin() + 5, c.begin() + 5 * r));
+  EXPECT_REJECTED(indices_case("scatter_nd", "", {10}, "int64", {4, 1}, R"({"kind": "indices", "broadcast": true})", {4}),
+                  ErrorCode::values,
+                  "inputs.indices.generate.broadcast: is for scatter_elements (an index the same along every dimension but "
+                  "the axis), not scatter_nd");
+}
+
 TEST(SkewedIndices, SchemaErrorsNameTheField) {
   const auto with = [](const std::string& generator) {
     return indices_case("scatter_update", "", {10}, "int64", {4}, generator, {4});

@@ -56,6 +56,9 @@ struct Generator {
   enum class Distribution { uniform, zipf, balanced };
   Distribution distribution = Distribution::uniform;
   double alpha = 1.0;  ///< zipf's exponent
+  /// scatter_elements: an index depends only on its coordinate along the axis, the same across
+  /// the other dimensions (PyG's `index.view(-1, 1).expand(-1, F)`: whole rows aggregated).
+  bool broadcast = false;
 };
 
 /// Where a tensor's elements come from: literal values (already parsed), a

@@ -376,6 +376,41 @@ std::int64_t skewed_indices(const Generator& g, const CaseDecl& d, const Shape& 
   return draws;
 }
 
+void need_unique(std::int64_t n, std::int64_t m, const std::string& field, const std::string& what);
+
+// broadcast (scatter_elements): one value per coordinate along the axis, drawn as a 1-d
+// scatter_update's indices would be (uniform, unique, zipf or balanced over the axis' extent),
+// then the same across the other dimensions. Returns the draws taken.
+std::int64_t broadcast_indices(const Generator& g, const CaseDecl& d, const Shape& shape, std::vector<std::int64_t>& v,
+                               const std::string& field) {
+  if (d.attrs.op != Op::scatter_elements) {
+    throw Error(ErrorCode::values, field + ".broadcast",
+                fmt::format("is for scatter_elements (an index the same along every dimension but the axis), not {}",
+                            to_string(d.attrs.op)));
+  }
+  const auto axis = static_cast<std::size_t>(d.attrs.axis);
+  const auto m = shape[axis];
+  const auto extent = d.data.shape[axis];
+  std::vector<std::int64_t> line(static_cast<std::size_t>(m));
+  SplitMix64 rng(g.seed);
+  if (g.unique) {
+    need_unique(extent, m, field, fmt::format("along data.shape[{}] = {}", axis, extent));
+    partial_fisher_yates(extent, m, rng, line);
+  } else if (g.distribution == Generator::Distribution::balanced) {
+    balanced_draw(extent, m, rng, line);
+  } else if (g.distribution == Generator::Distribution::zipf) {
+    const ZipfTargets zipf(extent, g.alpha);
+    for (auto& x : line) x = zipf(unit(rng.next()));
+  } else {
+    for (auto& x : line) x = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(extent));
+  }
+  const auto stride = strides_of(shape)[axis];
+  in_chunks(static_cast<std::int64_t>(v.size()), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) v[i] = line[static_cast<std::size_t>(i / stride % m)];
+  });
+  return m;
+}
+
 void need_unique(std::int64_t n, std::int64_t m, const std::string& field, const std::string& what) {
   if (m > n) {
     throw Error(ErrorCode::values, field,
@@ -402,7 +437,9 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
   }
   std::vector<std::int64_t> v(static_cast<std::size_t>(n));
   std::int64_t draws = 0;  // taken from the stream before the negative pass
-  if (g.distribution != Generator::Distribution::uniform) {
+  if (g.broadcast) {
+    draws = broadcast_indices(g, d, shape, v, field);
+  } else if (g.distribution != Generator::Distribution::uniform) {
     draws = skewed_indices(g, d, shape, v);
   } else if (!g.unique) {
     in_chunks(n, [&](std::int64_t begin, std::int64_t end) {

@@ -45,9 +45,10 @@ Generator parse_generator(const json& g, const std::string& field, bool for_indi
     if (g.contains("seed")) gen.seed = parse_seed(g["seed"], field + ".seed");
   } else if (kind == "indices") {
     if (!for_indices) throw Error(ErrorCode::schema, field + ".kind", "'indices' generates inputs.indices only");
-    check_keys(g, {"kind", "unique", "negative", "seed", "distribution", "alpha"}, field);
+    check_keys(g, {"kind", "unique", "negative", "seed", "distribution", "alpha", "broadcast"}, field);
     gen.kind = Generator::Kind::indices;
     if (g.contains("unique")) gen.unique = get_bool(g["unique"], field + ".unique");
+    if (g.contains("broadcast")) gen.broadcast = get_bool(g["broadcast"], field + ".broadcast");
     if (g.contains("distribution")) {
       const auto name = get_string(g["distribution"], field + ".distribution");
       if (name == "zipf") {
