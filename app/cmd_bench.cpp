@@ -53,8 +53,7 @@ BenchSize bench_size(const std::string& size) {
 std::vector<BenchItem> bench_items(const BenchFlags& o) {
   std::vector<BenchItem> items;
   if (o.paths.empty()) {
-    const BenchMode mode = o.mode == "nd" ? BenchMode::nd : o.mode == "elements" ? BenchMode::elements
-                           : o.mode == "update" ? BenchMode::update : BenchMode::all;
+    const BenchMode mode = bench_mode_named(o.mode).value_or(BenchMode::all);
     items = builtin_suite(mode, bench_size(o.size));
     if (o.selection.filters.empty()) return items;
     const auto selection = o.selection.selection();
@@ -233,8 +232,8 @@ Command add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchFlags>();
   auto* cmd = app.add_subcommand("bench", "time the backends on a built-in suite (or the given cases)");
   cmd->add_option("paths", o->paths, "case files or directories (default: the built-in suite)");
-  cmd->add_option("--mode", o->mode, "nd, elements, update or all (default all)")
-      ->check(CLI::IsMember({"nd", "elements", "update", "all"}));
+  cmd->add_option("--mode", o->mode, "nd, elements, update, workload or all (default all)")
+      ->check(CLI::IsMember(bench_mode_names()));
   cmd->add_option("--size", o->size, "small, medium or large (default small)")
       ->check(CLI::IsMember({"small", "medium", "large"}));
   add_backend(cmd, o->backends);

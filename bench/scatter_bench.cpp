@@ -3,7 +3,7 @@
 // scatterctl's reports ("nd/slice_256B/unique/f32@ref", from bench_name(); Google
 // Benchmark adds "/iterations:20/manual_time", which `compare` strips).
 //
-//   scatter_bench [--mode nd|elements|update|all] [--size small|medium|large]
+//   scatter_bench [--mode nd|elements|update|workload|all] [--size small|medium|large]
 //                 [--backend ref,cuda|all] [--hot] [--iterations N] [--benchmark_* flags]
 //
 // (or SCATTER_BENCH_MODE / SCATTER_BENCH_SIZE / SCATTER_BENCH_BACKEND). Each
@@ -99,8 +99,8 @@ bool parse_flags(int& argc, char** argv, Settings& s) {
   }
   argc = out;
   argv[argc] = nullptr;
-  if (s.mode != "nd" && s.mode != "elements" && s.mode != "update" && s.mode != "all") {
-    std::fprintf(stderr, "scatter_bench: --mode must be nd, elements, update or all, not '%s'\n", s.mode.c_str());
+  if (!bench_mode_named(s.mode)) {
+    std::fprintf(stderr, "scatter_bench: --mode must be nd, elements, update, workload or all, not '%s'\n", s.mode.c_str());
     return false;
   }
   if (s.size != "small" && s.size != "medium" && s.size != "large") {
@@ -158,10 +158,7 @@ Slot& slot_for(const BenchItem& item, std::size_t index) {
 int main(int argc, char** argv) {
   Settings settings;
   if (!parse_flags(argc, argv, settings)) return 2;
-  const BenchMode mode = settings.mode == "nd"         ? BenchMode::nd
-                         : settings.mode == "elements" ? BenchMode::elements
-                         : settings.mode == "update"   ? BenchMode::update
-                                                       : BenchMode::all;
+  const BenchMode mode = bench_mode_named(settings.mode).value_or(BenchMode::all);
   const BenchSize size = settings.size == "medium" ? BenchSize::medium
                          : settings.size == "large" ? BenchSize::large
                                                     : BenchSize::small;

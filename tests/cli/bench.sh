@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `scatterctl bench` writes a report `compare` reads; compare exits 1 on a regression.
+# `scatterctl bench` writes a report `compare` reads; compare exits 1 on a regression; the
+# workload class runs on ref and cpu.
 # Usage: bench.sh SCATTERCTL REPO
 source "$(dirname "$0")/common.bash"
 
@@ -36,4 +37,12 @@ grep -q "gate passed" "$TMP/same.txt" || fail "a report compared with itself pas
 grep -q "gate FAILED" "$TMP/slow.txt" || fail "3x slower fails the gate"
 "$BIN" compare "$TMP/base.json" "$TMP/nothere.json" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "a missing report is a usage error (2), got $rc"
+# The workload class on ref and cpu, checked against the reference: zipf, balanced and broadcast
+# indices, bf16 and int32 among them.
+"$BIN" bench --backend ref,cpu --mode workload --filter 'workload/moe_combine/k8/*' --filter 'workload/gnn/mean/*' \
+    --filter 'workload/embedding_backward/*' --filter 'workload/histogram/100_bins/*' --max-seconds 0.02 \
+    --repetitions 1 > "$TMP/workload.txt"; rc=$?
+[ $rc -eq 0 ] || fail "bench --mode workload exits 0 on ref and cpu, got $rc"
+[ "$(grep -Ec '^workload/[^ ]+ +(ref|cpu) +[0-9.]+ [mun]?s ' "$TMP/workload.txt")" -eq 8 ] \
+    || fail "four workload benchmarks timed on ref and cpu (cpu checked against ref): $(cat "$TMP/workload.txt")"
 echo "bench: ok"

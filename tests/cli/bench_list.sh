@@ -16,7 +16,7 @@ tail -n 1 "$tmp/nd.txt" | grep -q "^scatterctl: [0-9]* benchmarks selected (mode
     || fail "the last line counts the benchmarks"
 
 # JSON on stdout and to a file; the counts follow --mode.
-for mode in nd elements update all; do
+for mode in nd elements update workload all; do
   "$S" bench --list --mode "$mode" --json - > "$tmp/$mode.json" || fail "bench --list --json - exits 0 ($mode)"
 done
 "$S" bench --list --mode update --json "$tmp/sub/update.json" > /dev/null || fail "bench --list --json FILE exits 0"
@@ -24,12 +24,14 @@ cmp -s "$tmp/update.json" "$tmp/sub/update.json" || fail "--json FILE holds what
 python3 - "$tmp" <<'PY' || fail "bench --list JSON"
 import json, sys
 d = sys.argv[1]
-lists = {m: json.load(open(f"{d}/{m}.json")) for m in ("nd", "elements", "update", "all")}
+modes = ("nd", "elements", "update", "workload")
+lists = {m: json.load(open(f"{d}/{m}.json")) for m in modes + ("all",)}
 names = {m: [b["name"] for b in doc["suite"]] for m, doc in lists.items()}
-for m in ("nd", "elements", "update"):
+for m in modes:
     assert names[m] and all(n.startswith(m + "/") for n in names[m]), (m, names[m])
-assert names["all"] == names["nd"] + names["elements"] + names["update"], "all is nd, elements and update"
-assert len(set(len(names[m]) for m in ("nd", "elements", "update"))) == 3, "the counts differ by mode"
+assert names["all"] == sum((names[m] for m in modes), []), "all is nd, elements, update and workload"
+assert len(set(len(names[m]) for m in modes)) == 4, "the counts differ by mode"
+assert len(names["workload"]) >= 12, "at least 12 workload benchmarks"
 launch = next(b for b in lists["nd"]["suite"] if b["name"] == "nd/launch/f32")
 assert launch["op"] == "scatter_nd" and launch["reduction"] == "none" and launch["dtype"] == "float32", launch
 assert launch["shapes"] == {"data": [64], "indices": [4, 1], "updates": [4]}, launch

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scatter/backend.hpp"
@@ -18,13 +19,13 @@
 
 namespace scatter {
 
-enum class BenchMode { nd, elements, update, all };
+enum class BenchMode { nd, elements, update, workload, all };
 enum class BenchSize { small, medium, large };
 
 /// One benchmark: a declared case and how to run it.
 struct BenchItem {
   std::string name;   ///< e.g. "nd/slice_256B/unique/f32"
-  std::string group;  ///< the case class: launch, doc, element, slice, contention, reduction, index_type
+  std::string group;  ///< the case class: launch, doc, element, slice, contention, reduction, index_type, workload
   CaseDecl decl;
   bool in_place = false;
   bool deterministic = false;
@@ -32,6 +33,10 @@ struct BenchItem {
 
 /// The built-in suite. `small` runs in seconds on a CPU; `large` fills a GPU well past its L2.
 std::vector<BenchItem> builtin_suite(BenchMode mode, BenchSize size);
+/// --mode's names, in BenchMode's order: nd, elements, update, workload, all.
+const std::vector<std::string>& bench_mode_names();
+/// The mode a name stands for; nullopt when it is none.
+std::optional<BenchMode> bench_mode_named(std::string_view name);
 
 /// Minimum bytes that must cross memory (PERF.md): indices, the updates that
 /// matter (only the winners' for `none` with duplicates), the 32-byte sectors the
