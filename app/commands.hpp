@@ -19,6 +19,7 @@ Command add_fuzz_command(CLI::App& app);
 Command add_info_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_expectations_command(CLI::App& app);
+Command add_import_command(CLI::App& app);
 /// Hidden: the child side of --isolate, serving one plugin over fds 3 and 4 (docs/backends.md).
 Command add_plugin_host_command(CLI::App& app);
 /// Hidden: the far side of exe:PATH:NAME, serving a built-in backend over fds 3 and 4.

@@ -2,10 +2,12 @@
 // line here (and its own file). Built-ins first, ref leading (the oracle); then the
 // framework workers; then the plugins a --backend list names.
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 
@@ -181,6 +183,39 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConf
 
 std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config) {
   return make_worker_of(name, config);
+}
+
+int run_python_module(const std::string& module, const std::vector<std::string>& args, const BackendConfig& config,
+                      std::string& why) {
+  const auto python = python_of(config);
+  std::vector<std::string> argv{python, "-m", module};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  std::string pythonpath = worker_path();
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    why = fmt::format("cannot start {}: fork failed", python);
+    return -1;
+  }
+  if (pid == 0) {
+    ::setenv("PYTHONPATH", pythonpath.c_str(), 1);
+    ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    ::execvp(raw[0], raw.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    why = fmt::format("cannot start the interpreter '{}' (--python, $SCATTERCTL_PYTHON, the project's .venv, "
+                      "python3)",
+                      python);
+    return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 

@@ -171,8 +171,14 @@ std::unique_ptr<Backend> make_cuda_backend();
 std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config);
 /// The names of the framework backends, in the order `frameworks` runs them.
 const std::vector<std::string>& framework_backend_names();
+
+/// Runs `PYTHON -m MODULE ARGS...` with the framework workers' interpreter and lib/python on its
+/// path (scatterctl import), its stdout and stderr the caller's. Its exit status, or -1 when it
+/// could not be started, with the reason in `why`.
+int run_python_module(const std::string& module, const std::vector<std::string>& args, const BackendConfig& config,
+                      std::string& why);
 /// A backend made from a --backend SPEC: a built-in or framework name, plugin:PATH,
-/// exe:PATH:NAME (built-in backend NAME of another scatterctl executable, driven over the
+/// python:FILE.py[:FUNC] or python:MODULE:FUNC (a user's Python kernel), exe:PATH:NAME (built-in backend NAME of another scatterctl executable, driven over the
 /// worker protocol by its `backend-host` mode) or NAME@PYTHON (framework NAME under another
 /// interpreter). Throws Error(schema) naming the SPEC when it is none of these. With
 /// config.count_instructions, the counted form of the SPEC (BackendConfig).

@@ -43,12 +43,6 @@ TensorDecl drawn(DType dtype, Shape shape, Generator::Distribution distribution,
   return {dtype, std::move(shape), g};
 }
 
-TensorDecl unique_rows(DType dtype, Shape shape, bool broadcast, std::uint64_t seed) {
-  auto t = indices(dtype, std::move(shape), true, seed);
-  std::get<Generator>(t.source).broadcast = broadcast;
-  return t;
-}
-
 TensorDecl positions(Shape shape) {  // 0, 1, 2, ...: a contiguous run of cache positions
   Generator g;
   g.kind = Generator::Kind::arange;

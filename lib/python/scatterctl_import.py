@@ -1,0 +1,335 @@
+"""scatterctl import MODEL --out DIR: every scatter node of a model as a scatterctl case.
+
+Run by `scatterctl import` as `PYTHON -m scatterctl_import MODEL --out DIR [--dim NAME=VALUE ...]`
+(lib/python on PYTHONPATH), with the interpreter the framework workers use. Reads ONNX models
+(`.onnx`, with the onnx package) and OpenVINO IR (`.xml`, with the openvino package).
+
+Each ScatterND, ScatterElements and Scatter node (OpenVINO: ScatterNDUpdate,
+ScatterElementsUpdate, ScatterUpdate) becomes one case in DIR/<model>.json, named after the node,
+with the node's shapes, dtypes and attributes. An input that is a constant of the model is taken
+as it is (inline up to MAX_INLINE elements, else a .npy file beside the cases); any other input is
+generated, valid for the op: indices in range, unique targets for `none` where there are enough
+targets. Each case's description says which inputs came from where. A dynamic dimension needs
+`--dim NAME=VALUE`; a node that cannot become a case is skipped with the reason.
+
+Exit status: 0 cases written; 2 a bad argument or an unreadable model; 4 no scatter node in the
+model; 5 the package that reads the model is not installed.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+MAX_INLINE = 4096
+
+ONNX_OPS = {"ScatterND": "scatter_nd", "ScatterElements": "scatter_elements", "Scatter": "scatter_elements"}
+OPENVINO_OPS = {"ScatterNDUpdate": "scatter_nd", "ScatterElementsUpdate": "scatter_elements",
+                "ScatterUpdate": "scatter_update"}
+# onnx.TensorProto element types
+ONNX_DTYPES = {1: "float32", 2: "uint8", 3: "int8", 5: "int16", 6: "int32", 7: "int64", 9: "bool", 10: "float16",
+               11: "float64", 16: "bfloat16"}
+NUMPY_DTYPES = {"float64": "float64", "float32": "float32", "float16": "float16", "int64": "int64", "int32": "int32",
+                "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool"}
+# a model's reduction names (ONNX: none add mul min max; OpenVINO: none sum prod min max mean) -> the spec's
+REDUCTIONS = {"none": "none", "add": "add", "sum": "add", "mul": "mul", "prod": "mul", "min": "min", "max": "max",
+              "mean": "mean"}
+
+
+class Skip(Exception):
+    """This node cannot become a case; the message says why."""
+
+
+def fail(message, status):
+    print(f"scatterctl import: {message}", file=sys.stderr)
+    return status
+
+
+def case_name(raw, taken):
+    """The node's name as a case name ([A-Za-z0-9_.-]+), unique within the file."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", raw).strip("_") or "scatter"
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
+class Input:
+    """One input of a node: its dtype and shape, and its constant value when the model has one."""
+
+    def __init__(self, role, dtype, shape, value=None):
+        self.role, self.dtype, self.shape, self.value = role, dtype, [int(d) for d in shape], value
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def shape_of(dims, role, given):
+    """A model's dims (ints, or names of dynamic dimensions) -> ints, from --dim for the names."""
+    out = []
+    for d in dims:
+        if isinstance(d, int) and d >= 0:
+            out.append(d)
+        elif isinstance(d, str) and d in given:
+            out.append(given[d])
+        elif isinstance(d, str) and d:
+            raise Skip(f"{role} has the dynamic dimension '{d}': give --dim {d}=VALUE")
+        else:
+            raise Skip(f"{role} has a dimension of unknown size: give the model static shapes or name the "
+                       "dimension")
+    return out
+
+
+def tensor_json(inp, out_dir, case, seed, generated):
+    """The case-file tensor of an input: the constant (inline, or a .npy beside the cases), or a generator."""
+    import numpy as np
+
+    if inp.value is not None:
+        arr = np.asarray(inp.value)
+        if inp.size <= MAX_INLINE and (arr.dtype.kind not in "f" or np.isfinite(arr).all()):
+            return {"dtype": inp.dtype, "shape": inp.shape, "values": arr.tolist()}, "the model's constant"
+        file = f"{case}.{inp.role}.npy"
+        np.save(os.path.join(out_dir, file), np.ascontiguousarray(arr), allow_pickle=False)
+        return {"dtype": inp.dtype, "shape": inp.shape, "file": file}, f"the model's constant ({file})"
+    if inp.role == "indices":
+        return ({"dtype": inp.dtype, "shape": inp.shape, "generate": dict(generated, seed=seed)},
+                "generated in range" + (", unique targets" if generated.get("unique") else ""))
+    if inp.dtype == "bool":
+        return {"dtype": "bool", "shape": inp.shape, "generate": {"kind": "fill", "value": False}}, "generated: false"
+    if inp.dtype.startswith("float") or inp.dtype == "bfloat16":
+        return ({"dtype": inp.dtype, "shape": inp.shape,
+                 "generate": {"kind": "uniform", "low": -1, "high": 1, "seed": seed}}, "generated: uniform [-1, 1)")
+    return ({"dtype": inp.dtype, "shape": inp.shape, "generate": {"kind": "randint", "low": 0, "high": 100, "seed": seed}},
+            "generated: randint [0, 100)")
+
+
+def index_generator(op, reduction, axis, data, indices):
+    """Valid indices: in range, and unique targets for `none` where there are as many targets."""
+    if reduction != "none":
+        return {"kind": "indices"}
+    if op == "scatter_nd":
+        k = indices.shape[-1] if indices.shape else 0
+        targets, wanted = 1, 1
+        for d in data.shape[:k]:
+            targets *= d
+        for d in indices.shape[:-1]:
+            wanted *= d
+    elif op == "scatter_elements":
+        targets, wanted = data.shape[axis], indices.shape[axis]
+    else:
+        targets, wanted = data.shape[axis], indices.size
+    return {"kind": "indices", "unique": wanted <= targets}
+
+
+def case_of(name, source, op, reduction, axis, use_init_val, inputs, out_dir):
+    data, indices, updates = inputs
+    if data.dtype is None or indices.dtype not in ("int32", "int64"):
+        raise Skip(f"indices are {indices.dtype}, not int32 or int64")
+    if op != "scatter_nd" and not -len(data.shape) <= axis < len(data.shape):
+        raise Skip(f"axis {axis} is outside data's rank {len(data.shape)}")
+    axis = axis % len(data.shape) if data.shape else 0
+    generated = index_generator(op, reduction, axis, data, indices)
+    tensors, said = {}, []
+    for seed, inp in enumerate((data, indices, updates), start=1):
+        tensors[inp.role], where = tensor_json(inp, out_dir, name, seed, generated)
+        said.append(f"{inp.role} {where}")
+    case = {"name": name, "description": f"{source}: " + "; ".join(said), "source": source,
+            "tags": ["imported"], "op": op, "reduction": reduction, "inputs": tensors}
+    if op != "scatter_nd":
+        case["axis"] = axis
+    if not use_init_val:
+        case["use_init_val"] = False
+    return case
+
+
+# ---------------------------------------------------------------------------------------------
+# ONNX
+# ---------------------------------------------------------------------------------------------
+
+def onnx_nodes(path, given):
+    """(node name, source, op, reduction, axis, use_init_val, make_inputs) of every scatter node of an ONNX
+    model; make_inputs raises Skip when the node cannot become a case."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(path)
+    try:
+        model = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # a model that shape inference cannot follow keeps the shapes it declares
+        pass
+    graph = model.graph
+    constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    for node in graph.node:
+        if node.op_type == "Constant" and node.output:
+            for a in node.attribute:
+                if a.name == "value":
+                    constants[node.output[0]] = numpy_helper.to_array(a.t)
+    types = {vi.name: vi.type.tensor_type for vi in list(graph.input) + list(graph.value_info) + list(graph.output)}
+    stem = os.path.basename(path)
+
+    def input_of(role, value_name):
+        if value_name in constants:
+            arr = constants[value_name]
+            dtype = NUMPY_DTYPES.get(str(arr.dtype))
+            if dtype is None:
+                raise Skip(f"{role} is a constant of dtype {arr.dtype}, which the case format has no name for")
+            return Input(role, dtype, arr.shape, arr)
+        t = types.get(value_name)
+        if t is None or not t.HasField("shape"):
+            raise Skip(f"{role} ('{value_name}') has no known shape (shape inference could not reach it)")
+        dtype = ONNX_DTYPES.get(t.elem_type)
+        if dtype is None:
+            raise Skip(f"{role} ('{value_name}') has ONNX element type {t.elem_type}, not one of the case format's")
+        dims = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in t.shape.dim]
+        return Input(role, dtype, shape_of(dims, f"{role} ('{value_name}')", given))
+
+    found = []
+    for i, node in enumerate(graph.node):
+        if node.op_type not in ONNX_OPS:
+            continue
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        raw = attrs.get("reduction", b"none")
+        reduction = raw.decode() if isinstance(raw, bytes) else str(raw)
+        axis = int(attrs.get("axis", 0))
+        label = node.name or (node.output[0] if node.output else f"{node.op_type}_{i}")
+        source = f"{node.op_type} node '{label}' of {stem}"
+
+        def make(node=node):
+            if len(node.input) < 3:
+                raise Skip(f"it has {len(node.input)} inputs, not 3")
+            return [input_of(role, name) for role, name in zip(("data", "indices", "updates"), node.input)]
+
+        found.append((label, source, ONNX_OPS[node.op_type], reduction, axis, True, make))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenVINO IR
+# ---------------------------------------------------------------------------------------------
+
+def not_constant_axis():
+    raise Skip("its axis is not a constant of the model")
+
+
+def openvino_nodes(path, given):
+    """The same for an OpenVINO IR model (.xml and its .bin)."""
+    import openvino as ov
+
+    model = ov.Core().read_model(path)
+    stem = os.path.basename(path)
+    # IR keeps no names for dynamic dimensions: --dim names them PARAMETER.AXIS ("x.0"), and the
+    # model is reshaped so that the shapes propagate to the scatter nodes.
+    unknown, reshaped = [], {}
+    for param in model.get_parameters():
+        pshape = param.get_partial_shape()
+        if pshape.rank.is_dynamic or pshape.is_static:
+            continue
+        dims = []
+        for j, d in enumerate(pshape):
+            key = f"{param.get_friendly_name()}.{j}"
+            dims.append(d.get_length() if d.is_static else given.get(key, -1))
+            if d.is_dynamic and key not in given:
+                unknown.append(key)
+        if all(x >= 0 for x in dims):
+            reshaped[param.output(0)] = ov.PartialShape(dims)
+    if reshaped:
+        model.reshape(reshaped)
+    hint = f": give --dim {'=VALUE, --dim '.join(unknown)}=VALUE" if unknown else ""
+    ov_dtypes = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
+                 "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "boolean": "bool"}
+    found = []
+    for op in model.get_ordered_ops():
+        kind = op.get_type_name()
+        if kind not in OPENVINO_OPS:
+            continue
+        attrs = op.get_attributes()
+        reduction = str(attrs.get("reduction", "none")).lower()
+        axis = 0
+        label = op.get_friendly_name()
+        source = f"{kind} node '{label}' of {stem}"
+
+        def make(op=op, kind=kind):
+            inputs = []
+            for role, port in zip(("data", "indices", "updates"), op.inputs()):
+                dtype = ov_dtypes.get(port.get_element_type().get_type_name())
+                if dtype is None:
+                    raise Skip(f"{role} has OpenVINO type {port.get_element_type()}, not one of the case format's")
+                pshape = port.get_partial_shape()
+                if pshape.rank.is_dynamic:
+                    raise Skip(f"{role} has a dynamic rank")
+                if pshape.is_dynamic:
+                    raise Skip(f"{role} has a dimension of unknown size{hint}")
+                dims = [d.get_length() for d in pshape]
+                source_op = port.get_source_output().get_node()
+                value = source_op.get_data() if source_op.get_type_name() == "Constant" else None
+                inputs.append(Input(role, dtype, shape_of(dims, role, given), value))
+            return inputs
+
+        if kind in ("ScatterElementsUpdate", "ScatterUpdate"):
+            axis_port = op.inputs()[3].get_source_output().get_node()
+            if axis_port.get_type_name() != "Constant":
+                found.append((label, source, OPENVINO_OPS[kind], reduction, 0, True, not_constant_axis))
+                continue
+            axis = int(axis_port.get_data().reshape(-1)[0])
+        found.append((label, source, OPENVINO_OPS[kind], reduction, axis, bool(attrs.get("use_init_val", True)), make))
+    return found
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="scatterctl import")
+    ap.add_argument("model")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--dim", action="append", default=[])
+    a = ap.parse_args(argv)
+    given = {}
+    for d in a.dim:
+        name, _, value = d.partition("=")
+        if not name or not value.isdigit() or int(value) < 1:
+            return fail(f"--dim '{d}' is not NAME=VALUE with a positive VALUE", 2)
+        given[name] = int(value)
+    if not os.path.isfile(a.model):
+        return fail(f"{a.model}: no such file", 2)
+    openvino_ir = a.model.endswith(".xml")
+    package = "openvino" if openvino_ir else "onnx"
+    try:
+        __import__(package)
+        import numpy  # noqa: F401
+    except ImportError as e:
+        return fail(f"unavailable: reading {a.model} needs the {package} package ({e}); scripts/setup.sh "
+                    "--frameworks installs it into the project's .venv", 5)
+    try:
+        nodes = (openvino_nodes if openvino_ir else onnx_nodes)(a.model, given)
+    except Exception as e:
+        return fail(f"{a.model}: cannot read the model: {type(e).__name__}: {e}", 2)
+    os.makedirs(a.out, exist_ok=True)
+    cases, skipped, taken = [], [], set()
+    for label, source, op, reduction, axis, use_init_val, make in nodes:
+        name = case_name(label, taken)
+        try:
+            if reduction not in REDUCTIONS:
+                raise Skip(f"reduction '{reduction}' is not one of the case format's")
+            cases.append(case_of(name, source, op, REDUCTIONS[reduction], axis, use_init_val, make(), a.out))
+        except Skip as e:
+            skipped.append((label, str(e)))
+    stem = os.path.splitext(os.path.basename(a.model))[0]
+    if cases:
+        path = os.path.join(a.out, f"{stem}.json")
+        with open(path, "w") as f:  # a case a line
+            f.write('{"format": 1, "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
+        print(f"import: {len(cases)} case{'s' if len(cases) != 1 else ''} from {a.model} in {path}")
+    for label, why in skipped:
+        print(f"import: skipped node '{label}': {why}")
+    print(f"import: {len(nodes)} scatter node{'s' if len(nodes) != 1 else ''} found, {len(cases)} written, "
+          f"{len(skipped)} skipped")
+    if not nodes:
+        return fail(f"{a.model} has no scatter node ({', '.join(sorted(OPENVINO_OPS if openvino_ir else ONNX_OPS))})", 4)
+    return 0 if cases else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

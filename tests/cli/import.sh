@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# scatterctl import (docs/case-format.md, "Cases from a model"): an ONNX model with a ScatterND
+# (constant indices and updates, reduction add) and a ScatterElements (inputs from the graph,
+# reduction max) on a dynamic dimension:
+# - without --dim, both nodes are skipped naming the dimension to give (exit 1, nothing written);
+# - with it, two cases named after the nodes, saying which inputs are the model's, which pass
+#   on ref and cpu;
+# - the same model as OpenVINO IR (where openvino imports), its dimension named PARAMETER.AXIS;
+# - a model without a scatter node exits 4, a missing or unreadable model 2, an interpreter that
+#   cannot start 5.
+# Skipped (exit 77) when the chosen python cannot import onnx and numpy.
+# Usage: bash import.sh /path/to/scatterctl /path/to/repo
+source "$(dirname "$0")/external_common.bash"
+
+use_numpy_python
+"$PY" -c 'import onnx' >/dev/null 2>&1 || { echo "skipped: '$PY' cannot import onnx (scripts/setup.sh --frameworks)"; exit 77; }
+
+"$PY" - "$TMP" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+out = sys.argv[1]
+slots = numpy_helper.from_array(np.array([[0], [2], [0]], dtype=np.int64), "kv_slots")
+new = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), "kv_new")
+nodes = [helper.make_node("ScatterND", ["x", "kv_slots", "kv_new"], ["y"], name="cache/write:0", reduction="add"),
+         helper.make_node("ScatterElements", ["y", "e_idx", "e_upd"], ["z"], name="gnn.aggregate", axis=0,
+                          reduction="max"),
+         helper.make_node("Relu", ["z"], ["w"], name="relu")]
+inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4]),
+          helper.make_tensor_value_info("e_idx", TensorProto.INT64, [6, 4]),
+          helper.make_tensor_value_info("e_upd", TensorProto.FLOAT, [6, 4])]
+graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info("w", TensorProto.FLOAT, ["N", 4])],
+                          initializer=[slots, new])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+onnx.checker.check_model(model)
+onnx.save(model, f"{out}/model.onnx")
+plain = helper.make_graph([helper.make_node("Relu", ["x"], ["w"])], "g", inputs[:1],
+                          [helper.make_tensor_value_info("w", TensorProto.FLOAT, ["N", 4])])
+onnx.save(helper.make_model(plain, opset_imports=[helper.make_opsetid("", 18)]), f"{out}/plain.onnx")
+PY
+
+ctl import "$TMP/model.onnx" --out "$TMP/cases"
+check "dynamic dimension without --dim: exit 1" rc_is 1
+check "dynamic dimension without --dim: names the flag to give" out_has "^import: skipped node 'cache/write:0': data \('x'\) has the dynamic dimension 'N': give --dim N=VALUE$"
+check "dynamic dimension without --dim: the summary" out_has '^import: 2 scatter nodes found, 0 written, 2 skipped$'
+
+ctl import "$TMP/model.onnx" --out "$TMP/cases" --dim N=5
+check "import: exit 0" rc_is 0
+check "import: the summary" out_has '^import: 2 scatter nodes found, 2 written, 0 skipped$'
+"$PY" - "$TMP/cases/model.json" <<'PY' || fail "the imported cases"
+import json, sys
+cases = {c["name"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+assert set(cases) == {"cache_write_0", "gnn.aggregate"}, cases.keys()
+nd, el = cases["cache_write_0"], cases["gnn.aggregate"]
+assert nd["op"] == "scatter_nd" and nd["reduction"] == "add", nd
+assert nd["inputs"]["data"]["shape"] == [5, 4] and "generate" in nd["inputs"]["data"], nd
+assert nd["inputs"]["indices"]["values"] == [[0], [2], [0]], nd
+assert "indices the model's constant" in nd["description"], nd["description"]
+assert el["op"] == "scatter_elements" and el["reduction"] == "max" and el["axis"] == 0, el
+assert el["inputs"]["indices"]["generate"]["kind"] == "indices", el
+PY
+ctl run "$TMP/cases" --backend ref,cpu
+check "the imported cases pass on ref and cpu" last_line_is "scatterctl: 4 passed, 0 failed, 0 skipped"
+
+if "$PY" -c 'import openvino' >/dev/null 2>&1; then
+  "$PY" -c "import openvino as ov; ov.save_model(ov.convert_model('$TMP/model.onnx'), '$TMP/model_ir.xml')"
+  ctl import "$TMP/model_ir.xml" --out "$TMP/ir"
+  check "OpenVINO IR without --dim: names PARAMETER.AXIS" out_has "give --dim x\.0=VALUE$"
+  ctl import "$TMP/model_ir.xml" --out "$TMP/ir" --dim x.0=5
+  check "OpenVINO IR: exit 0, two cases" out_has '^import: 2 scatter nodes found, 2 written, 0 skipped$'
+  ctl run "$TMP/ir" --backend ref,cpu
+  check "OpenVINO IR: the cases pass on ref and cpu" last_line_is "scatterctl: 4 passed, 0 failed, 0 skipped"
+else
+  echo "note: openvino is not importable by $PY; the IR checks are left out"
+fi
+
+ctl import "$TMP/plain.onnx" --out "$TMP/none"
+check "no scatter node: exit 4" rc_is 4
+check "no scatter node: says so" err_has "has no scatter node"
+ctl import "$TMP/missing.onnx" --out "$TMP/none"
+check "a missing model: exit 2" rc_is 2
+echo "not a model" >"$TMP/junk.onnx"
+ctl import "$TMP/junk.onnx" --out "$TMP/none"
+check "an unreadable model: exit 2" rc_is 2
+check "an unreadable model: names it" err_has "junk.onnx: cannot read the model"
+ctl import "$TMP/model.onnx" --out "$TMP/none" --python "$TMP/no-such-python"
+check "an interpreter that cannot start: exit 5" rc_is 5
+end_checks
