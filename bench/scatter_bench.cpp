@@ -14,7 +14,7 @@
 // region) unless --hot. A flush costs far more than a small case, so cold runs take a
 // fixed number of iterations per benchmark (--iterations, default 20) instead of
 // Google Benchmark's min-time search; pass --benchmark_min_time to get the search back,
-// and --benchmark_repetitions=5 for medians. Counters: bytes (the byte model of PERF.md), GB/s and
+// and --benchmark_repetitions=5 for medians. Counters: bytes (the byte model of docs/perf-model.md), GB/s and
 // percent_of_copy (of the mean time per call, against the host copy bandwidth measured
 // once at start).
 

@@ -58,7 +58,7 @@ def gbps_chart(plt, r, order, colors, title):
     ax.set_yticklabels(names, fontsize=7)
     ax.set_ylim(len(names) - 0.5, -0.5)  # first case on top
     ax.set_xscale("log")
-    ax.set_xlabel("GB/s under the byte model (PERF.md), log scale; right of the copy line is impossible "
+    ax.set_xlabel("GB/s under the byte model (docs/perf-model.md), log scale; right of the copy line is impossible "
                   "unless the data stayed in cache")
     ax.set_title(title + ": bandwidth per case")
     ax.grid(axis="x", which="both", alpha=0.3)

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# README command 1: set up, build, and run every bundled case on every available backend.
+# README command 1: set up, build, and run every bundled case on every available backend;
+# then say where the binary is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-exec build/app/scatterctl run cases/ "$@"
+status=0
+build/app/scatterctl run cases/ "$@" || status=$?
+echo "scatterctl is $(pwd)/build/app/scatterctl (put it on PATH: export PATH=\"$(pwd)/build/app:\$PATH\")"
+exit "$status"

@@ -38,7 +38,7 @@ const std::vector<std::string>& bench_mode_names();
 /// The mode a name stands for; nullopt when it is none.
 std::optional<BenchMode> bench_mode_named(std::string_view name);
 
-/// Minimum bytes that must cross memory (PERF.md): indices, the updates that
+/// Minimum bytes that must cross memory (docs/perf-model.md): indices, the updates that
 /// matter (only the winners' for `none` with duplicates), the 32-byte sectors the
 /// writes touch (read too for reductions), and 2 x data out of place.
 struct ByteModel {
@@ -49,7 +49,7 @@ struct ByteModel {
   std::uint64_t distinct = 0;  ///< distinct output elements hit
   std::uint64_t run_bytes = 0;  ///< bytes of the longest contiguous run one update writes (a slice)
   /// An element scatter: each update writes less than one 32-byte sector, so the
-  /// random-sector write ceiling, not the copy, is its roofline (PERF.md target 2).
+  /// random-sector write ceiling, not the copy, is its roofline (docs/perf-model.md target 2).
   bool element_writes() const { return run_bytes < 32; }
   std::uint64_t total() const { return indices + updates + writes + copy; }
 };
@@ -153,7 +153,7 @@ struct BenchRow {
   double copy_line() const { return working_set_copy_bandwidth > 0 ? working_set_copy_bandwidth : copy_bandwidth; }
   double percent_of_copy() const { return copy_line() > 0 ? 100.0 * gbps() * 1e9 / copy_line() : 0.0; }
   /// The model's written sectors per second against the random-sector ceiling: how close
-  /// an element scatter's writes run to the fastest random writes (PERF.md target 2).
+  /// an element scatter's writes run to the fastest random writes (docs/perf-model.md target 2).
   /// Slice rows write sectors in sequence and may exceed 100%.
   double percent_of_sector_ceiling() const {
     return sector_bandwidth > 0 && timing.median > 0

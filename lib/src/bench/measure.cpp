@@ -1,6 +1,6 @@
 // The bench driver: each benchmark's backends checked once by the trial, then sampled in
 // shuffled rounds until their spread is under the target or the time is up; bytes counted
-// as PERF.md's model says.
+// as docs/perf-model.md's model says.
 
 #include <fnmatch.h>
 #include <unistd.h>

@@ -24,12 +24,11 @@ class CudaBackend final : public Backend {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
-      reason_ = fmt::format("no usable CUDA device: cudaGetDeviceCount: {} ({})", cudaGetErrorName(e),
-                            cudaGetErrorString(e));
+      reason_ = no_gpu_reason(e);
       return;
     }
     if (count == 0) {
-      reason_ = "no CUDA device found";
+      reason_ = "no usable GPU: the CUDA runtime sees no device";
       return;
     }
     cudaDeviceProp props{};

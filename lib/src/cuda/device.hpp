@@ -25,6 +25,15 @@ inline void check(cudaError_t e, const char* call, const char* file, int line) {
               fmt::format("{}:{}: {} failed: {} ({})", file, line, call, cudaGetErrorName(e), cudaGetErrorString(e)));
 }
 
+/// Why there is no GPU to run on, from cudaGetDeviceCount's error: on a machine without one the
+/// runtime says "driver version is insufficient", which would send people to update a driver.
+inline std::string no_gpu_reason(cudaError_t e) {
+  if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
+    return fmt::format("no usable GPU: no NVIDIA GPU and driver for this CUDA runtime ({})", cudaGetErrorName(e));
+  }
+  return fmt::format("no usable GPU: cudaGetDeviceCount failed: {} ({})", cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
 /// After a failed call: cudaSuccess when the context still works, else the sticky error
 /// (an illegal address, a trap) that lost it; every later call would fail with it.
 inline cudaError_t lost_context() {

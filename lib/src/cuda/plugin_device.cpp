@@ -84,7 +84,7 @@ class CudaPluginDevice final : public PluginDevice {
 std::unique_ptr<PluginDevice> make_plugin_device(std::string& why) {
   int count = 0;
   if (const auto e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
-    why = e != cudaSuccess ? fmt::format("no usable GPU (cudaGetDeviceCount: {})", cudaGetErrorName(e)) : "no GPU found";
+    why = e != cudaSuccess ? cuda::no_gpu_reason(e) : "no usable GPU: the CUDA runtime sees no device";
     return nullptr;
   }
   cudaDeviceProp props{};
