@@ -37,12 +37,16 @@ std::string worker_path() {
   return std::string(SCATTER_SOURCE_DIR) + "/lib/python";
 }
 
-// The Python worker serving NAME: a framework, or a user's kernel (python:FILE.py[:FUNC]).
-std::unique_ptr<Backend> make_worker_of(const std::string& name, const BackendConfig& config) {
+// The environment the project's Python runs in: lib/python first on its path, no .pyc files.
+std::vector<std::pair<std::string, std::string>> python_env() {
   std::string pythonpath = worker_path();
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
-  return external::make_worker_backend(name, {python_of(config), "-u", "-m", "scatterctl_worker", name},
-                                       {{"PYTHONPATH", pythonpath}, {"PYTHONDONTWRITEBYTECODE", "1"}},
+  return {{"PYTHONPATH", pythonpath}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+}
+
+// The Python worker serving NAME: a framework, or a user's kernel (python:FILE.py[:FUNC]).
+std::unique_ptr<Backend> make_worker_of(const std::string& name, const BackendConfig& config) {
+  return external::make_worker_backend(name, {python_of(config), "-u", "-m", "scatterctl_worker", name}, python_env(),
                                        {config.request_timeout});
 }
 
@@ -193,16 +197,14 @@ int run_python_module(const std::string& module, const std::vector<std::string>&
   std::vector<char*> raw;
   for (auto& a : argv) raw.push_back(a.data());
   raw.push_back(nullptr);
-  std::string pythonpath = worker_path();
-  if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
+  const auto env = python_env();
   const pid_t pid = ::fork();
   if (pid < 0) {
     why = fmt::format("cannot start {}: fork failed", python);
     return -1;
   }
   if (pid == 0) {
-    ::setenv("PYTHONPATH", pythonpath.c_str(), 1);
-    ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    for (const auto& [key, value] : env) ::setenv(key.c_str(), value.c_str(), 1);
     ::execvp(raw[0], raw.data());
     ::_exit(127);
   }

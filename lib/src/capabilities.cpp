@@ -361,7 +361,7 @@ std::optional<std::string> unsupported_reason(const Capabilities& caps, const Ca
   }
   const auto& entry = per_op[static_cast<std::size_t>(reduction)];
   if (!entry.supported) return fmt::format("{} {} is not declared", to_string(op), to_string(reduction));
-  if (!entry.all_dtypes && std::find(entry.dtypes.begin(), entry.dtypes.end(), dtype) == entry.dtypes.end()) {
+  if (!entry.covers(dtype)) {
     return fmt::format("{} {} on {} is not declared", to_string(op), to_string(reduction), to_string(dtype));
   }
   if (std::find(caps.index_dtypes.begin(), caps.index_dtypes.end(), c.indices.dtype()) == caps.index_dtypes.end()) {

@@ -41,14 +41,6 @@ class Rng {
   SplitMix64 mix_;
 };
 
-std::vector<Reduction> reductions_for(Op op, DType dtype) {
-  std::vector<Reduction> out;
-  for (const auto r : kReductions) {
-    if (allows(op, r, dtype)) out.push_back(r);
-  }
-  return out;
-}
-
 // How many distinct targets the indices draw from, relative to what exists.
 enum class Density { spread, dense, one, two };
 
@@ -135,9 +127,7 @@ std::string indices_json(DType dtype, const Shape& shape, const std::vector<std:
 bool declared(const Capabilities* within, Op op, Reduction r, DType dtype) {
   if (!allows(op, r, dtype)) return false;
   if (!within) return true;
-  const auto& entry = within->ops[static_cast<std::size_t>(op)][static_cast<std::size_t>(r)];
-  return entry.supported &&
-         (entry.all_dtypes || std::find(entry.dtypes.begin(), entry.dtypes.end(), dtype) != entry.dtypes.end());
+  return within->ops[static_cast<std::size_t>(op)][static_cast<std::size_t>(r)].covers(dtype);
 }
 
 std::vector<Reduction> declared_reductions(const Capabilities* within, Op op, DType dtype) {
@@ -185,7 +175,7 @@ Picks pick_kind(Rng& rng, const Capabilities* within) {
   if (!within) {
     const auto op = static_cast<Op>(rng.range(0, 2));
     const auto dtype = kDTypes[rng.range(0, 9)];
-    const auto reduction = rng.pick(reductions_for(op, dtype));
+    const auto reduction = rng.pick(declared_reductions(nullptr, op, dtype));
     return {op, dtype, reduction, rng.chance(0.5) ? DType::int64 : DType::int32};
   }
   const auto op = rng.pick(declared_ops(within));

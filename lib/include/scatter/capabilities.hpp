@@ -2,6 +2,7 @@
 /// What an external backend declares it supports (docs/backends.md, "Capabilities"),
 /// and the rule a case breaks when it is outside that.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -31,6 +32,10 @@ struct Capabilities {
     bool supported = false;
     bool all_dtypes = false;
     std::vector<DType> dtypes;
+    /// Supported on this data dtype.
+    bool covers(DType dtype) const {
+      return supported && (all_dtypes || std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end());
+    }
   };
   std::array<std::array<Entry, 7>, 3> ops{};
   std::vector<DType> index_dtypes{DType::int32, DType::int64};
