@@ -103,7 +103,7 @@ void expect_flags(const Capabilities& caps, const std::vector<DType>& index_dtyp
   EXPECT_EQ(caps.empty_index_tuple, empty_index_tuple);
   EXPECT_EQ(caps.max_rank, max_rank);
   EXPECT_EQ(caps.use_init_val_false, use_init_val_false);
-  EXPECT_EQ(caps.checks_indices, (std::array<bool, 3>{checks_indices, checks_indices, checks_indices}));
+  for (const auto op : scatter::kOps) EXPECT_EQ(caps.checks_indices[static_cast<std::size_t>(op)], checks_indices);
 }
 
 // The documented defaults of everything but "ops": what a document that omits them gets.
@@ -194,7 +194,7 @@ TEST(CapabilitiesErrors, UnknownTopLevelKey) {
 TEST(CapabilitiesErrors, OpsAndReductions) {
   EXPECT_REFUSED(R"({"ops": []})", "worker numpy: capabilities.ops: must be an object, got []");
   EXPECT_REFUSED(R"({"ops": {"scatter_foo": {}}})",
-                 "worker numpy: capabilities.ops: 'scatter_foo' is not an op (scatter_elements, scatter_nd, scatter_update)");
+                 "worker numpy: capabilities.ops: 'scatter_foo' is not an op (scatter_elements, scatter_nd, scatter_update, tensor_scatter)");
   EXPECT_REFUSED(R"({"ops": {"ScatterND": {}}})",
                  "worker numpy: capabilities.ops: 'ScatterND' is an alias; capabilities use the canonical name 'scatter_nd'");
   EXPECT_REFUSED(R"({"ops": {"scatter_nd": "*"}})", R"(worker numpy: capabilities.ops.scatter_nd: must be an object, got "*")");

@@ -66,7 +66,7 @@ TEST(CpuBackend, EveryBundledCaseGivesTheReferencesBytes) {
 TEST(CpuBackend, FuzzedCasesGiveTheReferencesBytes) {
   scatter::LoadOptions options;
   options.max_bytes = scatter::default_max_bytes();
-  int by_op[3] = {};
+  int by_op[std::size(scatter::kOps)] = {};
   for (std::int64_t i = 0; i < 1500; ++i) {
     const auto text = scatter::fuzz_case(23, i, 4096);
     const auto loaded = scatter::load_text(text, "fuzz.json", options);

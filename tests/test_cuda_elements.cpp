@@ -339,7 +339,7 @@ TEST(CudaElements, EveryBundledCaseMatchesTheReferenceBitForBit) {
 TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
   scatter::LoadOptions options;
   options.max_bytes = scatter::default_max_bytes();
-  int by_op[3] = {};
+  int by_op[std::size(scatter::kOps)] = {};
   for (std::int64_t i = 0; i < 2000; ++i) {
     const auto text = scatter::fuzz_case(7, i, 1024);
     const auto loaded = scatter::load_text(text, "fuzz.json", options);
@@ -445,7 +445,7 @@ TEST(CudaElements, SortedRunsOnFuzzedCasesAtEveryDepth) {
   sorted_shape = {};
   std::printf("%d float add/sub/mul/mean cases, %d three levels deep or more, %d not bit for bit\n", sorted_cases, deep,
               merged);
-  EXPECT_GT(sorted_cases, 1000);
+  EXPECT_GT(sorted_cases, 800);
   EXPECT_GT(deep, 400) << "few cases went three levels deep";
   EXPECT_GT(merged, 5) << "the tree of pieces must differ from the reference's steps somewhere";
 }

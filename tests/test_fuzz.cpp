@@ -72,11 +72,11 @@ TEST(Fuzz, CasesAreValidAndCoverTheSpace) {
       if (c.attrs.op != scatter::Op::scatter_nd && !seen.insert(v).second) ++duplicates;
     }
   }
-  EXPECT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops.size(), 4u);
   EXPECT_EQ(dtypes.size(), 10u);
   EXPECT_EQ(reductions.size(), 7u);
-  // Allowed pairs: elements 6 (none add mul min max mean), nd 6 (none add sub mul min max), update 1.
-  EXPECT_EQ(op_reduction.size(), 13u);
+  // Allowed pairs: elements 6 (none add mul min max mean), nd 6 (none add sub mul min max), update 1, tensor 1.
+  EXPECT_EQ(op_reduction.size(), 14u);
   EXPECT_EQ(ranks, (std::set<std::int64_t>{1, 2, 3, 4, 5, 6}));
   EXPECT_GT(k0, 10);
   EXPECT_GT(k_full, 10);

@@ -114,7 +114,7 @@ TEST(PluginExample, LoadsAndDescribesItself) {
   EXPECT_FALSE(caps->ops[static_cast<int>(Op::scatter_elements)][static_cast<int>(Reduction::mean)].supported);
   EXPECT_TRUE(caps->ops[static_cast<int>(Op::scatter_update)][static_cast<int>(Reduction::none)].supported);
   EXPECT_FALSE(caps->use_init_val_false);
-  EXPECT_EQ(caps->checks_indices, (std::array<bool, 3>{true, true, true}));
+  for (const auto op : scatter::kOps) EXPECT_TRUE(caps->checks_indices[static_cast<std::size_t>(op)]);
 }
 
 TEST(PluginExample, MatchesTheReferenceOutOfPlaceAndInPlace) {

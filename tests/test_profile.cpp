@@ -30,9 +30,24 @@ std::optional<std::string> violation(const std::string& profile, const std::stri
 }
 
 TEST(Profile, NamesAreTheDocumentedOnes) {
-  EXPECT_EQ(profile_names(), (std::vector<std::string>{"onnx:11", "onnx:13", "onnx:16", "onnx:18", "openvino:3",
-                                                       "openvino:12", "openvino:15", "tensorrt:10"}));
+  EXPECT_EQ(profile_names(), (std::vector<std::string>{"onnx:11", "onnx:13", "onnx:16", "onnx:18", "onnx:24",
+                                                       "openvino:3", "openvino:12", "openvino:15", "tensorrt:10"}));
   EXPECT_FALSE(is_profile("onnx:12"));
+}
+
+// TensorScatter arrived in opset 24, with tensor(int64) write_indices; no other framework has it.
+TEST(Profile, TensorScatterFromOnnxOpset24Only) {
+  auto kv_write = [](const char* index_dtype) {
+    return fmt::format(R"({{"name": "kv", "op": "tensor_scatter", "inputs": {{
+      "data": {{"dtype": "float32", "shape": [2, 4, 3], "generate": {{"kind": "arange"}}}},
+      "indices": {{"dtype": "{}", "shape": [2], "values": [1, 3]}},
+      "updates": {{"dtype": "float32", "shape": [2, 1, 3], "generate": {{"kind": "fill", "value": 9}}}}}}}})",
+                       index_dtype);
+  };
+  EXPECT_EQ(violation("onnx:24", kv_write("int64")), std::nullopt);
+  EXPECT_EQ(violation("onnx:24", kv_write("int32")), "TensorScatter-24 takes int64 indices only");
+  EXPECT_EQ(violation("onnx:18", kv_write("int64")), "onnx:18 has no tensor_scatter op");
+  EXPECT_EQ(violation("openvino:15", kv_write("int64")), "openvino:15 has no tensor_scatter op");
 }
 
 TEST(Profile, OnnxReductionsArriveByOpset) {

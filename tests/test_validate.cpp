@@ -49,7 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::ValuesIn(std::vector<Rejection>{
         {"UnknownCaseKeySuggestsTheNearestKey", elements_case(kElements + R"(, "reductoin": "add")"), ErrorCode::schema,
          "unknown key 'reductoin' (did you mean 'reduction'?); allowed: format, name, description, source, tags, op, "
-         "axis, reduction, use_init_val, inputs, expected, expect_error, tolerance"},
+         "axis, reduction, use_init_val, mode, inputs, expected, expect_error, tolerance"},
         {"UnknownTensorKeyNamesTheTensor",
          with_data(R"({"dtype": "float32", "shpe": [4, 2], "values": [1, 2, 3, 4, 5, 6, 7, 8]})"), ErrorCode::schema,
          "inputs.data: unknown key 'shpe' (did you mean 'shape'?); allowed: dtype, shape, values, generate, file"},
@@ -132,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
     Op, ValidateRejects,
     ::testing::ValuesIn(std::vector<Rejection>{
         {"UnknownOp", elements_case(R"("op": "scatter_everything")"), ErrorCode::op,
-         "op = 'scatter_everything' is not an op (scatter_elements, scatter_nd, scatter_update or an alias)"},
+         "op = 'scatter_everything' is not an op (scatter_elements, scatter_nd, scatter_update, tensor_scatter or an alias)"},
         {"UnknownReduction", elements_case(kElements + R"(, "reduction": "avg")"), ErrorCode::op,
          "reduction = 'avg' is not a reduction (none, add, sub, mul, min, max, mean or an alias)"},
         {"SubOnScatterElements", elements_case(kElements + R"(, "reduction": "sub")"), ErrorCode::op,

@@ -239,6 +239,8 @@ bool has_duplicates(const Case& c, const std::vector<std::int64_t>& idx) {
       });
       return has_repeat(keys, c.data.numel() / slice);
     }
+    case Op::tensor_scatter:
+      return false;  // a sequence of at most the axis' extent, written from one position: distinct rows
     case Op::scatter_update:
       // Index i targets the slices data[..., i, ...] for every outer coordinate: equal
       // indices are the duplicates, provided those slices have elements.
@@ -293,6 +295,15 @@ std::string matched(const CapabilityExclusion& ex, const Case& c) {
 CaseFeatures features_of(const Case& c) {
   CaseFeatures f;
   const auto& data = c.data.shape();
+  if (c.attrs.op == Op::tensor_scatter) {  // write positions: never negative, nor past the end when linear
+    const auto axis = static_cast<std::size_t>(c.attrs.axis);
+    const auto last = c.attrs.mode == WriteMode::linear ? data[axis] - c.updates.shape()[axis] : INT64_MAX;
+    for (std::int64_t b = 0; b < c.indices.numel(); ++b) {
+      const auto v = index_at(c.indices, b);
+      f.out_of_range |= v < 0 || v > last;
+    }
+    return f;
+  }
   const bool nd = c.attrs.op == Op::scatter_nd;
   const auto k = nd ? c.indices.shape().back() : 1;
   f.empty_index_tuple = nd && k == 0;

@@ -50,6 +50,10 @@ std::string index_text(const Case& c, std::int64_t u, std::int64_t len) {
       const auto i = (len == 0 ? 0 : u / len) % std::max<std::int64_t>(ind.numel(), 1);
       return fmt::format("indices{} = {}", format_coord(unravel(i, ind.shape())), index_at(ind, i));
     }
+    case Op::tensor_scatter: {
+      const auto batch = c.updates.numel() == 0 ? 0 : unravel(u, c.updates.shape())[0];
+      return fmt::format("write position indices[{}] = {}", batch, index_at(ind, batch));
+    }
   }
   return "";
 }
@@ -57,7 +61,9 @@ std::string index_text(const Case& c, std::int64_t u, std::int64_t len) {
 std::size_t slice_rank(const Case& c) {
   const auto r = static_cast<std::size_t>(c.data.rank());
   if (c.attrs.op == Op::scatter_nd) return r - static_cast<std::size_t>(c.indices.shape().back());
-  if (c.attrs.op == Op::scatter_update) return r - static_cast<std::size_t>(c.attrs.axis) - 1;
+  if (c.attrs.op == Op::scatter_update || c.attrs.op == Op::tensor_scatter) {
+    return r - static_cast<std::size_t>(c.attrs.axis) - 1;
+  }
   return 0;
 }
 

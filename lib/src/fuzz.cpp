@@ -148,7 +148,7 @@ std::vector<DType> declared_dtypes(const Capabilities* within, Op op) {
 
 std::vector<Op> declared_ops(const Capabilities* within) {
   std::vector<Op> out;
-  for (const auto op : {Op::scatter_elements, Op::scatter_nd, Op::scatter_update}) {
+  for (const auto op : kOps) {
     if (!declared_dtypes(within, op).empty()) out.push_back(op);
   }
   return out;
@@ -173,7 +173,7 @@ struct Picks {
 
 Picks pick_kind(Rng& rng, const Capabilities* within) {
   if (!within) {
-    const auto op = static_cast<Op>(rng.range(0, 2));
+    const auto op = static_cast<Op>(rng.range(0, static_cast<std::int64_t>(std::size(kOps)) - 1));
     const auto dtype = kDTypes[rng.range(0, 9)];
     const auto reduction = rng.pick(declared_reductions(nullptr, op, dtype));
     return {op, dtype, reduction, rng.chance(0.5) ? DType::int64 : DType::int32};
@@ -196,10 +196,11 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
                                                Density::two};
   static const std::vector<double> kNegatives{0.0, 0.0, 0.3, 1.0};
   const auto density = rng.pick(kDensities);
-  const auto negatives = op == Op::scatter_update ? 0.0 : rng.pick(kNegatives);
+  const bool never_negative = op == Op::scatter_update || op == Op::tensor_scatter;
+  const auto negatives = never_negative ? 0.0 : rng.pick(kNegatives);
   Draw draw{rng, density, within && !within->negative_indices ? 0.0 : negatives};
   const int max_rank = within ? static_cast<int>(std::clamp<std::int64_t>(within->max_rank, 1, 6)) : 6;
-  const int rank = static_cast<int>(rng.range(1, max_rank));
+  const int rank = std::max(static_cast<int>(rng.range(1, max_rank)), op == Op::tensor_scatter ? 2 : 1);
   const auto data_shape = random_shape(rng, rank, budget, true);
   const auto r = static_cast<std::size_t>(rank);
 
@@ -268,6 +269,19 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
       update_shape = Shape(data_shape.begin(), data_shape.begin() + axis);
       update_shape.insert(update_shape.end(), index_shape.begin(), index_shape.end());
       update_shape.insert(update_shape.end(), data_shape.begin() + axis + 1, data_shape.end());
+      break;
+    }
+    case Op::tensor_scatter: {
+      const int axis = static_cast<int>(rng.range(1, rank - 1));
+      const bool circular = rng.chance(0.5);
+      attrs = write_axis(axis) + fmt::format(R"("mode": "{}", )", circular ? "circular" : "linear");
+      const auto extent = data_shape[static_cast<std::size_t>(axis)];
+      update_shape = data_shape;
+      update_shape[static_cast<std::size_t>(axis)] = rng.range(0, extent);
+      index_shape = {data_shape[0]};
+      // Circular positions may pass the extent (taken modulo it); linear ones leave room for the sequence.
+      const auto positions = circular ? 2 * extent + 2 : extent - update_shape[static_cast<std::size_t>(axis)] + 1;
+      for (std::int64_t b = 0; b < data_shape[0]; ++b) idx.push_back(rng.range(0, positions - 1));
       break;
     }
   }

@@ -30,6 +30,7 @@ struct Profile {
   OpRule elements;
   OpRule nd;
   OpRule update;
+  OpRule tensor;  ///< tensor_scatter
   std::set<DType> dtypes;
   bool use_init_val_false = false;
   bool duplicates_with_none = true;
@@ -60,6 +61,8 @@ std::vector<Profile> profiles() {
   onnx("onnx:13", {R::none}, {R::none}, true);
   onnx("onnx:16", {R::none, R::add, R::mul}, {R::none, R::add, R::mul}, true);
   onnx("onnx:18", {R::none, R::add, R::mul, R::min, R::max}, {R::none, R::add, R::mul, R::min, R::max}, true);
+  onnx("onnx:24", {R::none, R::add, R::mul, R::min, R::max}, {R::none, R::add, R::mul, R::min, R::max}, true);
+  all.back().tensor = {true, "TensorScatter-24", {R::none}, false, false};  // write_indices: tensor(int64)
 
   Profile ov3;
   ov3.name = "openvino:3";
@@ -88,6 +91,20 @@ std::vector<Profile> profiles() {
   trt.max_elements = INT32_MAX;
   all.push_back(trt);
   return all;
+}
+
+const OpRule& rule_of(const Profile& p, Op op) {
+  switch (op) {
+    case Op::scatter_elements:
+      return p.elements;
+    case Op::scatter_nd:
+      return p.nd;
+    case Op::scatter_update:
+      return p.update;
+    case Op::tensor_scatter:
+      break;
+  }
+  return p.tensor;
 }
 
 std::string reductions_text(const std::set<Reduction>& rs) {
@@ -124,7 +141,7 @@ std::optional<std::string> profile_violation(const std::string& profile, const C
   const auto it = std::find_if(all.begin(), all.end(), [&](const Profile& p) { return p.name == profile; });
   if (it == all.end()) return fmt::format("unknown profile '{}'", profile);
   const auto& p = *it;
-  const auto& rule = d.attrs.op == Op::scatter_elements ? p.elements : d.attrs.op == Op::scatter_nd ? p.nd : p.update;
+  const auto& rule = rule_of(p, d.attrs.op);
   if (!rule.allowed) {
     return fmt::format("{} has no {} op{}", p.name, to_string(d.attrs.op),
                        d.attrs.op == Op::scatter_update ? " (express it as scatter_nd)" : "");

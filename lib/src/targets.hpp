@@ -3,6 +3,7 @@
 // `fn(update_offset, output_offset, length)`, in row-major update order. The
 // reference, the comparison and the reports share it; ops differ only here.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -10,10 +11,18 @@
 
 namespace scatter::detail {
 
-/// Indices with negatives made positive (index + extent), as int64, once.
+/// Indices with negatives made positive (index + extent), as int64, once; tensor_scatter's
+/// write positions taken modulo the extent when circular (they are never negative).
 inline std::vector<std::int64_t> normalized_indices(const Case& c) {
   const auto n = c.indices.numel();
   const auto& data = c.data.shape();
+  if (c.attrs.op == Op::tensor_scatter) {
+    const auto extent = data[static_cast<std::size_t>(c.attrs.axis)];
+    const bool circular = c.attrs.mode == WriteMode::circular && extent > 0;
+    std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+    for (std::int64_t b = 0; b < n; ++b) out[b] = circular ? index_at(c.indices, b) % extent : index_at(c.indices, b);
+    return out;
+  }
   const auto k = c.indices.rank() == 0 ? 1 : c.indices.shape().back();
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
@@ -82,6 +91,27 @@ void visit_scatter_update(const Case& c, const std::vector<std::int64_t>& idx, F
   }
 }
 
+// present[p, (w[p0] + s) (mod extent), ...] = update[p, s, ...]  (p over data.shape[:axis], p0 its
+// batch coordinate, s over the sequence; w already taken modulo the extent when circular). A
+// block's sequence is one run, or two where a circular write wraps past the end.
+template <class Fn>
+void visit_tensor_scatter(const Case& c, const std::vector<std::int64_t>& w, Fn&& fn) {
+  const auto& dshape = c.data.shape();
+  const auto axis = static_cast<std::size_t>(c.attrs.axis);
+  const auto outer = numel(Shape(dshape.begin(), dshape.begin() + static_cast<std::ptrdiff_t>(axis)));
+  const auto per_batch = numel(Shape(dshape.begin() + 1, dshape.begin() + static_cast<std::ptrdiff_t>(axis)));
+  const auto inner = numel(Shape(dshape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, dshape.end()));
+  const auto extent = dshape[axis];
+  const auto length = c.updates.shape()[axis];
+  if (length == 0 || inner == 0) return;
+  for (std::int64_t p = 0; p < outer; ++p) {
+    const auto start = w[static_cast<std::size_t>(p / per_batch)];
+    const auto first = std::min(length, extent - start);  // before a circular write wraps
+    fn(p * length * inner, (p * extent + start) * inner, first * inner);
+    if (first < length) fn((p * length + first) * inner, p * extent * inner, (length - first) * inner);
+  }
+}
+
 /// Calls fn(update_offset, output_offset, length) for every run of updates, in order.
 template <class Fn>
 void visit_targets(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn) {
@@ -94,6 +124,9 @@ void visit_targets(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn)
       break;
     case Op::scatter_update:
       visit_scatter_update(c, idx, fn);
+      break;
+    case Op::tensor_scatter:
+      visit_tensor_scatter(c, idx, fn);
       break;
   }
 }

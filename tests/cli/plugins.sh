@@ -43,8 +43,10 @@ for mode in --in-process ""; do
   for rule in 'use_init_val = false' 'scatter_nd sub' 'scatter_elements mean' 'scatter_elements none on float16'; do
     check "$what: '$rule' is skipped as not declared" grep -q ": unsupported: $rule is not declared$" "$TMP/reasons"
   done
-  # expect_error index cases: the loader's row and the plugin's row, both rejected as expected.
-  grep -E "^[^ ]+ +[^ ]+ +- +passed +rejected as expected \[index\]" "$TMP/out" | awk '{print $1}' | sort >"$TMP/loader"
+  # expect_error index cases: the loader's row and the plugin's row, both rejected as expected
+  # (tensor_scatter's aside: the plugin ABI has no such op, so the plugin skips them).
+  grep -E "^[^ ]+ +[^ ]+ +- +passed +rejected as expected \[index\]" "$TMP/out" | awk '$2 != "tensor_scatter" {print $1}' |
+    sort >"$TMP/loader"
   grep -E "^[^ ]+ +[^ ]+ +$(re "$ex") +passed +rejected as expected \[index\]" "$TMP/out" | awk '{print $1}' | sort >"$TMP/plugin"
   check "$what: there are expect_error index cases" test -s "$TMP/loader"
   check "$what: the plugin rejects each expect_error index case as expected" cmp -s "$TMP/loader" "$TMP/plugin"

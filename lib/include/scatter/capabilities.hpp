@@ -37,14 +37,18 @@ struct Capabilities {
       return supported && (all_dtypes || std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end());
     }
   };
-  std::array<std::array<Entry, 7>, 3> ops{};
+  std::array<std::array<Entry, std::size(kReductions)>, std::size(kOps)> ops{};
   std::vector<DType> index_dtypes{DType::int32, DType::int64};
   bool negative_indices = true;
   bool empty_index_tuple = true;
   std::int64_t max_rank = 64;
   bool use_init_val_false = true;
-  /// Per op (scatter_elements, scatter_nd, scatter_update): whether out-of-range indices are rejected.
-  std::array<bool, 3> checks_indices{true, true, true};
+  /// Per op: whether out-of-range indices are rejected.
+  std::array<bool, std::size(kOps)> checks_indices = [] {
+    std::array<bool, std::size(kOps)> all{};
+    all.fill(true);
+    return all;
+  }();
   std::vector<CapabilityExclusion> exclude;
 
   /// Everything the spec allows (a backend that declares nothing).

@@ -82,6 +82,7 @@ struct Attributes {
   std::int64_t axis = 0;
   Reduction reduction = Reduction::none;
   bool use_init_val = true;
+  WriteMode mode = WriteMode::linear;  ///< tensor_scatter only
 };
 
 /// A case whose fields, dtypes and shapes passed validation; tensors not yet built.

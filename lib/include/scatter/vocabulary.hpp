@@ -14,8 +14,10 @@ namespace scatter {
 
 // ---- ops ----
 
-enum class Op { scatter_elements, scatter_nd, scatter_update };
-inline constexpr Op kOps[] = {Op::scatter_elements, Op::scatter_nd, Op::scatter_update};
+/// tensor_scatter is ONNX TensorScatter-24, the KV-cache write: each batch row's update
+/// lands at its write position along `axis` (linear, or circular modulo the axis's extent).
+enum class Op { scatter_elements, scatter_nd, scatter_update, tensor_scatter };
+inline constexpr Op kOps[] = {Op::scatter_elements, Op::scatter_nd, Op::scatter_update, Op::tensor_scatter};
 
 /// The canonical name and the names other frameworks use (the spec's aliases),
 /// matched case-insensitively: "ScatterNDUpdate" is scatter_nd.
@@ -32,9 +34,17 @@ constexpr OpNames op_names(Op op) {
       return {"scatter_nd", {"scatternd", "scatterndupdate", {}}};
     case Op::scatter_update:
       return {"scatter_update", {"scatterupdate", {}, {}}};
+    case Op::tensor_scatter:
+      return {"tensor_scatter", {"tensorscatter", {}, {}}};
   }
   return {"unknown", {}};
 }
+
+/// tensor_scatter's `mode`: where sequence position s of batch row b lands along the axis,
+/// write_indices[b] + s (linear, which must stay below the extent) or that modulo the extent.
+enum class WriteMode { linear, circular };
+
+constexpr std::string_view write_mode_name(WriteMode m) { return m == WriteMode::circular ? "circular" : "linear"; }
 
 // ---- reductions ----
 
@@ -106,7 +116,7 @@ constexpr ReductionInfo info_of(Reduction r) {
 }
 
 /// The spec's table of reductions per op: sub only for scatter_nd, mean only for
-/// scatter_elements, scatter_update only none.
+/// scatter_elements, scatter_update and tensor_scatter only none.
 constexpr bool op_allows(Op op, Reduction r) {
   switch (op) {
     case Op::scatter_elements:
@@ -114,6 +124,7 @@ constexpr bool op_allows(Op op, Reduction r) {
     case Op::scatter_nd:
       return r != Reduction::mean;
     case Op::scatter_update:
+    case Op::tensor_scatter:
       return r == Reduction::none;
   }
   return false;

@@ -70,6 +70,17 @@ Geometry geometry_of(const Case& c) {
       g.runs = g.outer * g.count;
       break;
     }
+    case Op::tensor_scatter: {
+      const auto axis = static_cast<std::ptrdiff_t>(c.attrs.axis);
+      g.outer = numel(Shape(dshape.begin(), dshape.begin() + axis));
+      g.per_batch = std::max<std::int64_t>(1, numel(Shape(dshape.begin() + 1, dshape.begin() + axis)));
+      g.len = numel(Shape(dshape.begin() + axis + 1, dshape.end()));
+      g.extent = dshape[static_cast<std::size_t>(axis)];
+      g.count = c.updates.shape()[static_cast<std::size_t>(axis)];
+      g.runs = g.outer * g.count;
+      g.circular = c.attrs.mode == WriteMode::circular;
+      break;
+    }
   }
   return g;
 }

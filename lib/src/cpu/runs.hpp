@@ -32,8 +32,12 @@ struct Geometry {
   std::int64_t k = 0;
   std::array<std::int64_t, kMaxRank> extents{};
   // scatter_update: out = (o * extent + index[i]) * len, o < outer, i < count
+  // tensor_scatter: out = (o * extent + position(w[o / per_batch], i)) * len, i < count (the
+  // sequence), position w + i, or (w mod extent + i) mod extent when circular
   std::int64_t outer = 0;
   std::int64_t count = 0;
+  std::int64_t per_batch = 1;
+  bool circular = false;
   /// scatter_update `none`: nonzero for the indices that are their value's last
   /// occurrence (the rows that win in every block o); the others are skipped. Null: all.
   const std::uint8_t* last = nullptr;
@@ -98,22 +102,44 @@ void nd_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, 
   }
 }
 
-// data[o, indices[i], ...] = updates[o, i, ...]  (o over data.shape[:axis], i over indices)
-// Block o lands within [o * extent * len, (o + 1) * extent * len): blocks outside the
-// window [lo, hi) are skipped; so are the runs that a later index overwrites (g.last).
-template <class I, class Emit>
-void update_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
-                 std::int64_t hi, Emit&& emit) {
+// The block ops: run (o, i), o over data.shape[:axis] and i < count, lands on row row_of(o, i)
+// of block o (nowhere when negative). Block o lands within [o * extent * len, (o + 1) * extent *
+// len): blocks outside the window [lo, hi) are skipped.
+template <class RowOf, class Emit>
+void block_runs(const Geometry& g, std::int64_t r0, std::int64_t r1, std::int64_t lo, std::int64_t hi, RowOf&& row_of,
+                Emit&& emit) {
   if (r0 >= r1 || g.count == 0) return;
   const auto block = g.extent * g.len;
   for (std::int64_t o = r0 / g.count; o * g.count < r1; ++o) {
     if (o * block >= hi || (o + 1) * block <= lo) continue;
     const auto i1 = std::min(g.count, r1 - o * g.count);
     for (std::int64_t i = std::max<std::int64_t>(0, r0 - o * g.count); i < i1; ++i) {
-      if (g.last != nullptr && g.last[i] == 0) continue;
-      emit((o * g.count + i) * g.len, (o * g.extent + normalized(idx[i], g.extent)) * g.len);
+      const auto row = row_of(o, i);
+      if (row >= 0) emit((o * g.count + i) * g.len, (o * g.extent + row) * g.len);
     }
   }
+}
+
+// data[o, indices[i], ...] = updates[o, i, ...]  (o over data.shape[:axis], i over indices),
+// but for the runs that a later index overwrites (g.last).
+template <class I, class Emit>
+void update_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
+                 std::int64_t hi, Emit&& emit) {
+  block_runs(g, r0, r1, lo, hi, [&](std::int64_t, std::int64_t i) -> std::int64_t {
+    return g.last != nullptr && g.last[i] == 0 ? -1 : normalized(idx[i], g.extent);
+  }, emit);
+}
+
+// present[o, position(w[o / per_batch], i), ...] = update[o, i, ...]: one write position per
+// batch row; position w + i, wrapped once at most when circular (w taken modulo extent first).
+template <class I, class Emit>
+void tensor_scatter_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t r1, std::int64_t lo,
+                         std::int64_t hi, Emit&& emit) {
+  block_runs(g, r0, r1, lo, hi, [&](std::int64_t o, std::int64_t i) {
+    const auto w = static_cast<std::int64_t>(idx[o / g.per_batch]);
+    const auto at = (g.circular ? w % g.extent : w) + i;
+    return at < g.extent ? at : at - g.extent;
+  }, emit);
 }
 
 /// Calls emit(update_offset, output_offset) for runs [r0, r1) that may land in [lo, hi)
@@ -132,6 +158,9 @@ void for_each_run(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t
     case Op::scatter_update:
       update_runs(g, idx, r0, r1, lo, hi, emit);
       break;
+    case Op::tensor_scatter:
+      tensor_scatter_runs(g, idx, r0, r1, lo, hi, emit);
+      break;
   }
 }
 
@@ -146,7 +175,7 @@ void for_each_run(const Geometry& g, const I* idx, std::int64_t r0, std::int64_t
 /// first axis. Elsewhere any run can land anywhere.
 inline bool runs_are_local(const Geometry& g) {
   return (g.op == Op::scatter_elements && g.axis == g.rank - 1 && g.rank > 1) ||
-         (g.op == Op::scatter_update && g.outer > 1);
+         ((g.op == Op::scatter_update || g.op == Op::tensor_scatter) && g.outer > 1);
 }
 
 /// ScatterUpdate `none` writes the same rows of indices in every block o, so the winner of

@@ -23,7 +23,9 @@ struct Geometry {
   std::int64_t u = 0;    ///< update elements
   std::int64_t slice = 1;  ///< scatter_nd: prod(data.shape[k:]); scatter_update: prod(data.shape[axis+1:])
   std::int64_t extent = 0;  ///< scatter_update: data.shape[axis]; scatter_elements: data.shape[axis]
-  std::int64_t count = 0;   ///< scatter_update: numel(indices)
+  std::int64_t count = 0;   ///< scatter_update: numel(indices); tensor_scatter: the sequence length
+  std::int64_t per_batch = 1;  ///< tensor_scatter: prod(data.shape[1:axis]), rows of blocks per write position
+  bool circular = false;       ///< tensor_scatter: mode circular
   std::int64_t ushape[kMaxDeviceRank] = {};   ///< scatter_elements: updates' shape
   std::int64_t dshape[kMaxDeviceRank] = {};   ///< data's shape
   std::int64_t ostride[kMaxDeviceRank] = {};  ///< data's row-major strides
@@ -32,7 +34,7 @@ struct Geometry {
 /// An index as the case wrote it, made non-negative against `extent`.
 SCATTER_HD std::int64_t normalize(std::int64_t v, std::int64_t extent) { return v < 0 ? v + extent : v; }
 
-/// For the slice ops (scatter_nd, scatter_update): the output row (of g.slice
+/// For the slice ops (scatter_nd, scatter_update, tensor_scatter): the output row (of g.slice
 /// elements) that update row `m` lands in, or -1 when an index is out of range.
 /// Off is the offset arithmetic: int when every offset of the case fits (the fast
 /// path: 32-bit division), std::int64_t otherwise. Indices are checked in 64 bits.
@@ -52,6 +54,15 @@ SCATTER_HD Off row_target_of(const Geometry& g, const IndexT* idx, Off m) {
   const Off count = static_cast<Off>(g.count);
   const Off i = m % count;
   const Off outer = m / count;
+  if (g.op == Op::tensor_scatter) {
+    // Sequence row i of block `outer` goes to the block's row w + i (circular: modulo extent).
+    const std::int64_t w = static_cast<std::int64_t>(idx[outer / static_cast<Off>(g.per_batch)]);
+    if (w < 0) return -1;
+    std::int64_t at = (g.circular ? w % g.extent : w) + static_cast<std::int64_t>(i);
+    if (g.circular && at >= g.extent) at -= g.extent;
+    if (at >= g.extent) return -1;
+    return outer * static_cast<Off>(g.extent) + static_cast<Off>(at);
+  }
   const std::int64_t v = static_cast<std::int64_t>(idx[i]);
   if (v < 0 || v >= g.extent) return -1;
   return outer * static_cast<Off>(g.extent) + static_cast<Off>(v);

@@ -57,6 +57,14 @@ inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
       g.extent = data[static_cast<std::size_t>(g.axis)];
       g.count = c.indices.numel();
       break;
+    case Op::tensor_scatter:
+      g.op = Op::tensor_scatter;
+      g.slice = numel(Shape(data.begin() + g.axis + 1, data.end()));
+      g.extent = data[static_cast<std::size_t>(g.axis)];
+      g.count = c.updates.shape()[static_cast<std::size_t>(g.axis)];
+      g.per_batch = std::max<std::int64_t>(1, numel(Shape(data.begin() + 1, data.begin() + g.axis)));
+      g.circular = c.attrs.mode == WriteMode::circular;
+      break;
   }
   return g;
 }

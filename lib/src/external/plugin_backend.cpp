@@ -232,8 +232,11 @@ std::int32_t sp_op_of(Op op) {
       return SP_OP_SCATTER_ND;
     case Op::scatter_update:
       return SP_OP_SCATTER_UPDATE;
+    case Op::tensor_scatter:
+      break;
   }
-  SCATTER_ASSERT(false && "unknown op");
+  throw Unsupported(fmt::format("the plugin ABI ({}.{}) has no {} op", SP_ABI_MAJOR, SP_ABI_MINOR,
+                                to_string(op)));
 }
 
 std::int32_t sp_reduction_of(Reduction r) {

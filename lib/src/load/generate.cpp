@@ -418,7 +418,39 @@ void need_unique(std::int64_t n, std::int64_t m, const std::string& field, const
   }
 }
 
+void store_index(Tensor& out, std::int64_t i, std::int64_t v, const std::string& field) {
+  check_int(v, out.dtype(), field, i);
+  if (out.dtype() == DType::int32) {
+    out.data<std::int32_t>()[i] = static_cast<std::int32_t>(v);
+  } else {
+    out.data<std::int64_t>()[i] = v;
+  }
+}
+
+// tensor_scatter: one write position per batch row, uniform over the valid ones: [0, extent)
+// circular, [0, extent - sequence_length] linear (the update must fit).
+void write_positions(const Generator& g, Tensor& out, const CaseDecl& d, const std::string& field) {
+  if (g.unique || g.broadcast || g.negative > 0.0 || g.distribution != Generator::Distribution::uniform) {
+    throw Error(ErrorCode::values, field,
+                "tensor_scatter's write positions are drawn uniform over the valid ones; unique, broadcast, negative "
+                "and distribution do not apply");
+  }
+  const auto axis = static_cast<std::size_t>(d.attrs.axis);
+  const auto extent = d.data.shape[axis];
+  const auto span = d.attrs.mode == WriteMode::circular ? extent : extent - d.updates.shape[axis] + 1;
+  if (span <= 0 && out.numel() > 0) {
+    throw Error(ErrorCode::values, field,
+                fmt::format("no valid write position exists: data.shape[{}] = {} (mode {})", axis, extent,
+                            write_mode_name(d.attrs.mode)));
+  }
+  SplitMix64 rng(g.seed);
+  for (std::int64_t i = 0; i < out.numel(); ++i) {
+    store_index(out, i, static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(span)), field);
+  }
+}
+
 void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::string& field) {
+  if (d.attrs.op == Op::tensor_scatter) return write_positions(g, out, d, field);
   const auto& shape = out.shape();
   const auto n = out.numel();
   // The extent index element i draws from: data.shape[axis], or data.shape[j] for
@@ -505,14 +537,7 @@ void indices(const Generator& g, Tensor& out, const CaseDecl& d, const std::stri
     });
   }
   in_chunks(n, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) {
-      check_int(v[i], out.dtype(), field, i);
-      if (out.dtype() == DType::int32) {
-        out.data<std::int32_t>()[i] = static_cast<std::int32_t>(v[i]);
-      } else {
-        out.data<std::int64_t>()[i] = v[i];
-      }
-    }
+    for (std::int64_t i = begin; i < end; ++i) store_index(out, i, v[i], field);
   });
 }
 

@@ -135,6 +135,17 @@ PendingTensor parse_tensor(const json& t, const std::string& field, const fs::pa
   return p;
 }
 
+// What tensor_scatter's absent write_indices mean: int64 zeros, one per batch row.
+PendingTensor absent_write_indices(const TensorDecl& data) {
+  PendingTensor p;
+  p.decl.dtype = DType::int64;
+  p.decl.shape = {data.shape.empty() ? 0 : data.shape[0]};
+  Generator zeros;
+  zeros.kind = Generator::Kind::fill;
+  p.decl.source = zeros;
+  return p;
+}
+
 std::string human_bytes(std::uint64_t b) {
   if (b >= (1ULL << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(b) / (1ULL << 30));
   if (b >= (1ULL << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1ULL << 20));
@@ -142,7 +153,7 @@ std::string human_bytes(std::uint64_t b) {
 }
 
 void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const LoadOptions& options) {
-  check_keys(c, {"format", "name", "description", "source", "tags", "op", "axis", "reduction", "use_init_val", "inputs",
+  check_keys(c, {"format", "name", "description", "source", "tags", "op", "axis", "reduction", "use_init_val", "mode", "inputs",
                  "expected", "expect_error", "tolerance"},
              "");
   check_format(c, "");
@@ -156,7 +167,7 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
   const auto op = parse_op(op_name);
   if (!op) {
     throw Error(ErrorCode::op, "op",
-                fmt::format("= '{}' is not an op (scatter_elements, scatter_nd, scatter_update or an alias)", op_name));
+                fmt::format("= '{}' is not an op (scatter_elements, scatter_nd, scatter_update, tensor_scatter or an alias)", op_name));
   }
   d.attrs.op = *op;
   if (c.contains("reduction")) {
@@ -168,7 +179,20 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
     }
     d.attrs.reduction = *r;
   }
+  // ONNX TensorScatter's axis defaults to -2 (the sequence axis of [batch, heads, seq, dim]).
+  if (d.attrs.op == Op::tensor_scatter) d.attrs.axis = -2;
   if (c.contains("axis")) d.attrs.axis = get_int(c["axis"], "axis");
+  if (c.contains("mode")) {
+    if (d.attrs.op != Op::tensor_scatter) {
+      throw Error(ErrorCode::schema, "mode", fmt::format("applies to tensor_scatter only, not {}", to_string(d.attrs.op)));
+    }
+    const auto name = get_string(c["mode"], "mode");
+    if (name == "circular") {
+      d.attrs.mode = WriteMode::circular;
+    } else if (name != "linear") {
+      throw Error(ErrorCode::schema, "mode", fmt::format("= '{}' is not a mode (linear, circular)", name));
+    }
+  }
   if (c.contains("use_init_val")) {
     d.attrs.use_init_val = get_bool(c["use_init_val"], "use_init_val");
     if (d.attrs.op != Op::scatter_elements) {
@@ -192,7 +216,10 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
   if (!inputs.is_object()) throw Error(ErrorCode::schema, "inputs", fmt::format("must be an object, got {}", inputs.type_name()));
   check_keys(inputs, {"data", "indices", "updates"}, "inputs");
   auto data = parse_tensor(require(inputs, "data", "inputs"), "inputs.data", dir, false);
-  auto indices = parse_tensor(require(inputs, "indices", "inputs"), "inputs.indices", dir, true);
+  // tensor_scatter's write_indices are optional, zeros when absent (the ONNX spec).
+  auto indices = d.attrs.op == Op::tensor_scatter && !inputs.contains("indices")
+                     ? absent_write_indices(data.decl)
+                     : parse_tensor(require(inputs, "indices", "inputs"), "inputs.indices", dir, true);
   auto updates = parse_tensor(require(inputs, "updates", "inputs"), "inputs.updates", dir, false);
   std::optional<PendingTensor> expected;
   if (c.contains("expected")) expected = parse_tensor(c["expected"], "expected", dir, false);

@@ -102,6 +102,32 @@ void check_update_shapes(const CaseDecl& d) {
   }
 }
 
+// ONNX TensorScatter: updates is data with a shorter (or equal) axis, the sequence; one write
+// position per batch row (data.shape[0]), and the batch axis is never the sequence axis.
+void check_tensor_scatter_shapes(const CaseDecl& d) {
+  const auto& data = d.data.shape;
+  const auto& upd = d.updates.shape;
+  const auto axis = static_cast<std::size_t>(d.attrs.axis);
+  if (axis == 0) {
+    throw Error(ErrorCode::axis, "axis",
+                fmt::format("= 0 (after normalization) is the batch axis; tensor_scatter's sequence axis is in [1, {}]",
+                            data.size() - 1));
+  }
+  bool fits = upd.size() == data.size();
+  for (std::size_t i = 0; fits && i < data.size(); ++i) fits = i == axis ? upd[i] <= data[i] : upd[i] == data[i];
+  if (!fits) {
+    throw Error(ErrorCode::shape, "inputs.updates.shape",
+                fmt::format("= {} but tensor_scatter needs data.shape = {} with data.shape[{}] replaced by a sequence "
+                            "length of at most {}",
+                            format_shape(upd), format_shape(data), axis, data[axis]));
+  }
+  if (d.indices.shape != Shape{data[0]}) {
+    throw Error(ErrorCode::shape, "inputs.indices.shape",
+                fmt::format("= {} but tensor_scatter's write indices are one per batch row: [data.shape[0]] = [{}]",
+                            format_shape(d.indices.shape), data[0]));
+  }
+}
+
 // Why a `tolerance` can never apply to the case, from its declaration alone; empty if it
 // may (float add, sub, mul, mean; whether an element is hit twice is checked later).
 std::string tolerance_never_applies(const CaseDecl& d) {
@@ -199,6 +225,11 @@ void validate_decl(CaseDecl& d, bool axis_given) {
   if (r == 0) {
     throw Error(ErrorCode::shape, "inputs.data.shape", fmt::format("= [] but {} needs data of rank >= 1", to_string(d.attrs.op)));
   }
+  if (d.attrs.op == Op::tensor_scatter && r < 2) {
+    throw Error(ErrorCode::shape, "inputs.data.shape",
+                fmt::format("= {} but tensor_scatter needs data of rank >= 2 (batch, ..., sequence, ...)",
+                            format_shape(d.data.shape)));
+  }
   if (d.attrs.op != Op::scatter_nd) {
     const auto axis = d.attrs.axis;
     if (axis < -r || axis >= r) {
@@ -219,6 +250,9 @@ void validate_decl(CaseDecl& d, bool axis_given) {
     case Op::scatter_update:
       check_update_shapes(d);
       break;
+    case Op::tensor_scatter:
+      check_tensor_scatter_shapes(d);
+      break;
   }
   if (d.expected && d.expected->shape != d.data.shape) {
     throw Error(ErrorCode::shape, "expected.shape",
@@ -232,7 +266,31 @@ void validate_decl(CaseDecl& d, bool axis_given) {
   }
 }
 
+// A write position is never negative (ONNX leaves it unsaid; onnxruntime refuses one, and the
+// ONNX reference's Python indexing would wrap it); linear, the whole sequence must fit.
+void check_write_positions(const Case& c) {
+  const auto axis = static_cast<std::size_t>(c.attrs.axis);
+  const auto extent = c.data.shape()[axis];
+  const auto length = c.updates.shape()[axis];
+  const bool linear = c.attrs.mode == WriteMode::linear;
+  for (std::int64_t b = 0; b < c.indices.numel(); ++b) {
+    const auto v = index_at(c.indices, b);
+    const auto field = fmt::format("inputs.indices[{}]", b);
+    if (v < 0) {
+      throw Error(ErrorCode::index, field,
+                  linear ? fmt::format("= {} is negative; a linear write position is in [0, {}]", v, extent - length)
+                         : fmt::format("= {} is negative; a circular write position is >= 0 (taken modulo {})", v, extent));
+    }
+    if (linear && v > extent - length) {
+      throw Error(ErrorCode::index, field,
+                  fmt::format("= {}: positions {}..{} pass the end of data.shape[{}] = {} (mode linear; circular wraps)",
+                              v, v, v + length - 1, axis, extent));
+    }
+  }
+}
+
 void check_indices(const Case& c) {
+  if (c.attrs.op == Op::tensor_scatter) return check_write_positions(c);
   const auto& ind = c.indices;
   const auto& data = c.data.shape();
   const auto n = ind.numel();

@@ -56,6 +56,7 @@ void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Cas
   if (c.attrs.op != Op::scatter_nd) repro["axis"] = c.attrs.axis;
   repro["reduction"] = to_string(c.attrs.reduction);
   if (c.attrs.op == Op::scatter_elements) repro["use_init_val"] = c.attrs.use_init_val;
+  if (c.attrs.op == Op::tensor_scatter) repro["mode"] = write_mode_name(c.attrs.mode);
   repro["inputs"] = {{"data", tensor(c.data, "data.npy")},
                      {"indices", tensor(c.indices, "indices.npy")},
                      {"updates", tensor(c.updates, "updates.npy")}};
