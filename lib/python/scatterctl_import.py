@@ -23,7 +23,8 @@ import sys
 
 MAX_INLINE = 4096
 
-ONNX_OPS = {"ScatterND": "scatter_nd", "ScatterElements": "scatter_elements", "Scatter": "scatter_elements"}
+ONNX_OPS = {"ScatterND": "scatter_nd", "ScatterElements": "scatter_elements", "Scatter": "scatter_elements",
+            "TensorScatter": "tensor_scatter"}
 OPENVINO_OPS = {"ScatterNDUpdate": "scatter_nd", "ScatterElementsUpdate": "scatter_elements",
                 "ScatterUpdate": "scatter_update"}
 # onnx.TensorProto element types
@@ -110,7 +111,7 @@ def tensor_json(inp, out_dir, case, seed, generated):
 
 def index_generator(op, reduction, axis, data, indices):
     """Valid indices: in range, and unique targets for `none` where there are as many targets."""
-    if reduction != "none":
+    if reduction != "none" or op == "tensor_scatter":  # tensor_scatter: valid write positions never collide
         return {"kind": "indices"}
     if op == "scatter_nd":
         k = indices.shape[-1] if indices.shape else 0
@@ -126,9 +127,11 @@ def index_generator(op, reduction, axis, data, indices):
     return {"kind": "indices", "unique": wanted <= targets}
 
 
-def case_of(name, source, op, reduction, axis, use_init_val, inputs, out_dir):
+def case_of(name, source, op, reduction, axis, fields, inputs, out_dir):
+    """fields: the case's further attributes (use_init_val, mode). inputs: data, indices, updates; a
+    tensor_scatter without write_indices has none (zeros, as in ONNX)."""
     data, indices, updates = inputs
-    if data.dtype is None or indices.dtype not in ("int32", "int64"):
+    if indices is not None and indices.dtype not in ("int32", "int64"):
         raise Skip(f"indices are {indices.dtype}, not int32 or int64")
     if op != "scatter_nd" and not -len(data.shape) <= axis < len(data.shape):
         raise Skip(f"axis {axis} is outside data's rank {len(data.shape)}")
@@ -136,14 +139,17 @@ def case_of(name, source, op, reduction, axis, use_init_val, inputs, out_dir):
     generated = index_generator(op, reduction, axis, data, indices)
     tensors, said = {}, []
     for seed, inp in enumerate((data, indices, updates), start=1):
+        if inp is None:
+            said.append("no write_indices (zeros)")
+            continue
         tensors[inp.role], where = tensor_json(inp, out_dir, name, seed, generated)
         said.append(f"{inp.role} {where}")
     case = {"name": name, "description": f"{source}: " + "; ".join(said), "source": source,
-            "tags": ["imported"], "op": op, "reduction": reduction, "inputs": tensors}
+            "tags": ["imported"] + (["tensor_scatter"] if op == "tensor_scatter" else []), "op": op,
+            "reduction": reduction, "inputs": tensors}
     if op != "scatter_nd":
         case["axis"] = axis
-    if not use_init_val:
-        case["use_init_val"] = False
+    case.update(fields)
     return case
 
 
@@ -152,8 +158,9 @@ def case_of(name, source, op, reduction, axis, use_init_val, inputs, out_dir):
 # ---------------------------------------------------------------------------------------------
 
 def onnx_nodes(path, given):
-    """(node name, source, op, reduction, axis, use_init_val, make_inputs) of every scatter node of an ONNX
-    model; make_inputs raises Skip when the node cannot become a case."""
+    """(node name, source, op, reduction, axis, fields, make_inputs) of every scatter node of an ONNX
+    model (fields: the case's further attributes); make_inputs raises Skip when the node cannot become a
+    case."""
     import onnx
     from onnx import numpy_helper
 
@@ -195,16 +202,27 @@ def onnx_nodes(path, given):
         attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
         raw = attrs.get("reduction", b"none")
         reduction = raw.decode() if isinstance(raw, bytes) else str(raw)
-        axis = int(attrs.get("axis", 0))
         label = node.name or (node.output[0] if node.output else f"{node.op_type}_{i}")
         source = f"{node.op_type} node '{label}' of {stem}"
+        if node.op_type == "TensorScatter":  # past_cache, update, [write_indices]; axis -2 unless given
+            raw_mode = attrs.get("mode", b"linear")
+            mode = raw_mode.decode() if isinstance(raw_mode, bytes) else str(raw_mode)
+
+            def make(node=node):
+                data, updates = (input_of(role, name) for role, name in zip(("data", "updates"), node.input))
+                given_indices = len(node.input) > 2 and node.input[2]
+                return [data, input_of("indices", node.input[2]) if given_indices else None, updates]
+
+            found.append((label, source, "tensor_scatter", "none", int(attrs.get("axis", -2)), {"mode": mode}, make))
+            continue
+        axis = int(attrs.get("axis", 0))
 
         def make(node=node):
             if len(node.input) < 3:
                 raise Skip(f"it has {len(node.input)} inputs, not 3")
             return [input_of(role, name) for role, name in zip(("data", "indices", "updates"), node.input)]
 
-        found.append((label, source, ONNX_OPS[node.op_type], reduction, axis, True, make))
+        found.append((label, source, ONNX_OPS[node.op_type], reduction, axis, {}, make))
     return found
 
 
@@ -273,10 +291,11 @@ def openvino_nodes(path, given):
         if kind in ("ScatterElementsUpdate", "ScatterUpdate"):
             axis_port = op.inputs()[3].get_source_output().get_node()
             if axis_port.get_type_name() != "Constant":
-                found.append((label, source, OPENVINO_OPS[kind], reduction, 0, True, not_constant_axis))
+                found.append((label, source, OPENVINO_OPS[kind], reduction, 0, {}, not_constant_axis))
                 continue
             axis = int(axis_port.get_data().reshape(-1)[0])
-        found.append((label, source, OPENVINO_OPS[kind], reduction, axis, bool(attrs.get("use_init_val", True)), make))
+        fields = {} if attrs.get("use_init_val", True) else {"use_init_val": False}
+        found.append((label, source, OPENVINO_OPS[kind], reduction, axis, fields, make))
     return found
 
 
@@ -308,12 +327,12 @@ def main(argv):
         return fail(f"{a.model}: cannot read the model: {type(e).__name__}: {e}", 2)
     os.makedirs(a.out, exist_ok=True)
     cases, skipped, taken = [], [], set()
-    for label, source, op, reduction, axis, use_init_val, make in nodes:
+    for label, source, op, reduction, axis, fields, make in nodes:
         name = case_name(label, taken)
         try:
             if reduction not in REDUCTIONS:
                 raise Skip(f"reduction '{reduction}' is not one of the case format's")
-            cases.append(case_of(name, source, op, REDUCTIONS[reduction], axis, use_init_val, make(), a.out))
+            cases.append(case_of(name, source, op, REDUCTIONS[reduction], axis, fields, make(), a.out))
         except Skip as e:
             skipped.append((label, str(e)))
     stem = os.path.splitext(os.path.basename(a.model))[0]

@@ -74,13 +74,16 @@ OPS = {
                            ("none", "add", "mul", "min", "max", "mean")),
     "scatter_nd": Op(("ScatterND", "ScatterNDUpdate"), ("none", "add", "sub", "mul", "min", "max")),
     "scatter_update": Op(("ScatterUpdate",), ("none",)),
+    "tensor_scatter": Op(("TensorScatter",), ("none",)),
 }
+# tensor_scatter's write modes (ONNX TensorScatter-24's `mode`), the first the default
+WRITE_MODES = ("linear", "circular")
 
 # ---------------------------------------------------------------------------------------------
 # Case files
 # ---------------------------------------------------------------------------------------------
 
-CASE_KEYS = ("name", "description", "source", "tags", "op", "axis", "reduction", "use_init_val",
+CASE_KEYS = ("name", "description", "source", "tags", "op", "axis", "reduction", "use_init_val", "mode",
              "inputs", "expected", "expect_error", "tolerance", "format")
 TENSOR_KEYS = ("dtype", "shape", "values", "generate", "file")
 GENERATOR_FIELDS = {"arange": ("start", "step"), "fill": ("value",), "uniform": ("low", "high", "seed"),

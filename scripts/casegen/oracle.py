@@ -73,6 +73,19 @@ def targets_update(dshape, idx, ishape, axis):
     return sorted(out, key=lambda t: t[1])
 
 
+def targets_tensor(dshape, idx, ushape, axis, mode):
+    """ONNX TensorScatter's pseudocode: update[p, s, ...] -> present[p, write_indices[p[0]] + s (mod S), ...]."""
+    axis = axis + len(dshape) if axis < 0 else axis
+    out = []
+    for u, coord in enumerate(ndindex(ushape)):
+        pos = idx[coord[0]] + coord[axis]
+        if mode == "circular":
+            pos %= dshape[axis]
+        assert 0 <= pos < dshape[axis]
+        out.append((ravel(coord[:axis] + (pos,) + coord[axis + 1:], dshape), u))
+    return out
+
+
 def targets_of(op, axis, dshape, idx, ishape):
     if op == "scatter_elements":
         return targets_elements(dshape, idx, ishape, axis)
@@ -81,10 +94,11 @@ def targets_of(op, axis, dshape, idx, ishape):
     return targets_update(dshape, idx, ishape, axis)
 
 
-def run_case(op, red, axis, use_init, data, idx, upd):
+def run_case(op, red, axis, use_init, data, idx, upd, mode="linear"):
     """data/idx/upd: (dtype, shape, flat values). Returns the output's flat values."""
     dt, dshape, dv = data
-    tg = targets_of(op, axis, dshape, idx[2], idx[1])
+    tg = (targets_tensor(dshape, idx[2], upd[1], axis, mode) if op == "tensor_scatter"
+          else targets_of(op, axis, dshape, idx[2], idx[1]))
     return reduce_into(dv, dt, [(t, upd[2][j]) for t, j in tg], red,
                        use_init if op == "scatter_elements" else True)
 

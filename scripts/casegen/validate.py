@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from scatterctl_spec import (CASE_KEYS, DTYPES, GENERATOR_FIELDS, INDEX_DTYPES, INT_RANGES, ITEMSIZE,
+from scatterctl_spec import (CASE_KEYS, DTYPES, GENERATOR_FIELDS, INDEX_DTYPES, INT_RANGES, ITEMSIZE, WRITE_MODES,
                              NPY_DESCR, OPS, REDUCTIONS, TENSOR_KEYS, op_name, reduction_name)
 
 from .generators import CaseError, generate
@@ -157,7 +157,14 @@ def check_case(case, base_dir):
         errors.add("schema")
     if op == "scatter_nd" and "axis" in case:
         errors.add("schema")
+    if "mode" in case and (op != "tensor_scatter" or case["mode"] not in WRITE_MODES):
+        errors.add("schema")
+    mode = case.get("mode", WRITE_MODES[0])
     inputs = case.get("inputs")
+    if isinstance(inputs, dict) and op == "tensor_scatter" and "indices" not in inputs and "data" in inputs:
+        # absent write_indices are int64 zeros, one per batch row (ONNX TensorScatter)
+        batch = inputs["data"].get("shape", [0])[:1] if isinstance(inputs["data"], dict) else [0]
+        inputs = dict(inputs, indices={"dtype": "int64", "shape": batch, "generate": {"kind": "fill", "value": 0}})
     if not isinstance(inputs, dict) or set(inputs) != {"data", "indices", "updates"}:
         errors.add("schema")
         return errors, None, None
@@ -173,7 +180,11 @@ def check_case(case, base_dir):
     if red is not None and ddt not in REDUCTIONS[red].dtypes:
         errors.add("dtype")
     r = len(dsh)
-    axis = case.get("axis", 0) if is_int(case.get("axis", 0)) else 0
+    default_axis = -2 if op == "tensor_scatter" else 0  # ONNX TensorScatter's sequence axis
+    axis = case.get("axis", default_axis) if is_int(case.get("axis", default_axis)) else 0
+    if op == "tensor_scatter" and r < 2:
+        errors.add("shape")
+        return errors, None, None
     if op != "scatter_nd" and r >= 1 and not -r <= axis <= r - 1:
         errors.add("axis")
     a = axis + r if axis < 0 else axis
@@ -185,6 +196,12 @@ def check_case(case, base_dir):
         shape_ok = (len(ish) >= 1 and ish[-1] <= r and ush == ish[:-1] + dsh[ish[-1]:])
     elif op == "scatter_update" and shape_ok and 0 <= a < r:
         shape_ok = ush == dsh[:a] + ish + dsh[a + 1:]
+    elif op == "tensor_scatter" and 0 <= a < r:
+        if a == 0:  # the batch axis
+            errors.add("axis")
+            return errors, None, None
+        shape_ok = (ish == dsh[:1] and len(ush) == r and
+                    all(ush[d] == dsh[d] or (d == a and ush[d] <= dsh[d]) for d in range(r)))
     if not shape_ok:
         errors.add("shape")
     if exp_decl and exp_decl[1] != dsh:
@@ -205,7 +222,12 @@ def check_case(case, base_dir):
     if errors or None in vals.values():
         return errors, None, None
     iv = vals["indices"]
-    if op == "scatter_elements":
+    if op == "tensor_scatter":
+        if inputs["indices"].get("generate", {}).get("kind") == "indices":
+            raise AssertionError(f"{name}: this oracle draws no tensor_scatter write positions; write them out")
+        last = dsh[a] - ush[a] if mode == "linear" else None
+        bad = any(x < 0 or (last is not None and x > last) for x in iv)
+    elif op == "scatter_elements":
         s = dsh[a]
         bad = any(not -s <= x < s for x in iv)
     elif op == "scatter_nd":
@@ -217,7 +239,7 @@ def check_case(case, base_dir):
         errors.add("index")
         return errors, None, None
     out = run_case(op, red, axis, case.get("use_init_val", True), (ddt, dsh, vals["data"]),
-                   (idt, ish, iv), (udt, ush, vals["updates"]))
+                   (idt, ish, iv), (udt, ush, vals["updates"]), mode)
     summary = (op, red, ddt)
     if exp is not None:
         diffs = [i for i, (g, w) in enumerate(zip(out, exp)) if not same_value(g, w, ddt)]

@@ -63,6 +63,42 @@ PY
 ctl run "$TMP/cases" --backend ref,cpu
 check "the imported cases pass on ref and cpu" last_line_is "scatterctl: 4 passed, 0 failed, 0 skipped"
 
+# TensorScatter-24 (ONNX 1.19 on): a circular decode write with write_indices from the graph, and a
+# prefill write without them (zeros); axis default -2 and mode kept.
+if "$PY" -c 'import onnx, sys; sys.exit(onnx.defs.onnx_opset_version() < 24)' 2>/dev/null; then
+  "$PY" - "$TMP" <<'PY'
+import sys
+import onnx
+from onnx import TensorProto, helper
+out = sys.argv[1]
+nodes = [helper.make_node("TensorScatter", ["past", "new", "pos"], ["present"], name="layer0.k_cache", mode="circular"),
+         helper.make_node("TensorScatter", ["present", "prompt"], ["prefilled"], name="layer0.prefill")]
+f = lambda name, shape, t=TensorProto.FLOAT: helper.make_tensor_value_info(name, t, shape)
+graph = helper.make_graph(nodes, "kv", [f("past", [2, 8, 16, 4]), f("new", [2, 8, 1, 4]),
+                                        f("pos", [2], TensorProto.INT64), f("prompt", [2, 8, 5, 4])],
+                          [f("prefilled", [2, 8, 16, 4])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)])
+onnx.checker.check_model(model)
+onnx.save(model, f"{out}/kv.onnx")
+PY
+  ctl import "$TMP/kv.onnx" --out "$TMP/kv"
+  check "TensorScatter: two cases written" out_has '^import: 2 scatter nodes found, 2 written, 0 skipped$'
+  "$PY" - "$TMP/kv/kv.json" <<'PY' || fail "the imported TensorScatter cases"
+import json, sys
+cases = {c["name"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+assert set(cases) == {"layer0.k_cache", "layer0.prefill"}, cases.keys()
+decode, prefill = cases["layer0.k_cache"], cases["layer0.prefill"]
+assert decode["op"] == "tensor_scatter" and decode["mode"] == "circular" and decode["axis"] == 2, decode
+assert decode["inputs"]["indices"]["shape"] == [2] and decode["inputs"]["indices"]["generate"]["kind"] == "indices", decode
+assert prefill["mode"] == "linear" and "indices" not in prefill["inputs"], prefill
+assert "no write_indices (zeros)" in prefill["description"], prefill["description"]
+PY
+  ctl run "$TMP/kv" --backend ref,cpu
+  check "the imported TensorScatter cases pass on ref and cpu" last_line_is "scatterctl: 4 passed, 0 failed, 0 skipped"
+else
+  echo "note: the onnx of $PY predates opset 24; the TensorScatter checks are left out"
+fi
+
 if "$PY" -c 'import openvino' >/dev/null 2>&1; then
   "$PY" -c "import openvino as ov; ov.save_model(ov.convert_model('$TMP/model.onnx'), '$TMP/model_ir.xml')"
   ctl import "$TMP/model_ir.xml" --out "$TMP/ir"

@@ -4,7 +4,8 @@ The callable is `FUNC(op, data, indices, updates, *, axis, reduction, use_init_v
 to `scatter`) and returns the output. The module may set:
 
   CAPABILITIES  a dict in the capabilities document's format (docs/backends.md); without it the
-                kernel claims every case the spec allows
+                kernel claims every case of the scatter ops the spec allows. tensor_scatter (ONNX
+                TensorScatter-24) only where declared: it is called with a further keyword, mode
   ARRAYS        "numpy" (the default, on the host), "torch", "cupy" or "jax" (on the GPU where one
                 is present; torch and jax fall back to the CPU)
   NAME, VERSION shown in reports; expectations files match VERSION
@@ -193,6 +194,8 @@ class _Call(Prepared):
         self.lowering = f"{adapter.where}:{adapter.func_name} with {arrays.kind} arrays"
         self.inputs = [arrays.to_kernel(t) for t in (case.data, case.indices, case.updates)]
         self.kwargs = {"axis": case.axis, "reduction": case.reduction, "use_init_val": case.use_init_val}
+        if case.op == "tensor_scatter":  # only for kernels that declare it: the others' signature lacks it
+            self.kwargs["mode"] = case.mode
         self.out = None
 
     def timed_call(self):

@@ -38,6 +38,19 @@ def targets(case):
         raise Rejected("index", msg)
     shape = case.data.shape
     idx = case.indices.array.astype(np.int64)
+    strides = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
+    if case.op == "tensor_scatter":
+        # ONNX's pseudocode: update[p, s, ...] goes to present[p, write_indices[p[0]] + s (mod S), ...]
+        ax = case.axis
+        coords = list(np.indices(case.updates.shape, sparse=True))
+        pos = idx[coords[0]] + coords[ax]
+        if case.mode == "circular":
+            pos = pos % shape[ax]
+        flat = pos * strides[ax]
+        for j, cj in enumerate(coords):
+            if j != ax:
+                flat = flat + cj * strides[j]
+        return np.broadcast_to(flat, case.updates.shape).astype(np.int64).reshape(-1)
     if case.op == "scatter_elements":
         ax = case.axis
         s = shape[ax]
@@ -45,7 +58,6 @@ def targets(case):
         if idx.size == 0:
             return np.zeros(0, np.int64)
         coords = list(np.indices(idx.shape, sparse=True))
-        strides = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
         flat = norm * strides[ax]
         for j, cj in enumerate(coords):
             if j != ax:
@@ -188,7 +200,7 @@ class NumpyAdapter(Adapter):
         self.settings = {"bfloat16": "held as float32, rounded to nearest even after every step"}
 
     def capabilities(self):
-        return full_capabilities(max_rank=_max_rank(), checks_indices=True, exclude=[])
+        return full_capabilities(max_rank=_max_rank(), checks_indices=True, exclude=[], tensor_scatter=True)
 
     def prepare(self, case, flags):
         return _Prepared(case)

@@ -43,13 +43,14 @@ class OnnxReferenceAdapter(Adapter):
         self.version = onnx.__version__
         self.versions["onnx"] = onnx.__version__
         self.device = "CPU (onnx.reference.ReferenceEvaluator, NumPy)"
-        self.settings = {"opset": oc.OPSET, "evaluator": "onnx.reference.ReferenceEvaluator"}
+        self.settings = {"opset": f"{oc.OPSET} (TensorScatter: {oc.TENSOR_SCATTER_OPSET})", "evaluator": "onnx.reference.ReferenceEvaluator"}
         self.cache = {}
 
     def capabilities(self):
         every = "*" if self.bf16 is not None else [d for d in oc.elem_types() if d != "bfloat16"]
         red = {r: every for r in ("none", "add", "mul", "min", "max")}
-        return oc.capabilities(dict(red), dict(red))
+        # The reference's TensorScatter indexes with Python: a negative write position wraps, not refused.
+        return oc.capabilities(dict(red), dict(red), tensor_checks_indices=False)
 
     def prepare(self, case, flags):
         key = oc.signature(case)

@@ -65,7 +65,7 @@ class OnnxRuntimeAdapter(Adapter):
             "intra_op_num_threads": f"{self.opts.intra_op_num_threads} (onnxruntime's default: one per physical core)",
             "inter_op_num_threads": str(self.opts.inter_op_num_threads),
             "graph_optimization_level": str(self.opts.graph_optimization_level).split(".")[-1],
-            "opset": str(oc.OPSET),
+            "opset": f"{oc.OPSET} (TensorScatter: {oc.TENSOR_SCATTER_OPSET})",
         }
         self.cache = {}
 
@@ -77,7 +77,7 @@ class OnnxRuntimeAdapter(Adapter):
                     "min": [d for d in DTYPES if d not in ("bfloat16", "bool")],
                     "max": [d for d in DTYPES if d not in ("bfloat16", "bool")]}
         nd = {"none": every, "add": no_half, "mul": no_half, "min": no_half_bool, "max": no_half_bool}
-        caps = oc.capabilities(elements, nd)
+        caps = oc.capabilities(elements, nd, tensor_checks_indices=True)
         if self.providers[0] == "CUDAExecutionProvider":
             caps["exclude"].append({"op": "scatter_nd", "reduction": ["add", "mul", "min", "max"],
                                     "reason": "declared as on CPU; the CUDA provider's reductions are not verified"})

@@ -9,7 +9,7 @@ import struct
 
 import numpy as np
 
-from scatterctl_spec import INDEX_DTYPES, NPY_DESCR, OPS, REDUCTIONS
+from scatterctl_spec import INDEX_DTYPES, NPY_DESCR, OPS, REDUCTIONS, WRITE_MODES
 
 # descr -> dtype name: as written, and the other spelling ('<' or '|') of the 1-byte and record types
 _DESCR = {descr: dtype for dtype, descr in NPY_DESCR.items()}
@@ -153,11 +153,12 @@ def f64_to_bf16(x):
 # ---------------------------------------------------------------------------------------------
 
 class Case:
-    """One run request, validated: op, reduction, axis (normalized), use_init_val, and the tensors."""
+    """One run request, validated: op, reduction, axis (normalized), use_init_val, mode (tensor_scatter),
+    and the tensors."""
 
-    def __init__(self, name, op, reduction, axis, use_init_val, data, indices, updates):
+    def __init__(self, name, op, reduction, axis, use_init_val, data, indices, updates, mode="linear"):
         self.name, self.op, self.reduction = name, op, reduction
-        self.axis, self.use_init_val = axis, use_init_val
+        self.axis, self.use_init_val, self.mode = axis, use_init_val, mode
         self.data, self.indices, self.updates = data, indices, updates
 
     @property
@@ -195,6 +196,9 @@ def parse_run(req):
         raise ProtocolError(f"case: reduction {red!r} is not defined for {op}")
     axis = _field(c, "axis", int, "case", 0, required=False)
     init = _field(c, "use_init_val", bool, "case", True, required=False)
+    mode = _field(c, "mode", str, "case", "linear", required=False)
+    if mode not in WRITE_MODES:
+        raise ProtocolError(f"case: mode {mode!r} is not one of {', '.join(WRITE_MODES)}")
     name = _field(c, "name", str, "case", "", required=False)
     paths = {}
     for key in ("data", "indices", "updates", "out"):
@@ -225,7 +229,14 @@ def parse_run(req):
         if not -r <= axis < r:
             raise ProtocolError(f"run: axis {axis} out of range for rank {r}")
         axis %= r
-        if op == "scatter_elements":
+        if op == "tensor_scatter":
+            fits = len(updates.shape) == r and all(u == d or (j == axis and u <= d)
+                                                   for j, (u, d) in enumerate(zip(updates.shape, data.shape)))
+            if axis == 0 or not fits or indices.shape != (data.shape[0],):
+                raise ProtocolError(f"run: tensor_scatter needs axis >= 1 (got {axis}), updates of data's shape "
+                                    f"but a shorter axis (got {updates.shape} for {data.shape}) and one write "
+                                    f"index per batch row (got {indices.shape})")
+        elif op == "scatter_elements":
             if len(indices.shape) != r or updates.shape != indices.shape:
                 raise ProtocolError(f"run: scatter_elements needs indices and updates of one shape and rank {r}"
                                     f" (got {indices.shape} and {updates.shape})")
@@ -236,7 +247,7 @@ def parse_run(req):
             want = tuple(data.shape[:axis]) + tuple(indices.shape) + tuple(data.shape[axis + 1:])
             if updates.shape != want:
                 raise ProtocolError(f"run: updates shape {updates.shape}, expected {want}")
-    case = Case(name, op, red, axis, init, data, indices, updates)
+    case = Case(name, op, red, axis, init, data, indices, updates, mode)
     return case, paths["out"], repeat, flags
 
 
@@ -263,6 +274,14 @@ def first_out_of_range(case, allow_negative=True):
     idx = case.indices.array.astype(np.int64, copy=False)
     shape = case.data.shape
     if idx.size == 0:
+        return None
+    if case.op == "tensor_scatter":  # write positions: never negative; linear, the sequence must fit
+        last = shape[case.axis] - case.updates.shape[case.axis] if case.mode == "linear" else None
+        for b, w in enumerate(idx.tolist()):
+            if w < 0 or (last is not None and w > last):
+                return (f"indices[{b}] = {w} is out of range [0, {'...' if last is None else last}] for "
+                        f"{case.mode} writes of {case.updates.shape[case.axis]} into data.shape[{case.axis}] = "
+                        f"{shape[case.axis]}")
         return None
     if case.op == "scatter_nd":
         k = idx.shape[-1]
