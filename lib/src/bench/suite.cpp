@@ -227,6 +227,21 @@ void workload_suite(Builder& b, BenchSize size) {
     b.add("workload/kv_cache/scatternd_k3/bf16", "workload", Op::scatter_nd, Reduction::none, 0,
           uniform(bf16, {batch, 8, len, 128}, 1), indices(i64, {writes, 3}, true, 2), uniform(bf16, {writes, 128}, 3));
   }
+  // KV cache, ONNX TensorScatter-24 (the op ONNX added for this write): one decode token per batch
+  // row into [B, 8, L, 128] bf16 at per-row positions, circular (a sliding-window cache). In place
+  // too, as onnxruntime runs it (MayInplace): then only the token's bytes move.
+  {
+    const auto batch = by_size(size, 4, 32, 64);
+    const auto len = by_size(size, 512, 2048, 4096);
+    Generator positions_drawn;
+    positions_drawn.kind = Generator::Kind::indices;
+    positions_drawn.seed = 2;
+    auto& item = b.add("workload/kv_cache/tensor_scatter_decode/bf16", "workload", Op::tensor_scatter, Reduction::none,
+                       2, uniform(bf16, {batch, 8, len, 128}, 1), {i64, {batch}, positions_drawn},
+                       uniform(bf16, {batch, 8, 1, 128}, 3));
+    item.decl.attrs.mode = WriteMode::circular;
+    b.both_ways();
+  }
   // KV cache, paged (vLLM reshape_and_cache; plain ONNX ScatterND(pool, slot_mapping, kv)):
   // unique slots of a [blocks x 16, 8 x 128] bf16 pool.
   {
