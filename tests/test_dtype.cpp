@@ -10,7 +10,9 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
+#include "../lib/src/reduce_step.hpp"
 #include "scatter/dtype.hpp"
 
 namespace scatter {
@@ -190,6 +192,40 @@ TEST(BFloat16, MatchesRneOnFloat32BitsForRandomFloats) {
     if (std::isnan(f)) continue;
     ASSERT_EQ(to_bfloat16(static_cast<double>(f)).bits, bf16_rne_from_float(f)) << std::hex << b;
   }
+}
+
+// The bfloat16 add and sub of the reduction step work in float (reduce_step.hpp); they must
+// round as the exact result rounded once does, here the double path (to_double, one step in
+// double, to_bfloat16: the conversions the tests above check against NumPy and the float32
+// bits). Every sign, exponent and edge of the fraction against each other, NaNs, infinities,
+// zeros and subnormals included. A NaN result must be a NaN; its bits are not compared.
+TEST(BFloat16, FloatStepsRoundAsTheDoublePath) {
+  std::vector<std::uint16_t> values;
+  for (std::uint16_t sign : {0, 0x8000}) {
+    for (std::uint16_t exp = 0; exp <= 0xFF; ++exp) {
+      for (std::uint16_t frac : {0x00, 0x01, 0x02, 0x3F, 0x40, 0x41, 0x55, 0x7E, 0x7F}) {
+        values.push_back(static_cast<std::uint16_t>(sign | (exp << 7) | frac));
+      }
+    }
+  }
+  std::int64_t nans = 0;
+  for (const auto r : {Reduction::add, Reduction::sub, Reduction::mean}) {
+    for (const auto a : values) {
+      for (const auto b : values) {
+        const double x = to_double(BFloat16{a});
+        const double y = to_double(BFloat16{b});
+        const auto want = to_bfloat16(r == Reduction::sub ? x - y : x + y).bits;
+        const auto got = detail::combine(r, BFloat16{a}, BFloat16{b}).bits;
+        if (is_nan_bf16(want)) {
+          ++nans;
+          ASSERT_TRUE(is_nan_bf16(got)) << std::hex << a << " " << b;
+        } else {
+          ASSERT_EQ(got, want) << info_of(r).name << std::hex << " " << a << " " << b;
+        }
+      }
+    }
+  }
+  EXPECT_GT(nans, 0);  // the specials were reached
 }
 
 TEST(BFloat16, SignsAndSpecials) {

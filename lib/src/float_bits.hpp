@@ -41,6 +41,26 @@ SCATTER_HD double bf16_bits_to_double(std::uint16_t b) {
   return static_cast<double>(v.f);
 }
 
+SCATTER_HD float bf16_bits_to_float(std::uint16_t b) {
+  union {
+    std::uint32_t u;
+    float f;
+  } v{static_cast<std::uint32_t>(b) << 16};
+  return v.f;
+}
+
+/// A float rounded to bfloat16, nearest with ties to even; NaN as round_double_bits<8, 7> gives it
+/// (its sign, quiet, no payload). No branch but the NaN select, so that loops of it vectorize.
+SCATTER_HD std::uint16_t round_float_to_bf16(float value) {
+  union {
+    float f;
+    std::uint32_t u;
+  } v{value};
+  const std::uint32_t rounded = (v.u + 0x7FFFu + ((v.u >> 16) & 1u)) >> 16;
+  const bool nan = (v.u & 0x7FFFFFFFu) > 0x7F800000u;
+  return static_cast<std::uint16_t>(nan ? ((v.u >> 16) & 0x8000u) | 0x7FC0u : rounded);
+}
+
 /// Rounds a double to a format with kExp exponent and kMan fraction bits (binary16:
 /// 5, 10; bfloat16: 8, 7), nearest with ties to even; NaN keeps its sign and is quiet.
 template <int kExp, int kMan>

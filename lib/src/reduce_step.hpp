@@ -80,6 +80,17 @@ SCATTER_HD T combine(Reduction r, T out, T u) {
     }
   } else if constexpr (kIsFloat<T>) {
     constexpr bool native = __is_same(T, double) || __is_same(T, float);
+    if constexpr (__is_same(T, BFloat16)) {
+      // In float, then rounded once: the float sum of two bfloat16 values rounds to the same
+      // bfloat16 as the exact sum (24 >= 2 x 8 + 2 bits: double rounding is innocuous, and the
+      // two formats share their exponent range), and it vectorizes where the double path
+      // cannot. tests/test_dtype.cpp checks it against the double path.
+      if (r == Reduction::add || r == Reduction::mean || r == Reduction::sub) {
+        const float x = bits::bf16_bits_to_float(out.bits);
+        const float y = bits::bf16_bits_to_float(u.bits);
+        return BFloat16{bits::round_float_to_bf16(r == Reduction::sub ? x - y : x + y)};
+      }
+    }
     switch (r) {
       case Reduction::add:
       case Reduction::mean:
