@@ -146,8 +146,11 @@ TEST(CpuBackend, ContentionOnASmallOutputKeepsTheReferencesOrder) {
     std::int64_t numel, bins;
   } shapes[] = {{100, 100}, {4096, 4096}, {1, 1}, {4096, 300}};
   for (const auto& shape : shapes) {
+    // int32 add, mul, min and max, and float min and max, take the privatized path (a copy of the
+    // output per thread, folded in thread order); the float add and mean keep one thread.
     for (const auto dtype : {DType::float32, DType::float16, DType::int32}) {
-      for (const auto r : {Reduction::add, Reduction::mean, Reduction::max, Reduction::none}) {
+      for (const auto r : {Reduction::add, Reduction::mean, Reduction::max, Reduction::min, Reduction::mul,
+                           Reduction::none}) {
         auto c = contention_case(dtype, r, shape.numel, shape.bins, 200000);
         const auto want = scatter::reference_scatter(c);
         for (const int threads : {2, 3}) {

@@ -134,7 +134,7 @@ SCATTER_HD T combine(Reduction r, T out, T u) {
 /// associative one; for sub, a + b (out - a - b = out - (a + b)), except bool, whose
 /// sub (XOR) is its own merge.
 template <class T>
-SCATTER_HD Reduction merge_of(Reduction r) {
+SCATTER_HD constexpr Reduction merge_of(Reduction r) {
   if constexpr (__is_same(T, Bool)) {
     return r;
   } else {
