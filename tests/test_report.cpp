@@ -330,9 +330,10 @@ TEST_F(ReportFiles, AJournalGivesBackEveryFieldOfEveryFinishedResult) {
   EXPECT_EQ(dies["backend"], "plugin:/p.so");
   EXPECT_EQ(dies["status"], "error");
   // mismatch, the strict xpass, the invalid case, the file error and the case in flight fail;
-  // the xfail passes. Never exit 0; 3: invalid cases come first.
+  // the xfail is counted apart. Never exit 0; 3: invalid cases come first.
   EXPECT_EQ(run.summary.failed, 5);
-  EXPECT_EQ(run.summary.passed, 1);
+  EXPECT_EQ(run.summary.passed, 0);
+  EXPECT_EQ(run.summary.xfailed, 1);
   EXPECT_EQ(run.summary.selected, 9);
   EXPECT_EQ(run.summary.exit_code, kExitInvalid);
   EXPECT_NE(run.summary.ended_early.find("without a word"), std::string::npos) << run.summary.ended_early;
@@ -341,14 +342,22 @@ TEST_F(ReportFiles, AJournalGivesBackEveryFieldOfEveryFinishedResult) {
 }  // namespace
 }  // namespace scatter
 
+namespace {
+// A passed scatter_nd row of `backend`.
+scatter::CaseResult passed_row(const std::string& name, const std::string& backend) {
+  scatter::CaseResult r;
+  r.name = name;
+  r.op = "scatter_nd";
+  r.backend = backend;
+  return r;
+}
+}  // namespace
+
 // The run table names its columns once, above the first row, and ends with the closing line.
 TEST(TableReport, HeaderOnceAboveTheRows) {
   std::ostringstream out;
   auto table = scatter::make_table_reporter(out, {});
-  scatter::CaseResult r;
-  r.name = "first";
-  r.op = "scatter_nd";
-  r.backend = "ref";
+  auto r = passed_row("first", "ref");
   r.detail = "fine";
   table->on_result(r);
   r.name = "second";
@@ -366,6 +375,38 @@ TEST(TableReport, HeaderOnceAboveTheRows) {
   EXPECT_EQ(all[1].rfind("first ", 0), 0u);
   EXPECT_EQ(all[2].rfind("second ", 0), 0u);
   EXPECT_EQ(all[3], "scatterctl: 2 passed, 0 failed, 0 skipped");
+}
+
+// A failing run ends with its recap, one line a failure or error (case, backend, first reason),
+// after whatever scrolled by; a run without one has none.
+TEST(TableReport, AFailingRunEndsWithItsRecap) {
+  std::ostringstream out;
+  auto table = scatter::make_table_reporter(out, {});
+  auto r = passed_row("fine", "ref");
+  table->on_result(r);
+  r.name = "dies";
+  r.backend = "plugin:/p.so";
+  r.status = scatter::Status::error;
+  r.error = scatter::Error(scatter::ErrorCode::backend, "", "plugin p: it crashed\nwith a second line");
+  table->on_result(r);
+  scatter::RunSummary s;
+  s.passed = 1;
+  s.failed = 1;
+  table->on_end(s);
+  const auto text = out.str();
+  const auto recap = text.find("short summary of failures and errors:\n  ERROR dies [plugin:/p.so]: [backend] plugin p: "
+                               "it crashed with a second line\n");
+  ASSERT_NE(recap, std::string::npos) << text;
+  EXPECT_LT(recap, text.find("scatterctl: 1 passed, 1 failed"));
+  EXPECT_EQ(text.find("fine ["), std::string::npos);  // only the failures
+
+  std::ostringstream clean;
+  auto quiet = scatter::make_table_reporter(clean, {});
+  r.status = scatter::Status::passed;
+  r.error.reset();
+  quiet->on_result(r);
+  quiet->on_end({});
+  EXPECT_EQ(clean.str().find("short summary"), std::string::npos) << clean.str();
 }
 
 // What an adapter built around an upstream bug is visible: at -v under the row, and in the

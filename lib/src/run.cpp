@@ -4,7 +4,11 @@
 #include "scatter/run.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <fnmatch.h>
+#include <optional>
 #include <new>
 
 #include <fmt/format.h>
@@ -118,18 +122,13 @@ void count_result(RunSummary& s, const CaseResult& r, bool strict) {
     case Status::passed:
       ++s.passed;
       break;
-    case Status::xfail:
-      ++s.passed;
+    case Status::xfail:  // counted apart from passed, as pytest does (never a failure)
       ++s.xfailed;
       ++s.xfail_ids[fmt::format("{}: {}", r.backend, r.expectation)];
       break;
     case Status::xpass:
       ++s.xpassed;
-      if (strict || r.strict) {
-        ++s.failed;
-      } else {
-        ++s.passed;
-      }
+      if (strict || r.strict) ++s.failed;
       break;
     case Status::skipped:
       ++s.skipped;
@@ -203,9 +202,10 @@ std::string_view to_string(Status status) {
   return kNames[static_cast<int>(status)];
 }
 
-bool is_selected(const CaseEntry& e, const Selection& sel) {
-  // Every loaded case has a name (the loader derives one); a hand-made entry may not.
-  if (e.name.empty()) return sel.shard_index == 1;
+namespace {
+
+// The selection's steps, in the order why_none_selected() reports them.
+bool passes_filters(const CaseEntry& e, const Selection& sel) {
   bool any_include = false;
   bool included = false;
   for (const auto& f : sel.filters) {
@@ -216,23 +216,135 @@ bool is_selected(const CaseEntry& e, const Selection& sel) {
       included = included || fnmatch(f.c_str(), e.name.c_str(), 0) == 0;
     }
   }
-  if (any_include && !included) return false;
-  if (!sel.tags.empty() &&
-      std::none_of(sel.tags.begin(), sel.tags.end(), [&](const std::string& t) { return has_tag(e, t); })) {
-    return false;
-  }
+  return !any_include || included;
+}
+
+bool passes_tags(const CaseEntry& e, const Selection& sel) {
+  return sel.tags.empty() ||
+         std::any_of(sel.tags.begin(), sel.tags.end(), [&](const std::string& t) { return has_tag(e, t); });
+}
+
+bool passes_large(const CaseEntry& e, const Selection& sel) {
   const bool asked_large =
       sel.include_large || std::find(sel.tags.begin(), sel.tags.end(), "large") != sel.tags.end();
-  if (has_tag(e, "large") && !asked_large) return false;
+  return !has_tag(e, "large") || asked_large;
+}
+
+bool in_shard(const CaseEntry& e, const Selection& sel) {
   return static_cast<int>(fnv1a(e.name) % static_cast<std::uint64_t>(sel.shard_count)) == sel.shard_index - 1;
 }
 
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const auto& item : items) quoted.push_back("'" + item + "'");
+  return fmt::format("{}", fmt::join(quoted, ", "));
+}
+
+// "423 cases loaded; --filter 'nd_*' kept 0": each step of the selection with what it kept,
+// for a selection that kept nothing.
+std::string why_none_selected(const LoadResult& loaded, const Selection& sel) {
+  int filtered = 0, tagged = 0, sized = 0;
+  for (const auto& e : loaded.cases) {
+    if (!passes_filters(e, sel)) continue;
+    ++filtered;
+    if (!passes_tags(e, sel)) continue;
+    ++tagged;
+    sized += passes_large(e, sel);
+  }
+  auto why = fmt::format("{} case{} loaded", loaded.cases.size(), loaded.cases.size() == 1 ? "" : "s");
+  if (!sel.filters.empty()) why += fmt::format("; --filter {} kept {}", quoted_list(sel.filters), filtered);
+  if (!sel.tags.empty()) why += fmt::format("; --tag {} kept {}", quoted_list(sel.tags), tagged);
+  if (sized < tagged) why += fmt::format("; {} tagged 'large' left out (--include-large runs them)", tagged - sized);
+  if (sel.shard_count > 1) why += fmt::format("; --shard {}/{} kept none of {}", sel.shard_index, sel.shard_count, sized);
+  return why;
+}
+
+}  // namespace
+
+bool is_selected(const CaseEntry& e, const Selection& sel) {
+  // Every loaded case has a name (the loader derives one); a hand-made entry may not.
+  if (e.name.empty()) return sel.shard_index == 1;
+  return passes_filters(e, sel) && passes_tags(e, sel) && passes_large(e, sel) && in_shard(e, sel);
+}
+
+namespace {
+
+// --shard auto: where CI systems put a parallel job's index and the number of jobs.
+struct ShardVariables {
+  const char* index;
+  const char* count;  ///< null: the system gives none (--shard auto/N)
+  int first;          ///< the first job's index: 0 or 1
+};
+constexpr ShardVariables kShardVariables[] = {
+    {"CI_NODE_INDEX", "CI_NODE_TOTAL", 1},                           // GitLab `parallel:`
+    {"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0},  // Buildkite `parallelism:`
+    {"CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0},                   // CircleCI `parallelism:`
+    {"JOB_COMPLETION_INDEX", nullptr, 0},                            // Kubernetes Indexed Job
+};
+
+std::optional<int> env_int(const char* name) {
+  const char* text = name ? std::getenv(name) : nullptr;
+  if (text == nullptr) return std::nullopt;
+  int value = 0;
+  const auto end = text + std::strlen(text);
+  const auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec != std::errc() || ptr != end) {
+    throw Error(ErrorCode::schema, "--shard", fmt::format("= 'auto' but ${} = '{}' is not an integer", name, text));
+  }
+  return value;
+}
+
+// "auto" or "auto/N": I (and N) from the first of kShardVariables that is set.
+void shard_from_environment(const std::string& text, Selection& sel) {
+  std::optional<int> given;
+  if (text != "auto") {
+    int n = 0;
+    const auto digits = text.substr(5);
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (text.rfind("auto/", 0) != 0 || ec != std::errc() || ptr != digits.data() + digits.size() || n < 1) {
+      throw Error(ErrorCode::schema, "--shard", fmt::format("= '{}' must be I/N, auto or auto/N", text));
+    }
+    given = n;
+  }
+  for (const auto& vars : kShardVariables) {
+    const auto index = env_int(vars.index);
+    if (!index) continue;
+    const auto count = vars.count ? env_int(vars.count) : std::nullopt;
+    if (!count && !given) {
+      throw Error(ErrorCode::schema, "--shard",
+                  fmt::format("= 'auto': ${} = {} gives no count of jobs; say it, --shard auto/N", vars.index, *index));
+    }
+    if (count && given && *count != *given) {
+      throw Error(ErrorCode::schema, "--shard",
+                  fmt::format("= '{}' but ${} = {}", text, vars.count, *count));
+    }
+    const int n = count ? *count : *given;
+    const int i = *index - vars.first + 1;
+    if (n < 1 || i < 1 || i > n) {
+      throw Error(ErrorCode::schema, "--shard",
+                  fmt::format("= 'auto': ${} = {} is not a job of {} (the first is {})", vars.index, *index, n,
+                              vars.first));
+    }
+    sel.shard_index = i;
+    sel.shard_count = n;
+    return;
+  }
+  // Never the whole suite: a job that was meant to run a part and finds no index is an error.
+  std::vector<std::string> names;
+  for (const auto& vars : kShardVariables) names.push_back(std::string("$") + vars.index);
+  throw Error(ErrorCode::schema, "--shard",
+              fmt::format("= '{}' but none of {} is set; give --shard I/N", text, fmt::join(names, ", ")));
+}
+
+}  // namespace
+
 void parse_shard(const std::string& text, Selection& sel) {
+  if (text.rfind("auto", 0) == 0) return shard_from_environment(text, sel);
   int i = 0;
   int n = 0;
   char extra = 0;
   if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 1 || i > n) {
-    throw Error(ErrorCode::schema, "--shard", fmt::format("= '{}' must be I/N with 1 <= I <= N", text));
+    throw Error(ErrorCode::schema, "--shard", fmt::format("= '{}' must be I/N with 1 <= I <= N, or auto", text));
   }
   sel.shard_index = i;
   sel.shard_count = n;
@@ -253,6 +365,7 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
     }
   }
   s.selected = static_cast<int>(selected.size());
+  if (selected.empty() && !loaded.cases.empty()) s.none_selected = why_none_selected(loaded, options.selection);
   // Say so when the large cases were asked for (by a filter, or as all that was loaded),
   // not on every run of a folder that holds some.
   if (s.selected > 0 && options.selection.filters.empty()) s.large_left_out = 0;

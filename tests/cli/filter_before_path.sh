@@ -15,7 +15,14 @@ check "run --filter GLOB PATH runs only that case" \
 
 ctl run --backend ref --filter nomatch "$TMP/one.json"
 check "run --filter nomatch PATH exits 4" rc_is 4
+check "an empty selection says which step removed the cases" \
+  out_has "^no case selected: 1 case loaded; --filter 'nomatch' kept 0$"
 
 ctl run --backend ref --tag nosuchtag "$TMP/one.json"
 check "run --tag TAG PATH exits 4" rc_is 4
+check "an empty selection by tag says so" out_has "^no case selected: 1 case loaded; --tag 'nosuchtag' kept 0$"
+
+ctl run --backend ref --filter 'cli_*' --shard 1/2 "$TMP/one.json"  # the case hashes to part 2
+check "a shard that kept nothing says so" \
+  out_has "^no case selected: 1 case loaded; --filter 'cli_\\*' kept 1; --shard 1/2 kept none of 1$"
 echo "ok"

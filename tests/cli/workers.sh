@@ -204,7 +204,8 @@ check "xfail: 3 xfail rows naming the entry" \
 check "xfail: the detail names the entry, reason and citation" \
   out_has '^ +xfail \[fake-returns-data\] \(unmodelled: it names its cases\) the fake worker returns data unchanged \(tests/cli/fake_worker\.py\)$'
 check "xfail: counted per entry above the closing line" out_has '^ +3  numpy: fake-returns-data$'
-check "xfail: counted as passed" last_line_matches '^scatterctl: 4 passed, 0 failed, 0 skipped$'
+check "xfail: counted apart from passed" last_line_matches '^scatterctl: 1 passed, 0 failed, 0 skipped, 3 xfailed$'
+check "xfail: its count above the closing line" out_has '^xfail \(known divergences\): 3$'
 
 fake identity run "$cases" --expectations "$TMP/xfail.json" --no-expectations
 check "--no-expectations: exit 1" rc_is 1
@@ -215,11 +216,12 @@ fake identity run "$cases" --expectations "$TMP/xpass.json"
 check "XPASS: exit 0" rc_is 0
 check "XPASS: the passing case named by an entry is XPASS" out_has '^w2_same .* numpy +XPASS '
 check "XPASS: counted" out_has '^XPASS \(recorded divergences that passed\): 1$'
-check "XPASS: counted as passed" last_line_matches '^scatterctl: 4 passed, 0 failed, 0 skipped$'
+check "XPASS: counted apart from passed (and the 3 xfails too)" \
+  last_line_matches '^scatterctl: 0 passed, 0 failed, 0 skipped, 3 xfailed, 1 xpassed$'
 fake identity run "$cases" --expectations "$TMP/xpass.json" --strict
 check "XPASS --strict: exit 1" rc_is 1
 check "XPASS --strict: the row says it fails the run" out_has '^ +XPASS \[names-a-passing-case\]: .*\(--strict: a failure\)$'
-check "XPASS --strict: counted as failed" last_line_matches '^scatterctl: 3 passed, 1 failed, 0 skipped$'
+check "XPASS --strict: counted as failed" last_line_matches '^scatterctl: 0 passed, 1 failed, 0 skipped, 3 xfailed, 1 xpassed$'
 fake identity run "$cases" --expectations "$TMP/xpass.json" --strict -q --junit "$TMP/xpass.xml"
 check "XPASS --strict -q: exit 1" rc_is 1
 check "XPASS --strict -q: the row that fails the run is shown" out_has '^w2_same .* numpy +XPASS '

@@ -65,8 +65,10 @@ struct RunSummary {
   /// plugin, a watchdog, SIGKILL. Known from the journal (journal.hpp); never a pass.
   std::string ended_early;
   int large_left_out = 0;  ///< cases tagged large that the selection matched but --include-large was not given
-  int xfailed = 0;  ///< part of passed
-  int xpassed = 0;  ///< part of passed, or of failed under --strict
+  /// Cases were loaded but the selection kept none: each step and what it kept (run.cpp).
+  std::string none_selected;
+  int xfailed = 0;  ///< apart from passed
+  int xpassed = 0;  ///< apart from passed; also counted in failed under --strict
   std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count
   std::map<std::string, int> xfail_ids;     ///< "backend: entry id" -> count
   /// Problems that did not stop the run (a failure bundle that could not be written), once each

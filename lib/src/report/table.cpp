@@ -10,6 +10,7 @@
 #include <mutex>
 #include <ostream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,18 @@ constexpr const char* kRed = "\033[31m";
 constexpr const char* kGreen = "\033[32m";
 constexpr const char* kYellow = "\033[33m";
 constexpr const char* kReset = "\033[0m";
+
+// The recap at the end of a run: one line a failure, at most this many (the reports hold all).
+constexpr std::size_t kRecapLines = 40;
+constexpr std::size_t kRecapReason = 160;  // characters of the first reason
+
+// The first reason a result failed, on one line: its error, the worst element, or its detail.
+std::string first_reason(const CaseResult& r) {
+  std::string text = r.error ? describe(*r.error) : r.comparison && !r.comparison->passed ? worst_text(r) : r.detail;
+  for (auto& ch : text) ch = ch == '\n' ? ' ' : ch;
+  if (text.size() > kRecapReason) text = text.substr(0, kRecapReason - 3) + "...";
+  return text;
+}
 
 // "[12/332] case_name 3.1s" redrawn on stderr every 200 ms once the run is 2 s old.
 class Progress {
@@ -101,8 +114,12 @@ class TableReporter final : public Reporter {
   void on_result(const CaseResult& raw) override {
     const auto r = detail::printable(raw);  // no byte of a file name or a backend reaches the terminal as it is
     const bool bad = r.status == Status::failed || r.status == Status::error || (r.status == Status::xpass && r.strict);
-    if (options_.quiet && !bad) return;
     std::lock_guard lock(io_);
+    if (bad) {
+      const char* word = r.status == Status::error ? "ERROR" : r.status == Status::xpass ? "XPASS" : "FAILED";
+      recap_.push_back(fmt::format("{} {} [{}]: {}", word, r.name, r.backend, first_reason(r)));
+    }
+    if (options_.quiet && !bad) return;
     clear_progress();
     if (!header_printed_) {
       // The columns, once, above the first row.
@@ -149,7 +166,7 @@ class TableReporter final : public Reporter {
       for (const auto& [reason, n] : summary.skip_reasons) out_ << fmt::format("  {:>5}  {}\n", n, reason);
     }
     if (!summary.xfail_ids.empty()) {
-      out_ << fmt::format("xfail (known divergences, counted as passed): {}\n", summary.xfailed);
+      out_ << fmt::format("xfail (known divergences): {}\n", summary.xfailed);
       for (const auto& [id, n] : summary.xfail_ids) out_ << fmt::format("  {:>5}  {}\n", n, id);
     }
     if (summary.xpassed > 0) out_ << fmt::format("XPASS (recorded divergences that passed): {}\n", summary.xpassed);
@@ -161,7 +178,17 @@ class TableReporter final : public Reporter {
     for (const auto& [warning, n] : summary.warnings) {
       out_ << fmt::format("warning: {}{}; the run went on\n", warning, n > 1 ? fmt::format(" ({} times)", n) : "");
     }
+    if (!recap_.empty()) {
+      // As pytest's short summary: a failing run ends with what failed, whatever scrolled by.
+      out_ << "short summary of failures and errors:\n";
+      for (std::size_t i = 0; i < recap_.size() && i < kRecapLines; ++i) out_ << "  " << recap_[i] << "\n";
+      if (recap_.size() > kRecapLines) {
+        out_ << fmt::format("  ... and {} more (every one is in the reports and the rows above)\n",
+                            recap_.size() - kRecapLines);
+      }
+    }
     if (summary.nothing_ran()) out_ << "nothing ran: every case was skipped on every backend (exit 4)\n";
+    if (!summary.none_selected.empty()) out_ << "no case selected: " << summary.none_selected << "\n";
     if (summary.interrupted) out_ << "interrupted: the results above are the cases that finished\n";
     if (summary.stopped_early) out_ << "stopped at the first failure (--fail-fast)\n";
     out_ << closing_line(summary) << std::endl;
@@ -178,6 +205,7 @@ class TableReporter final : public Reporter {
   std::ostream& out_;
   TableOptions options_;
   std::map<std::string, int> skipped_;
+  std::vector<std::string> recap_;  ///< one line a failed, errored or strict-xpass result
   bool header_printed_ = false;
   std::mutex io_;
   std::unique_ptr<Progress> progress_;
@@ -186,7 +214,11 @@ class TableReporter final : public Reporter {
 }  // namespace
 
 std::string closing_line(const RunSummary& s) {
+  // The spec's closing line, then xfail and XPASS, counted apart from passed (as pytest does), when
+  // there are some: a line that starts as the spec's still reads the same.
   auto line = fmt::format("scatterctl: {} passed, {} failed, {} skipped", s.passed, s.failed, s.skipped);
+  if (s.xfailed > 0) line += fmt::format(", {} xfailed", s.xfailed);
+  if (s.xpassed > 0) line += fmt::format(", {} xpassed", s.xpassed);
   if (!s.ended_early.empty()) line += fmt::format(" (the run ended early: {})", s.ended_early);
   return line;
 }

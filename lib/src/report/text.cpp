@@ -121,6 +121,7 @@ RunSummary printable(RunSummary s) {
   s.skip_reasons = printable_keys(s.skip_reasons);
   s.xfail_ids = printable_keys(s.xfail_ids);
   s.warnings = printable_keys(s.warnings);
+  make_printable(s.none_selected);  // it quotes the user's filters and tags
   return s;
 }
 
