@@ -83,6 +83,16 @@ sort "$TMP/union" > "$TMP/union.sorted"
 cmp -s "$TMP/all" "$TMP/union.sorted" || fail "the shards' union is not exactly the whole selection"
 [ -z "$(uniq -d "$TMP/union.sorted")" ] || fail "shards overlap"
 
+# The Markdown report of the bundled cases is a summary: at most 250 lines outside collapsed
+# <details> sections, the per-result table among the collapsed ones; the failing run's
+# recap ends the terminal output.
+NO_COLOR=1 "$BIN" run "$REPO/cases" --backend ref,cpu --markdown "$TMP/all.md" >"$TMP/all.txt" 2>&1
+outside=$(awk '/^<details>/ {inside = 1} !inside {n++} /^<\/details>/ {inside = 0} END {print n + 0}' "$TMP/all.md")
+[ "$outside" -le 250 ] || fail "the Markdown report of cases/ has $outside lines outside <details> (at most 250)"
+grep -q '^<details><summary>[0-9]* results, one a row</summary>$' "$TMP/all.md" || fail "the results table is collapsed"
+printf '%s\n' "$out" | grep -q "^short summary of failures and errors:$" || fail "a failing run ends with its recap"
+printf '%s\n' "$out" | grep -q "^  FAILED wrong_expected \[ref\]: " || fail "the recap names the failure, its backend and reason"
+
 # Colour only when asked on a pipe, never with NO_COLOR.
 "$BIN" run "$TMP/mixed.json" --backend ref --filter passes --color always | grep -q $'\033\[32m' || fail "--color always"
 NO_COLOR=1 "$BIN" run "$TMP/mixed.json" --backend ref --filter passes | grep -q $'\033' && fail "NO_COLOR"

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -140,6 +142,15 @@ std::string conformance_matrix(const std::vector<CaseResult>& results, const Run
   return out;
 }
 
+// Rows of a list or table shown before the rest is collapsed: the report stays a summary (about
+// 250 lines outside collapsed sections for `run cases/`, whatever the backends).
+constexpr std::size_t kShownRows = 20;
+
+// A section a reader opens on demand (GitHub and GitLab render it collapsed).
+std::string collapsed(const std::string& summary, const std::string& body) {
+  return fmt::format("<details><summary>{}</summary>\n\n{}\n</details>\n", summary, body);
+}
+
 class MarkdownReporter final : public detail::CollectingReporter {
  public:
   using CollectingReporter::CollectingReporter;
@@ -162,30 +173,46 @@ class MarkdownReporter final : public detail::CollectingReporter {
       for (const auto& [id, n] : s.xfail_ids) out += fmt::format("| {} | {} |\n", cell(id), n);
     }
     if (!s.skip_reasons.empty()) {
-      out += "\n### Skipped, by reason\n\n| backend: reason | cases |\n|---|---|\n";
-      for (const auto& [reason, n] : s.skip_reasons) out += fmt::format("| {} | {} |\n", cell(reason), n);
+      std::string table = "| backend: reason | cases |\n|---|---|\n";
+      for (const auto& [reason, n] : s.skip_reasons) table += fmt::format("| {} | {} |\n", cell(reason), n);
+      out += "\n### Skipped, by reason\n\n" +
+             (s.skip_reasons.size() <= kShownRows ? table
+                                                   : collapsed(fmt::format("{} reasons", s.skip_reasons.size()), table));
     }
     const bool any_bad = !file_errors_.empty() || std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) {
                            return r.status == Status::failed || r.status == Status::error;
                          });
     if (any_bad) {
-      out += "\n### Failures\n\n";
-      for (const auto& e : file_errors_) out += fmt::format("- **{}**: `{}`\n", cell(e.file()), cell(describe(e)));
+      // One line a failure, the first kShownRows in view; the rest, and every comparison, collapsed.
+      std::vector<std::string> lines;
+      std::string comparisons;
+      for (const auto& e : file_errors_) lines.push_back(fmt::format("- **{}**: `{}`\n", cell(e.file()), cell(describe(e))));
       for (const auto& r : results_) {
         if (r.status != Status::failed && r.status != Status::error) continue;
-        out += fmt::format("- **{}** on `{}` ({}): {}\n", r.name, r.backend, r.status == Status::failed ? "failed" : "error",
-                           cell(detail::worst_text(r)));
-        if (r.comparison) out += "\n```\n" + detail::comparison_text(*r.comparison, "") + "```\n\n";
+        lines.push_back(fmt::format("- **{}** on `{}` ({}): {}\n", r.name, r.backend,
+                                    r.status == Status::failed ? "failed" : "error", cell(detail::worst_text(r))));
+        if (r.comparison) {
+          comparisons += fmt::format("**{}** on `{}`:\n\n```\n{}```\n\n", r.name, r.backend,
+                                     detail::comparison_text(*r.comparison, ""));
+        }
       }
+      out += "\n### Failures\n\n";
+      std::string rest;
+      for (std::size_t i = 0; i < lines.size(); ++i) (i < kShownRows ? out : rest) += lines[i];
+      if (!rest.empty()) out += collapsed(fmt::format("{} more failures", lines.size() - kShownRows), rest);
+      if (!comparisons.empty()) out += collapsed("the comparisons, element by element", comparisons);
     }
-    out += "\n### Results\n\n| case | op | reduction | dtype | backend | status | worst | time |\n|---|---|---|---|---|---|---|---|\n";
+    // Every result: for the record, collapsed (the summary above is what a reader reads).
+    std::string every = "| case | op | reduction | dtype | backend | status | worst | time |\n|---|---|---|---|---|---|---|---|\n";
+    int rows = 0;
     int skipped = 0;
     for (const auto& r : results_) {
       if (r.status == Status::skipped) {
         ++skipped;
         continue;
       }
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.name), r.op, r.reduction, r.dtype, r.backend,
+      ++rows;
+      every += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.name), r.op, r.reduction, r.dtype, r.backend,
                          r.status == Status::passed ? "passed"
                          : r.status == Status::xfail ? "xfail"
                          : r.status == Status::xpass ? "XPASS"
@@ -193,6 +220,7 @@ class MarkdownReporter final : public detail::CollectingReporter {
                                                       : "**error**",
                          cell(detail::worst_text(r)), detail::time_text(r.seconds));
     }
+    out += "\n### Results\n\n" + collapsed(fmt::format("{} results, one a row", rows), every);
     if (skipped > 0) out += fmt::format("\n{} case x backend pairs were skipped (reasons above).\n", skipped);
     return out;
   }
