@@ -13,6 +13,7 @@
 #include "scatter/plugin.hpp"
 #include "scatter/profile.hpp"
 #include "scatter/report.hpp"
+#include "usage.hpp"
 
 namespace scatter::cli {
 
@@ -35,11 +36,13 @@ void add_selection(CLI::App* cmd, SelectionFlags& flags) {
   cmd->add_option("--filter", flags.filters, "glob on case names; a leading '-' excludes (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--tag", flags.tags, "run cases with any of these tags (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--shard", flags.shard, "I/N: run the I-th of N stable parts (by case name)");
+  cmd->add_option("--shard", flags.shard,
+                  "I/N: run the I-th of N stable parts (by case name); auto[/N]: I and N from the CI's parallel-job "
+                  "variables (docs/sharding.md)");
   cmd->add_flag("--include-large", flags.include_large, "also run cases tagged 'large'");
   cmd->add_option("--max-bytes", flags.max_bytes, "reject cases needing more host memory (default: half of RAM)");
   cmd->add_option("--profile", flags.profile, "a spec profile: " + fmt::format("{}", fmt::join(profile_names(), ", ")))
-      ->check(CLI::IsMember(profile_names()));
+      ->check(one_of(profile_names()));
 }
 
 void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help) {
@@ -66,7 +69,7 @@ void add_expectations(CLI::App* cmd, ExpectationFlags& flags) {
 }
 
 void add_table(CLI::App* cmd, TableFlags& flags, const std::string& quiet_help, const std::string& verbose_help) {
-  cmd->add_option("--color", flags.color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--color", flags.color, "auto, always or never")->check(one_of({"auto", "always", "never"}));
   cmd->add_flag("-q,--quiet", flags.quiet, quiet_help);
   cmd->add_flag("-v,--verbose", flags.verbose, verbose_help);
 }

@@ -13,6 +13,7 @@
 #include "bench_list.hpp"
 #include "commands.hpp"
 #include "scatter/cancel.hpp"
+#include "usage.hpp"
 #include "scatter/counter.hpp"
 #include "scatter/paired.hpp"
 #include "scatter/report.hpp"
@@ -233,9 +234,9 @@ Command add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "time the backends on a built-in suite (or the given cases)");
   cmd->add_option("paths", o->paths, "case files or directories (default: the built-in suite)");
   cmd->add_option("--mode", o->mode, "nd, elements, update, workload or all (default all)")
-      ->check(CLI::IsMember(bench_mode_names()));
+      ->check(one_of(bench_mode_names()));
   cmd->add_option("--size", o->size, "small, medium or large (default small)")
-      ->check(CLI::IsMember({"small", "medium", "large"}));
+      ->check(one_of({"small", "medium", "large"}));
   add_backend(cmd, o->backends);
   cmd->add_option("--filter", o->selection.filters, "glob on benchmark names; a leading '-' excludes (repeatable)")
       ->allow_extra_args(false);
@@ -268,7 +269,7 @@ Command add_bench_command(CLI::App& app) {
                   "what a sample is: time (default), or instructions: the host backends (ref, cpu, plugin:, exe:) "
                   "under valgrind's callgrind, counting the timed call only, with simulated cache misses; exact, "
                   "so compare gates on it whatever the load (docs/benchmarks.md)")
-      ->check(CLI::IsMember({"time", "instructions"}));
+      ->check(one_of({"time", "instructions"}));
   add_external(cmd, o->backends);
   add_expectations(cmd, o->expectations);
   return {cmd, [o](const Invocation& invocation) { return bench(*o, invocation); }};

@@ -81,7 +81,8 @@ std::string self_path(const char* argv0) {
 
 int main(int argc, char** argv) {
   using namespace scatter::cli;
-  CLI::App app{"scatterctl: conformance and benchmarks for scatter operators"};
+  // Named, so that `scatterctl help` (printed before CLI11 parses argv) shows it in its usage.
+  CLI::App app{"scatterctl: conformance and benchmarks for scatter operators", "scatterctl"};
   app.set_version_flag("--version", std::string(scatter::kVersion));
   app.require_subcommand(1);
   // From the start, so that Ctrl-C or SIGTERM while loading also ends in a clean exit 130.

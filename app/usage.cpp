@@ -57,8 +57,9 @@ std::optional<int> command_word(CLI::App& app, int argc, char** argv) {
   return std::nullopt;
 }
 
-// An unknown flag: name the closest one of its command.
-void suggest_flags(CLI::App& app, int argc, char** argv) {
+// Each unknown flag, one line, with the closest one of its command; false when there is none
+// (the extras are something else, and CLI11's own message says what).
+bool report_unknown_flags(CLI::App& app, int argc, char** argv) {
   std::vector<std::string> known;
   for (auto* sub : app.get_subcommands({})) {
     if (!sub->parsed()) continue;
@@ -66,17 +67,31 @@ void suggest_flags(CLI::App& app, int argc, char** argv) {
       for (const auto& lname : opt->get_lnames()) known.push_back("--" + lname);
     }
   }
+  bool any = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) continue;
     const auto flag = arg.substr(0, arg.find('='));
     if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
     const auto hint = did_you_mean(flag, known);
-    if (!hint.empty()) std::cerr << fmt::format("scatterctl: '{}' is not a flag of this command{}\n", flag, hint);
+    std::cerr << fmt::format("scatterctl: '{}' is not a flag of this command{}\n", flag,
+                             hint.empty() ? " (--help lists them)" : hint);
+    any = true;
   }
+  return any;
 }
 
 }  // namespace
+
+CLI::Validator one_of(std::vector<std::string> names) {
+  const auto list = fmt::format("{}", fmt::join(names, ", "));
+  return CLI::Validator(
+      [names, list](std::string& value) -> std::string {
+        if (std::find(names.begin(), names.end(), value) != names.end()) return {};
+        return fmt::format("'{}' is not one of {}{}", value, list, did_you_mean(value, names));
+      },
+      "one of " + list);
+}
 
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   if (const auto rc = command_word(app, argc, argv)) return rc;
@@ -89,8 +104,7 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError& e) {
-    app.exit(e);
-    suggest_flags(app, argc, argv);
+    if (!report_unknown_flags(app, argc, argv)) app.exit(e);  // one message per mistake
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
     app.exit(e);

@@ -3,10 +3,16 @@
 // each with the closest command or flag ("did you mean").
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 namespace scatter::cli {
+
+/// A check that an option's value is one of `names`, its error naming them all and the
+/// closest ("--mode: 'ndd' is not one of nd, elements, ...; did you mean 'nd'?").
+CLI::Validator one_of(std::vector<std::string> names);
 
 /// Parses the command line. Returns the exit code when there is nothing to run: help or
 /// the version was printed (0), or a usage error was reported (2).

@@ -9,6 +9,21 @@ ctl run --no-such-flag "$TMP/one.json"
 check "an unknown flag gives exit 2" rc_is 2
 check "the unknown flag is named on stderr" grep -q -- '--no-such-flag' "$TMP/err"
 
+# One message per mistake: ours, with the closest flag, not CLI11's as well.
+ctl run --colr always "$TMP/one.json"
+check "a mistyped flag gives exit 2" rc_is 2
+check "a mistyped flag: one line, with the closest flag" \
+  test "$(cat "$TMP/err")" = "scatterctl: '--colr' is not a flag of this command; did you mean '--color'?"
+
+# Every enumerated value names the choices and the closest one.
+ctl bench --mode ndd --list
+check "bench --mode ndd gives exit 2" rc_is 2
+check "bench --mode ndd suggests nd" \
+  err_has "^--mode: 'ndd' is not one of nd, elements, update, workload, all; did you mean 'nd'\?"
+
+ctl help
+check "help names the program in its usage line" out_has '^Usage: scatterctl '
+
 ctl frobnicate
 check "an unknown command gives exit 2" rc_is 2
 
@@ -22,6 +37,7 @@ check "the bad shard is named on stderr" grep -q -- "--shard = '4/3'" "$TMP/err"
 
 ctl run "$TMP/one.json" --color sometimes
 check "a bad --color value gives exit 2" rc_is 2
+check "a bad --color value names the choices" err_has "^--color: 'sometimes' is not one of auto, always, never"
 
 ctl run "$TMP/one.json" --filter nomatch
 check "--filter that matches nothing gives exit 4" rc_is 4
