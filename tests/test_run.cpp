@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -128,10 +129,59 @@ TEST(RunShard, BadShardsAreSchemaErrorsNamingTheFlag) {
       ADD_FAILURE() << "accepted";
     } catch (const scatter::Error& e) {
       EXPECT_EQ(e.code(), scatter::ErrorCode::schema);
-      EXPECT_EQ(e.message(), "--shard = '" + text + "' must be I/N with 1 <= I <= N");
+      EXPECT_EQ(e.message(), "--shard = '" + text + "' must be I/N with 1 <= I <= N, or auto");
     }
     EXPECT_EQ(s.shard_count, 1);  // unchanged
   }
+}
+
+// --shard auto: the parallel-job variables of GitLab (1-based), Buildkite and CircleCI
+// (0-based), and Kubernetes' JOB_COMPLETION_INDEX with the count given as auto/N; with none
+// set it is an error, never the whole suite.
+TEST(RunShard, AutoReadsTheCiParallelJobVariables) {
+  const char* all[] = {"CI_NODE_INDEX", "CI_NODE_TOTAL", "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT",
+                       "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", "JOB_COMPLETION_INDEX"};
+  auto clear = [&] {
+    for (const char* name : all) ::unsetenv(name);
+  };
+  auto shard_of = [](const std::string& text) {
+    Selection s;
+    scatter::parse_shard(text, s);
+    return std::pair{s.shard_index, s.shard_count};
+  };
+  auto error_of = [](const std::string& text) {
+    Selection s;
+    try {
+      scatter::parse_shard(text, s);
+    } catch (const scatter::Error& e) {
+      return e.message();
+    }
+    return std::string("accepted");
+  };
+  clear();
+  EXPECT_EQ(error_of("auto"),
+            "--shard = 'auto' but none of $CI_NODE_INDEX, $BUILDKITE_PARALLEL_JOB, $CIRCLE_NODE_INDEX, "
+            "$JOB_COMPLETION_INDEX is set; give --shard I/N");
+  ::setenv("CI_NODE_INDEX", "2", 1);
+  ::setenv("CI_NODE_TOTAL", "4", 1);
+  EXPECT_EQ(shard_of("auto"), (std::pair{2, 4}));
+  EXPECT_EQ(error_of("auto/3"), "--shard = 'auto/3' but $CI_NODE_TOTAL = 4");
+  clear();
+  ::setenv("BUILDKITE_PARALLEL_JOB", "0", 1);
+  ::setenv("BUILDKITE_PARALLEL_JOB_COUNT", "3", 1);
+  EXPECT_EQ(shard_of("auto"), (std::pair{1, 3}));
+  clear();
+  ::setenv("CIRCLE_NODE_INDEX", "3", 1);
+  ::setenv("CIRCLE_NODE_TOTAL", "3", 1);
+  EXPECT_EQ(error_of("auto"), "--shard = 'auto': $CIRCLE_NODE_INDEX = 3 is not a job of 3 (the first is 0)");
+  clear();
+  ::setenv("JOB_COMPLETION_INDEX", "3", 1);
+  EXPECT_EQ(shard_of("auto/4"), (std::pair{4, 4}));
+  EXPECT_EQ(error_of("auto"), "--shard = 'auto': $JOB_COMPLETION_INDEX = 3 gives no count of jobs; say it, --shard auto/N");
+  ::setenv("JOB_COMPLETION_INDEX", "x", 1);
+  EXPECT_EQ(error_of("auto/4"), "--shard = 'auto' but $JOB_COMPLETION_INDEX = 'x' is not an integer");
+  EXPECT_EQ(error_of("auto/0"), "--shard = 'auto/0' must be I/N, auto or auto/N");
+  clear();
 }
 
 TEST(RunShard, ThreeShardsOfFiftyAreDisjointAndCoverAll) {
