@@ -296,8 +296,7 @@ CaseFeatures features_of(const Case& c) {
   CaseFeatures f;
   const auto& data = c.data.shape();
   if (c.attrs.op == Op::tensor_scatter) {  // write positions: never negative, nor past the end when linear
-    const auto axis = static_cast<std::size_t>(c.attrs.axis);
-    const auto last = c.attrs.mode == WriteMode::linear ? data[axis] - c.updates.shape()[axis] : INT64_MAX;
+    const auto last = detail::last_write_position(c);
     for (std::int64_t b = 0; b < c.indices.numel(); ++b) {
       const auto v = index_at(c.indices, b);
       f.out_of_range |= v < 0 || v > last;

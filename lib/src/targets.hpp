@@ -11,6 +11,13 @@
 
 namespace scatter::detail {
 
+/// tensor_scatter: the last valid write position, S - L when linear (the whole sequence must fit
+/// the axis), none when circular (positions are taken modulo S). The first is always 0.
+inline std::int64_t last_write_position(const Case& c) {
+  const auto axis = static_cast<std::size_t>(c.attrs.axis);
+  return c.attrs.mode == WriteMode::linear ? c.data.shape()[axis] - c.updates.shape()[axis] : INT64_MAX;
+}
+
 /// Indices with negatives made positive (index + extent), as int64, once; tensor_scatter's
 /// write positions taken modulo the extent when circular (they are never negative).
 inline std::vector<std::int64_t> normalized_indices(const Case& c) {

@@ -273,15 +273,16 @@ void check_write_positions(const Case& c) {
   const auto extent = c.data.shape()[axis];
   const auto length = c.updates.shape()[axis];
   const bool linear = c.attrs.mode == WriteMode::linear;
+  const auto last = last_write_position(c);
   for (std::int64_t b = 0; b < c.indices.numel(); ++b) {
     const auto v = index_at(c.indices, b);
     const auto field = fmt::format("inputs.indices[{}]", b);
     if (v < 0) {
       throw Error(ErrorCode::index, field,
-                  linear ? fmt::format("= {} is negative; a linear write position is in [0, {}]", v, extent - length)
+                  linear ? fmt::format("= {} is negative; a linear write position is in [0, {}]", v, last)
                          : fmt::format("= {} is negative; a circular write position is >= 0 (taken modulo {})", v, extent));
     }
-    if (linear && v > extent - length) {
+    if (v > last) {
       throw Error(ErrorCode::index, field,
                   fmt::format("= {}: positions {}..{} pass the end of data.shape[{}] = {} (mode linear; circular wraps)",
                               v, v, v + length - 1, axis, extent));
