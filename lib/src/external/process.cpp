@@ -14,11 +14,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -82,15 +81,22 @@ void adopt_orphans() {
   (void)adopting;
 }
 
-// The parent's pid of /proc/PID/stat ("PID (COMM) STATE PPID ..."; COMM may hold ')').
+// The parent's pid of /proc/PID/stat ("PID (COMM) STATE PPID ..."; COMM may hold ')'), or -1.
+// Read with read(2), not a stream: a process that ends between open and read makes the read
+// fail with ESRCH, which libstdc++'s filebuf throws whatever the stream's exception mask.
 pid_t parent_of(const std::string& pid) {
-  std::ifstream in("/proc/" + pid + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
+  const int fd = ::open(("/proc/" + pid + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buffer[1024];  // COMM is at most 16 bytes, so PPID lies well inside
+  const ssize_t got = ::read(fd, buffer, sizeof buffer);
+  ::close(fd);
+  if (got <= 0) return -1;
+  const std::string stat(buffer, static_cast<std::size_t>(got));
+  const auto comm_end = stat.rfind(')');
+  if (comm_end == std::string::npos) return -1;
   char state = 0;
   int ppid = -1;
-  return std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 ? ppid : -1;
+  return std::sscanf(stat.c_str() + comm_end + 1, " %c %d", &state, &ppid) == 2 ? ppid : -1;
 }
 
 // Kills and reaps every adopted descendant; each one's own children are adopted in turn when
