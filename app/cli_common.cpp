@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -222,14 +221,6 @@ void prepare_report_path(const std::string& path, const std::string& flag) {
   if (!out) throw Error(ErrorCode::io, flag, fmt::format("= '{}': its folder cannot be written", path));
   out.close();
   fs::remove(probe, ec);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::io, "", fmt::format("cannot read '{}'", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 void write_text(const std::string& path, const std::string& text) { write_file_atomically(path, text); }

@@ -105,7 +105,6 @@ std::optional<Expectations> expectations_for(const ExpectationFlags& flags);
 
 /// Report paths are checked, and their folders made, before any work: a typo costs nothing.
 void prepare_report_path(const std::string& path, const std::string& flag);
-std::string read_text(const std::string& path);
 /// Bench and compare reports, like run's, are whole or absent (temporary file, rename).
 void write_text(const std::string& path, const std::string& text);
 

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "scatter/bench.hpp"
 #include "scatter/paired.hpp"
+#include "scatter/report.hpp"
 #include "scatter/run.hpp"
 
 namespace scatter::cli {
@@ -28,7 +29,7 @@ struct CompareFlags {
 // "a.json,b.json": the reports of one side, read and pooled.
 std::vector<std::string> read_side(const std::string& list) {
   std::vector<std::string> texts;
-  for (const auto& path : split_commas(list)) texts.push_back(read_text(path));
+  for (const auto& path : split_commas(list)) texts.push_back(read_file_text(path));
   return texts;
 }
 
@@ -40,7 +41,7 @@ int compare_one_report(const CompareFlags& o) {
   }
   PairedOptions options;
   if (!o.threshold.empty()) options.threshold = parse_percent(o.threshold, "--threshold");
-  const auto result = compare_paired(read_text(o.reports.at(0)), o.base_label, o.next_label, options);
+  const auto result = compare_paired(read_file_text(o.reports.at(0)), o.base_label, o.next_label, options);
   std::cout << paired_table(result);
   if (!o.markdown.empty()) write_text(o.markdown, paired_markdown(result));
   if (!o.json.empty()) write_text(o.json, paired_json(result));

@@ -14,6 +14,7 @@ namespace {
 struct FuzzFlags {
   std::int64_t iterations = 1000;
   std::uint64_t seed = 1;
+  std::string shard;
   BackendFlags backends;
   std::int64_t max_elements = 4096;
   std::string out_dir;
@@ -30,6 +31,19 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   FuzzOptions options;
   options.seed = o.seed;
   options.iterations = o.iterations;
+  std::string part;
+  if (!o.shard.empty()) {
+    // Part I of N runs the I-th of N consecutive runs of the stream's cases: the parts are
+    // disjoint, cover [0, iterations) and name each case as the whole run would.
+    Selection shard;
+    parse_shard(o.shard, shard);
+    options.first = o.iterations * (shard.shard_index - 1) / shard.shard_count;
+    options.iterations = o.iterations * shard.shard_index / shard.shard_count - options.first;
+    part = options.iterations == 0
+               ? fmt::format(" (part {}/{} of {} holds none)", shard.shard_index, shard.shard_count, o.iterations)
+               : fmt::format(" ({}..{} of {}, part {}/{})", options.first, options.first + options.iterations - 1,
+                             o.iterations, shard.shard_index, shard.shard_count);
+  }
   options.max_elements = o.max_elements;
   options.out_dir = o.out_dir.empty() ? "fuzz-failures" : o.out_dir;
   options.flags = {o.in_place, o.deterministic};
@@ -37,8 +51,9 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   options.expectations = expectations ? &*expectations : nullptr;
   std::vector<std::string> names;
   for (auto* b : chosen->choice.run) names.emplace_back(b->label());
-  std::cout << fmt::format("fuzz: {} cases, seed {}, backends {}{}{}\n", o.iterations, o.seed, fmt::join(names, ","),
-                           o.deterministic ? ", deterministic" : "", o.in_place ? ", in place" : "");
+  std::cout << fmt::format("fuzz: {} cases{}, seed {}, backends {}{}{}\n", options.iterations, part, o.seed,
+                           fmt::join(names, ","), o.deterministic ? ", deterministic" : "",
+                           o.in_place ? ", in place" : "");
   const auto summary =
       run_fuzz(options, chosen->choice.run, [](const std::string& line) { std::cout << line << std::endl; });
   for (const auto& [id, n] : summary.xfail_ids) std::cout << fmt::format("fuzz: xfail {} x{}\n", id, n);
@@ -63,6 +78,9 @@ Command add_fuzz_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("fuzz", "random valid cases on the backends, compared with ref; failures saved");
   cmd->add_option("--iterations", o->iterations, "cases to draw (default 1000)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o->seed, "the stream of cases (default 1); a case file names its seed");
+  cmd->add_option("--shard", o->shard,
+                  "I/N: run the I-th of N consecutive parts of the --iterations cases; auto[/N]: I and N from the CI's "
+                  "parallel-job variables (docs/sharding.md)");
   add_backend(cmd, o->backends);
   cmd->add_option("--max-elements", o->max_elements, "elements per tensor at most (default 4096)")
       ->check(positive("a positive number"));

@@ -35,13 +35,15 @@ struct RunFlags {
 
 // The table on stdout, and the report files asked for, with the backends this run uses,
 // journalled so that a crash still leaves the reports (journal.hpp).
-std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends& chosen, const Invocation& invocation) {
+std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends& chosen, const Invocation& invocation,
+                                        const SelectionRecord& selection) {
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(make_table_reporter(std::cout, {use_color(o.table.color), o.table.quiet, o.table.verbose,
                                                       isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr}));
   if (o.reports().any()) {
     // The built-ins and the backends this run uses: no framework worker is started only to be listed.
     auto context = make_run_context({}, invocation.command_line);
+    context.selection = selection;
     const auto& frameworks = framework_backend_names();
     const auto& run = chosen.choice.run;
     for (const auto& b : chosen.all) {
@@ -88,7 +90,7 @@ int run(const RunFlags& o, const Invocation& invocation) {
   options.flags.check_launches = o.check_launches;
   if (o.backends.timeout > 0) options.timeout = o.backends.timeout;
   const auto loaded = load(o.paths, o.selection.max_bytes);
-  const auto reporter = reporters_for(o, *chosen, invocation);
+  const auto reporter = reporters_for(o, *chosen, invocation, record_selection(loaded, options, chosen->choice));
   const auto summary = run_cases(loaded, options, chosen->choice, *reporter);
   const auto unwritten = reporter->write_errors();
   for (const auto& why : unwritten) std::cerr << "scatterctl: " << why << " (the other reports are written)\n";

@@ -184,6 +184,38 @@ TEST(RunShard, AutoReadsTheCiParallelJobVariables) {
   clear();
 }
 
+// What `merge` checks parts by: every part of one split records the same whole selection,
+// whatever order the files were listed in; another case set or option records another.
+TEST(RunShard, EveryPartRecordsTheWholeSelection) {
+  scatter::LoadResult forward, backward;
+  for (const char* name : {"a", "b", "c", "d"}) forward.cases.push_back(entry(name));
+  backward.cases.assign(forward.cases.rbegin(), forward.cases.rend());
+  const scatter::BackendChoice none;
+  scatter::RunOptions part1, part2;
+  scatter::parse_shard("1/2", part1.selection);
+  scatter::parse_shard("2/2", part2.selection);
+  const auto r1 = scatter::record_selection(forward, part1, none);
+  const auto r2 = scatter::record_selection(backward, part2, none);
+  EXPECT_EQ(r1.whole, 4);
+  EXPECT_EQ(r1.fingerprint, r2.fingerprint);
+  EXPECT_EQ(r1.options, r2.options);
+  EXPECT_EQ(std::pair(r1.shard_index, r1.shard_count), std::pair(1, 2));
+  EXPECT_EQ(std::pair(r2.shard_index, r2.shard_count), std::pair(2, 2));
+
+  auto renamed = forward;
+  renamed.cases.back() = entry("e");
+  EXPECT_NE(scatter::record_selection(renamed, part1, none).fingerprint, r1.fingerprint);
+  auto filtered = part1;
+  filtered.selection.filters = {"-d"};
+  const auto rf = scatter::record_selection(forward, filtered, none);
+  EXPECT_EQ(rf.whole, 3);
+  EXPECT_NE(rf.fingerprint, r1.fingerprint);
+  EXPECT_NE(rf.options, r1.options);
+  auto in_place = part1;
+  in_place.flags.in_place = true;
+  EXPECT_NE(scatter::record_selection(forward, in_place, none).options, r1.options);
+}
+
 TEST(RunShard, ThreeShardsOfFiftyAreDisjointAndCoverAll) {
   std::vector<std::string> names;
   for (int i = 0; i < 50; ++i) {

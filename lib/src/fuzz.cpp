@@ -388,7 +388,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
     progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend.label(), why, path));
   };
   const auto spaces = draw_spaces(backends);
-  for (std::int64_t i = 0; i < options.iterations; ++i) {
+  for (std::int64_t i = options.first; i < options.first + options.iterations; ++i) {
     if (interrupted()) {
       summary.interrupted = true;
       break;
@@ -458,8 +458,8 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
           break;
       }
     }
-    if ((i + 1) % 500 == 0) {
-      progress(fmt::format("{} of {} cases, {} failures", i + 1, options.iterations, summary.failures));
+    if (summary.cases % 500 == 0) {
+      progress(fmt::format("{} of {} cases, {} failures", summary.cases, options.iterations, summary.failures));
     }
   }
   return summary;

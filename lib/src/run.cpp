@@ -149,7 +149,7 @@ void finish_summary(RunSummary& s, bool any_file_errors) {
     s.exit_code = kExitInvalid;
   } else if (s.failed > 0 || !s.ended_early.empty()) {
     s.exit_code = kExitFailed;
-  } else if ((s.selected == 0 && !any_file_errors) || s.nothing_ran()) {
+  } else if ((s.selected == 0 && !any_file_errors && !s.empty_part) || s.nothing_ran()) {
     s.exit_code = kExitNothing;
   } else {
     s.exit_code = kExitOk;
@@ -259,12 +259,42 @@ std::string why_none_selected(const LoadResult& loaded, const Selection& sel) {
   return why;
 }
 
+// In the selection before --shard splits it.
+bool in_whole_selection(const CaseEntry& e, const Selection& sel) {
+  return passes_filters(e, sel) && passes_tags(e, sel) && passes_large(e, sel);
+}
+
 }  // namespace
 
 bool is_selected(const CaseEntry& e, const Selection& sel) {
   // Every loaded case has a name (the loader derives one); a hand-made entry may not.
   if (e.name.empty()) return sel.shard_index == 1;
-  return passes_filters(e, sel) && passes_tags(e, sel) && passes_large(e, sel) && in_shard(e, sel);
+  return in_whole_selection(e, sel) && in_shard(e, sel);
+}
+
+SelectionRecord record_selection(const LoadResult& loaded, const RunOptions& options, const BackendChoice& backends) {
+  const auto& sel = options.selection;
+  std::vector<std::string> names;
+  for (const auto& e : loaded.cases) {
+    if (in_whole_selection(e, sel)) names.push_back(e.name);
+  }
+  // Sorted: the fingerprint is of the set of cases, not of the order the files were listed in.
+  std::sort(names.begin(), names.end());
+  SelectionRecord record;
+  record.shard_index = sel.shard_index;
+  record.shard_count = sel.shard_count;
+  record.whole = static_cast<int>(names.size());
+  record.fingerprint = fmt::format("{:016x}", fnv1a(fmt::format("{}", fmt::join(names, "\n"))));
+  // The backends asked for, whether they run here or are skipped (cuda on a machine without a GPU).
+  std::vector<std::string> asked;
+  for (const auto* b : backends.run) asked.emplace_back(b->label());
+  for (const auto& [b, why] : backends.skipped) asked.emplace_back(b->label());
+  record.options = fmt::format("backends [{}], filters [{}], tags [{}], include_large {}, profile '{}', in_place {}, "
+                               "deterministic {}, strict {}",
+                               fmt::join(asked, ", "), quoted_list(sel.filters), quoted_list(sel.tags),
+                               sel.include_large, options.profile, options.flags.in_place,
+                               options.flags.deterministic, options.strict);
+  return record;
 }
 
 namespace {
@@ -365,7 +395,12 @@ RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const 
     }
   }
   s.selected = static_cast<int>(selected.size());
-  if (selected.empty() && !loaded.cases.empty()) s.none_selected = why_none_selected(loaded, options.selection);
+  if (selected.empty() && !loaded.cases.empty()) {
+    s.none_selected = why_none_selected(loaded, options.selection);
+    s.empty_part = options.selection.shard_count > 1 &&
+                   std::any_of(loaded.cases.begin(), loaded.cases.end(),
+                               [&](const CaseEntry& e) { return in_whole_selection(e, options.selection); });
+  }
   // Say so when the large cases were asked for (by a filter, or as all that was loaded),
   // not on every run of a folder that holds some.
   if (s.selected > 0 && options.selection.filters.empty()) s.large_left_out = 0;

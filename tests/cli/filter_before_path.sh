@@ -23,6 +23,10 @@ check "run --tag TAG PATH exits 4" rc_is 4
 check "an empty selection by tag says so" out_has "^no case selected: 1 case loaded; --tag 'nosuchtag' kept 0$"
 
 ctl run --backend ref --filter 'cli_*' --shard 1/2 "$TMP/one.json"  # the case hashes to part 2
-check "a shard that kept nothing says so" \
-  out_has "^no case selected: 1 case loaded; --filter 'cli_\\*' kept 1; --shard 1/2 kept none of 1$"
+check "a part that holds none of a non-empty selection exits 0 (the other parts run it)" rc_is 0
+check "... and says why it ran nothing" \
+  out_has "^this part holds no case .*: 1 case loaded; --filter 'cli_\\*' kept 1; --shard 1/2 kept none of 1$"
+
+ctl run --backend ref --filter nomatch --shard 1/2 "$TMP/one.json"
+check "a part of an empty selection still exits 4" rc_is 4
 echo "ok"

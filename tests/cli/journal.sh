@@ -113,7 +113,9 @@ head -c 100 /dev/urandom | base64 >"$TMP/r/not-a-journal"
 ctl merge --recover "$TMP/r/not-a-journal"
 check "not a journal: exit 2" rc_is 2
 check "... naming the file and line" err_has "not-a-journal line 1"
-ctl merge "$journal"
-check "merge without --recover: exit 2" rc_is 2
+printf '{"journal":1,"pid":1}\n' >"$TMP/r/j.journal-1"
+ctl merge "$TMP/r/j.journal-1"
+check "merge of a journal without --recover: exit 3" rc_is 3
+check "... saying to give --recover" err_has "is a run's journal: \`scatterctl merge --recover "
 
 end_checks "journal"

@@ -19,6 +19,7 @@ namespace scatter {
 struct FuzzOptions {
   std::uint64_t seed = 1;
   std::int64_t iterations = 1000;
+  std::int64_t first = 0;  ///< the stream's first case drawn: a part of it runs cases [first, first + iterations)
   std::int64_t max_elements = 4096;  ///< per tensor
   std::string out_dir = "fuzz-failures";
   RunFlags flags;

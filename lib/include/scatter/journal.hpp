@@ -60,6 +60,10 @@ struct RecoveredRun {
   RunSummary summary;
 };
 
+/// Counts the run's results and file errors into its summary (whose counts are zero) and
+/// sets its exit code; selected, interrupted and ended_early are kept.
+void count_recovered(RecoveredRun& run);
+
 /// Reads a journal. A last line cut short (the process died while writing it) is left out;
 /// anything else unreadable throws Error(io or json) naming the journal, the line and the field.
 RecoveredRun recover_journal(const std::string& path);

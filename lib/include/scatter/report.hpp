@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct RunContext {
     std::string spec;  ///< what a label stands for ("exe:/base/scatterctl:cpu"); "" when unlabelled
   };
   std::vector<BackendInfo> backends;
+  std::optional<SelectionRecord> selection;  ///< run's reports: what `merge` checks shards by
 };
 
 /// Fills a context for now, this build and these backends.
@@ -63,5 +65,7 @@ std::string describe(const Error& error);
 /// Writes `content` to `path` through a temporary file and a rename, so a reader never
 /// sees a half-written file (a crash leaves the old file or none). Throws Error(io).
 void write_file_atomically(const std::string& path, const std::string& content);
+/// The whole of a file. Throws Error(io) naming it when it cannot be opened or read (a directory).
+std::string read_file_text(const std::string& path);
 
 }  // namespace scatter

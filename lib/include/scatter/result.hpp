@@ -67,6 +67,9 @@ struct RunSummary {
   int large_left_out = 0;  ///< cases tagged large that the selection matched but --include-large was not given
   /// Cases were loaded but the selection kept none: each step and what it kept (run.cpp).
   std::string none_selected;
+  /// --shard's part holds none of a selection that holds cases: not "nothing selected" (exit
+  /// 4), since the other parts run them and `merge` checks that they did.
+  bool empty_part = false;
   int xfailed = 0;  ///< apart from passed
   int xpassed = 0;  ///< apart from passed; also counted in failed under --strict
   std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count

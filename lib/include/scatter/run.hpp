@@ -61,6 +61,17 @@ struct RunOptions {
   bool strict = false;            ///< an XPASS fails the run
 };
 
+/// What a run's reports record of its selection, so that `scatterctl merge` can tell whether
+/// shard reports are one whole: the same cases and options, each part exactly once.
+struct SelectionRecord {
+  int shard_index = 1;
+  int shard_count = 1;
+  int whole = 0;            ///< cases the selection holds before it is split into parts
+  std::string fingerprint;  ///< of the whole selection's case names, in any order (hex)
+  std::string options;      ///< the rest that decides the results: filters, tags, profile, flags, backends
+};
+SelectionRecord record_selection(const LoadResult& loaded, const RunOptions& options, const BackendChoice& backends);
+
 /// Runs every selected case (one at a time, so memory holds one case) and reports.
 /// An interrupt (see cancel.hpp) stops the run; what finished is reported.
 RunSummary run_cases(const LoadResult& loaded, const RunOptions& options, const BackendChoice& backends,

@@ -19,9 +19,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -270,11 +268,7 @@ void end_run_abruptly(const char* why, EndKind kind) noexcept {
 }
 
 RecoveredRun recover_journal(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::io, "", fmt::format("cannot read the journal '{}': {}", path, std::strerror(errno)));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const auto text = buffer.str();
+  const auto text = read_file_text(path);
 
   RecoveredRun run;
   std::optional<CaseResult> in_flight;
@@ -346,11 +340,16 @@ RecoveredRun recover_journal(const std::string& path) {
       run.results.push_back(std::move(r));
     }
   }
+  count_recovered(run);
+  return run;
+}
+
+void count_recovered(RecoveredRun& run) {
+  auto& s = run.summary;
   for (const auto& r : run.results) count_result(s, r, false);  // each result carries its own strictness
   s.failed += static_cast<int>(run.file_errors.size());
   s.invalid += static_cast<int>(run.file_errors.size());
   finish_summary(s, !run.file_errors.empty());
-  return run;
 }
 
 }  // namespace scatter

@@ -185,15 +185,24 @@ ordered_json to_json(const RunContext& c) {
     backends.push_back({{"name", b.name}, {"available", b.available}, {"reason", b.reason}, {"device", b.device}});
     if (!b.spec.empty()) backends.back()["spec"] = b.spec;
   }
-  return {{"tool", "scatterctl"},
-          {"version", c.version},
-          {"build_type", c.build_type},
-          {"cuda_compiled", c.cuda_compiled},
-          {"git_commit", c.git_commit},
-          {"date", c.date},
-          {"hostname", c.hostname},
-          {"command", c.command},
-          {"backends", backends}};
+  ordered_json j = {{"tool", "scatterctl"},
+                    {"version", c.version},
+                    {"build_type", c.build_type},
+                    {"cuda_compiled", c.cuda_compiled},
+                    {"git_commit", c.git_commit},
+                    {"date", c.date},
+                    {"hostname", c.hostname},
+                    {"command", c.command},
+                    {"backends", backends}};
+  if (const auto& s = c.selection) {
+    j["selection"] = {{"shard", fmt::format("{}/{}", s->shard_index, s->shard_count)},
+                      {"shard_index", s->shard_index},
+                      {"shard_count", s->shard_count},
+                      {"cases", s->whole},
+                      {"fingerprint", s->fingerprint},
+                      {"options", s->options}};
+  }
+  return j;
 }
 
 RunContext context_from_json(const ordered_json& j) {
@@ -209,6 +218,12 @@ RunContext context_from_json(const ordered_json& j) {
   for (const auto& b : j.value("backends", ordered_json::array())) {
     c.backends.push_back({member<std::string>(b, "name"), member<bool>(b, "available"), member<std::string>(b, "reason"),
                           member<std::string>(b, "device"), member<std::string>(b, "spec")});
+  }
+  if (const auto it = j.find("selection"); it != j.end()) {
+    if (!it->is_object()) malformed("selection", *it);
+    c.selection = SelectionRecord{member<int>(*it, "shard_index"), member<int>(*it, "shard_count"),
+                                  member<int>(*it, "cases"), member<std::string>(*it, "fingerprint"),
+                                  member<std::string>(*it, "options")};
   }
   return c;
 }

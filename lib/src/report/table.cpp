@@ -188,7 +188,12 @@ class TableReporter final : public Reporter {
       }
     }
     if (summary.nothing_ran()) out_ << "nothing ran: every case was skipped on every backend (exit 4)\n";
-    if (!summary.none_selected.empty()) out_ << "no case selected: " << summary.none_selected << "\n";
+    if (summary.empty_part) {
+      out_ << "this part holds no case (the other parts run them; merge checks they did): " << summary.none_selected
+           << "\n";
+    } else if (!summary.none_selected.empty()) {
+      out_ << "no case selected: " << summary.none_selected << "\n";
+    }
     if (summary.interrupted) out_ << "interrupted: the results above are the cases that finished\n";
     if (summary.stopped_early) out_ << "stopped at the first failure (--fail-fast)\n";
     out_ << closing_line(summary) << std::endl;

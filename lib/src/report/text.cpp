@@ -128,8 +128,9 @@ RunSummary printable(RunSummary s) {
 RunContext printable(RunContext c) {
   for (auto* text : {&c.version, &c.build_type, &c.git_commit, &c.date, &c.hostname, &c.command}) make_printable(*text);
   for (auto& b : c.backends) {
-    for (auto* text : {&b.name, &b.reason, &b.device}) make_printable(*text);
+    for (auto* text : {&b.name, &b.reason, &b.device, &b.spec}) make_printable(*text);
   }
+  if (c.selection) make_printable(c.selection->options);  // it quotes the user's filters and tags
   return c;
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -34,6 +35,20 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     std::remove(tmp.c_str());
     throw Error(ErrorCode::io, "", fmt::format("cannot replace '{}': {}", path, why));
   }
+}
+
+std::string read_file_text(const std::string& path) {
+  // A directory opens, and its read fails (EISDIR) inside operator<<, which would only set failbit.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorCode::io, "", fmt::format("cannot read '{}': it is a directory", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::io, "", fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw Error(ErrorCode::io, "", fmt::format("cannot read '{}': a read error", path));
+  return text.str();
 }
 
 }  // namespace scatter
