@@ -47,7 +47,7 @@ for mode in --in-process ""; do
   # (tensor_scatter's aside: the plugin ABI has no such op, so the plugin skips them).
   grep -E "^[^ ]+ +[^ ]+ +- +passed +rejected as expected \[index\]" "$TMP/out" | awk '$2 != "tensor_scatter" {print $1}' |
     sort >"$TMP/loader"
-  grep -E "^[^ ]+ +[^ ]+ +$(re "$ex") +passed +rejected as expected \[index\]" "$TMP/out" | awk '{print $1}' | sort >"$TMP/plugin"
+  grep -E "^[^ ]+ +[^ ]+ +$(re "$(backend_cell "$ex")") +passed +rejected as expected \[index\]" "$TMP/out" | awk '{print $1}' | sort >"$TMP/plugin"
   check "$what: there are expect_error index cases" test -s "$TMP/loader"
   check "$what: the plugin rejects each expect_error index case as expected" cmp -s "$TMP/loader" "$TMP/plugin"
   tail -n 1 "$TMP/out" >"$TMP/closing${mode}"
@@ -150,7 +150,7 @@ for mode in --in-process ""; do
   ctl run "$TMP/invalid.json" --backend "$p" $mode
   check "overrun${mode:+ $mode} on an expect_error case: exit 1" rc_is 1
   check "overrun${mode:+ $mode} on an expect_error case: ERROR, not passed" \
-    out_has "^x1_index_out_of_range .* $(re "$p") +ERROR +\[backend\] on an invalid case .*wrote past the end of out"
+    out_has "^x1_index_out_of_range .* $(re "$(backend_cell "$p")") +ERROR +\[backend\] on an invalid case .*wrote past the end of out"
 done
 
 # 7. Plugins that cannot be loaded, named with --backend: exit 5 and the reason on stderr.

@@ -33,6 +33,34 @@ constexpr const char* kReset = "\033[0m";
 constexpr std::size_t kRecapLines = 40;
 constexpr std::size_t kRecapReason = 160;  // characters of the first reason
 
+// The table's columns, in characters. A longer case name or backend label is shortened in the
+// middle (its start and its end say most: a plugin's file name, a case's dtype suffix); the
+// recap and the reports keep it whole.
+constexpr std::size_t kCaseColumn = 40;
+constexpr std::size_t kOpColumn = 17;
+constexpr std::size_t kBackendColumn = 20;
+constexpr std::size_t kStatusColumn = 8;
+
+bool is_continuation_byte(char ch) { return (static_cast<unsigned char>(ch) & 0xC0) == 0x80; }
+
+// `text` (valid UTF-8) in at most `width` characters, padded to them: "head...tail" when longer.
+std::string column(const std::string& text, std::size_t width) {
+  std::vector<std::size_t> starts;  // where each character begins
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!is_continuation_byte(text[i])) starts.push_back(i);
+  }
+  if (starts.size() <= width) return text + std::string(width - starts.size(), ' ');
+  const std::size_t keep = width - 3;
+  const std::size_t head = (keep + 1) / 2;
+  const std::size_t tail = keep - head;
+  return text.substr(0, starts[head]) + "..." + text.substr(starts[starts.size() - tail]);
+}
+
+// The first columns of a row.
+std::string row_start(const CaseResult& r) {
+  return column(r.name, kCaseColumn) + " " + column(r.op, kOpColumn) + " " + column(r.backend, kBackendColumn) + " ";
+}
+
 // The first reason a result failed, on one line: its error, the worst element, or its detail.
 std::string first_reason(const CaseResult& r) {
   std::string text = r.error ? describe(*r.error) : r.comparison && !r.comparison->passed ? worst_text(r) : r.detail;
@@ -124,18 +152,18 @@ class TableReporter final : public Reporter {
     if (!header_printed_) {
       // The columns, once, above the first row.
       header_printed_ = true;
-      out_ << fmt::format("{:<40} {:<17} {:<8} {:<8} {:<60} {}\n", "case", "op", "backend", "status",
-                          "worst error and where", "time");
+      out_ << column("case", kCaseColumn) << " " << column("op", kOpColumn) << " "
+           << column("backend", kBackendColumn) << " " << column("status", kStatusColumn) << " "
+           << fmt::format("{:<60} {}\n", "worst error and where", "time");
     }
     if (r.status == Status::skipped && !options_.verbose) {
       if (skipped_[r.backend]++ > 0) return;
-      out_ << fmt::format("{:<40} {:<17} {:<8} ", r.name, r.op, r.backend)
-           << paint(kYellow, fmt::format("{:<8}", "skipped")) << " " << r.detail
+      out_ << row_start(r) << paint(kYellow, column("skipped", kStatusColumn)) << " " << r.detail
            << " (shown once; -v shows every case)" << std::endl;
       return;
     }
-    const auto status = fmt::format("{:<8}", to_string(r.status));
-    out_ << fmt::format("{:<40} {:<17} {:<8} ", r.name, r.op, r.backend)
+    const auto status = column(std::string(to_string(r.status)), kStatusColumn);
+    out_ << row_start(r)
          << paint(r.status == Status::passed || r.status == Status::xfail ? kGreen
                   : r.status == Status::skipped || r.status == Status::xpass ? kYellow
                                                                              : kRed,
