@@ -1,6 +1,7 @@
 // scatterctl fuzz: random valid cases on the backends against the reference; failures
 // become case files.
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -37,8 +38,12 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
     // disjoint, cover [0, iterations) and name each case as the whole run would.
     Selection shard;
     parse_shard(o.shard, shard);
-    options.first = o.iterations * (shard.shard_index - 1) / shard.shard_count;
-    options.iterations = o.iterations * shard.shard_index / shard.shard_count - options.first;
+    // The first (K mod N) parts take one case more; no product that could overflow.
+    const auto start_of = [&](std::int64_t part) {
+      return o.iterations / shard.shard_count * part + std::min<std::int64_t>(part, o.iterations % shard.shard_count);
+    };
+    options.first = start_of(shard.shard_index - 1);
+    options.iterations = start_of(shard.shard_index) - options.first;
     part = options.iterations == 0
                ? fmt::format(" (part {}/{} of {} holds none)", shard.shard_index, shard.shard_count, o.iterations)
                : fmt::format(" ({}..{} of {}, part {}/{})", options.first, options.first + options.iterations - 1,

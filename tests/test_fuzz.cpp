@@ -209,6 +209,35 @@ class OffByOne final : public scatter::Backend {
   }
 };
 
+// A part of the stream (fuzz --shard) draws the very cases of its range, named as the whole
+// stream names them: every case file a failing backend leaves is one of cases 10 to 14, and
+// is the case the unsharded stream draws at that place.
+TEST(Fuzz, APartOfTheStreamDrawsItsRangeAsTheWholeStreamWould) {
+  const auto dir = std::filesystem::temp_directory_path() / "scatter-fuzz-part-test";
+  std::filesystem::remove_all(dir);
+  OffByOne wrong;
+  scatter::FuzzOptions options;
+  options.seed = 5;
+  options.first = 10;
+  options.iterations = 5;
+  options.max_elements = 256;
+  options.out_dir = dir.string();
+  const auto summary = scatter::run_fuzz(options, {&wrong}, [](const std::string&) {});
+  EXPECT_EQ(summary.cases, 5);
+  ASSERT_FALSE(summary.written.empty());
+  for (const auto& path : summary.written) {
+    const auto stem = std::filesystem::path(path).stem().string();  // fuzz-5-I
+    ASSERT_EQ(stem.rfind("fuzz-5-", 0), 0u) << stem;
+    const auto i = std::stoll(stem.substr(7));
+    EXPECT_GE(i, 10);
+    EXPECT_LT(i, 15);
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, scatter::fuzz_case(5, i, 256)) << stem;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Fuzz, AFailingBackendLeavesCaseFilesThatReproduce) {
   const auto dir = std::filesystem::temp_directory_path() / "scatter-fuzz-test";
   std::filesystem::remove_all(dir);

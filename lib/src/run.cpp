@@ -285,10 +285,12 @@ SelectionRecord record_selection(const LoadResult& loaded, const RunOptions& opt
   record.shard_count = sel.shard_count;
   record.whole = static_cast<int>(names.size());
   record.fingerprint = fmt::format("{:016x}", fnv1a(fmt::format("{}", fmt::join(names, "\n"))));
-  // The backends asked for, whether they run here or are skipped (cuda on a machine without a GPU).
+  // The backends asked for, whether they run here or are skipped (cuda on a machine without a
+  // GPU), sorted: which of them a machine can run must not change the record.
   std::vector<std::string> asked;
   for (const auto* b : backends.run) asked.emplace_back(b->label());
   for (const auto& [b, why] : backends.skipped) asked.emplace_back(b->label());
+  std::sort(asked.begin(), asked.end());
   record.options = fmt::format("backends [{}], filters [{}], tags [{}], include_large {}, profile '{}', in_place {}, "
                                "deterministic {}, strict {}",
                                fmt::join(asked, ", "), quoted_list(sel.filters), quoted_list(sel.tags),

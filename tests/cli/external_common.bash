@@ -40,8 +40,8 @@ has_private_dir() { [ -n "$(private_dirs)" ]; }
 # rows BACKEND STATUS: how many table rows have that backend and status.
 rows() { grep -Ec -- "^[^ ]+ +[^ ]+ +$(re "$(backend_cell "$1")") +$2 " "$TMP/out"; }
 # backend_cell LABEL: LABEL as the table's backend column shows it (README: a label longer
-# than the column's 20 characters keeps its first 9 and last 8, with "..." between).
-backend_cell() { if [ ${#1} -le 20 ]; then printf '%s' "$1"; else printf '%s...%s' "${1:0:9}" "${1: -8}"; fi; }
+# than the column's 20 characters keeps its first 6 and last 11, with "..." between).
+backend_cell() { if [ ${#1} -le 20 ]; then printf '%s' "$1"; else printf '%s...%s' "${1:0:6}" "${1: -11}"; fi; }
 # re TEXT: TEXT as an extended regular expression matching itself.
 re() { printf '%s' "$1" | sed 's#[][\.*^$+?(){}|]#\\&#g'; }
 

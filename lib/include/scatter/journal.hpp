@@ -64,6 +64,9 @@ struct RecoveredRun {
 /// sets its exit code; selected, interrupted and ended_early are kept.
 void count_recovered(RecoveredRun& run);
 
+/// Whether a file's text is a journal's (its first record), for a command given one by mistake.
+bool looks_like_journal(const std::string& text);
+
 /// Reads a journal. A last line cut short (the process died while writing it) is left out;
 /// anything else unreadable throws Error(io or json) naming the journal, the line and the field.
 RecoveredRun recover_journal(const std::string& path);

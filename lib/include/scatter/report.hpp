@@ -47,7 +47,8 @@ struct RunContext {
 RunContext make_run_context(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& command);
 
 /// Every case x backend with status, timings, counts, worst errors, and a context
-/// block; carries "schema_version": 1.
+/// block; carries "schema_version": kRunReportSchema.
+constexpr int kRunReportSchema = 1;
 std::unique_ptr<Reporter> make_json_reporter(const std::string& path, const RunContext& context);
 /// JUnit XML: classname = op, name = case@backend; failure, error and skipped elements.
 std::unique_ptr<Reporter> make_junit_reporter(const std::string& path, const RunContext& context);

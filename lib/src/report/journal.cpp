@@ -267,6 +267,11 @@ void end_run_abruptly(const char* why, EndKind kind) noexcept {
   }
 }
 
+bool looks_like_journal(const std::string& text) {
+  // The header's first member, as append() writes it (no spaces).
+  return text.rfind("{\"journal\":1,", 0) == 0;
+}
+
 RecoveredRun recover_journal(const std::string& path) {
   const auto text = read_file_text(path);
 

@@ -16,7 +16,7 @@ class JsonReporter final : public detail::CollectingReporter {
  private:
   std::string render(const RunSummary& s) const override {
     ordered_json doc;
-    doc["schema_version"] = 1;
+    doc["schema_version"] = kRunReportSchema;
     doc["context"] = detail::to_json(context_);
     // failed is the closing line's (failures and errors together); failures and errors
     // split it as JUnit does: a failure ran and gave a wrong verdict, an error did not
@@ -31,7 +31,7 @@ class JsonReporter final : public detail::CollectingReporter {
     doc["summary"] = {{"passed", s.passed},       {"failed", s.failed},   {"skipped", s.skipped},
                       {"failures", failures},     {"errors", errors},
                       {"invalid", s.invalid},     {"selected", s.selected}, {"interrupted", s.interrupted},
-                      {"ended_early", s.ended_early},
+                      {"stopped_early", s.stopped_early}, {"ended_early", s.ended_early},
                       {"xfail", s.xfailed},       {"xpass", s.xpassed},
                       {"skip_reasons", s.skip_reasons}, {"xfail_ids", s.xfail_ids},
                       {"exit_code", s.exit_code}, {"closing_line", closing_line(s)}};

@@ -25,12 +25,15 @@ std::string part_name(const SelectionRecord& s) { return fmt::format("{}/{}", s.
 RecoveredRun read_json_report(const std::string& path) {
   const auto text = read_file_text(path);
   const auto doc = ordered_json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("schema_version", 0) != 1 || !doc.contains("results")) {
-    const bool journal = text.rfind("{\"journal\":", 0) == 0;
+  // A bench report (another schema) or any other JSON is refused here, before a field is read.
+  const bool run_report = !doc.is_discarded() && doc.is_object() && doc.contains("schema_version") &&
+                          doc["schema_version"] == kRunReportSchema && doc.contains("results");
+  if (!run_report) {
     throw Error(ErrorCode::json, "",
-                journal ? fmt::format("'{}' is a run's journal: `scatterctl merge --recover {}` writes its reports",
-                                      path, path)
-                        : fmt::format("'{}' is not a scatterctl JSON report (run --json)", path));
+                looks_like_journal(text)
+                    ? fmt::format("'{}' is a run's journal: `scatterctl merge --recover {}` writes its reports", path,
+                                  path)
+                    : fmt::format("'{}' is not a scatterctl run's JSON report (run --json)", path));
   }
   RecoveredRun run;
   try {
@@ -42,6 +45,7 @@ RecoveredRun read_json_report(const std::string& path) {
     const auto& summary = doc.at("summary");
     run.summary.selected = summary.value("selected", 0);
     run.summary.interrupted = summary.value("interrupted", false);
+    run.summary.stopped_early = summary.value("stopped_early", false);
     run.summary.ended_early = summary.value("ended_early", "");
   } catch (const Error& e) {
     throw Error(e.code(), e.field(), fmt::format("'{}': {}", path, e.detail()));
@@ -69,14 +73,12 @@ std::vector<std::string> shard_set_problems(const std::vector<std::string>& path
   const auto& want = *parts[first].context.selection;
   std::map<int, std::vector<std::string>> given;  // part index -> the reports that claim it
   int selected = 0;
-  bool alike = problems.empty();
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const auto& got = parts[i].context.selection;
     if (!got) continue;
     const auto differs = [&](const std::string& here, const std::string& there) {
       problems.push_back(fmt::format("'{}' {} but '{}' {}: they are not parts of one run", paths[i], here,
                                      paths[first], there));
-      alike = false;
     };
     if (got->shard_count != want.shard_count) {
       differs(fmt::format("is part {}", part_name(*got)), fmt::format("is part {}", part_name(want)));
@@ -106,7 +108,7 @@ std::vector<std::string> shard_set_problems(const std::vector<std::string>& path
                                    missing.size() == 1 ? "it" : "theirs"));
   }
   // Alike and each part once, the parts must hold the selection between them.
-  if (alike && problems.empty() && selected != want.whole) {
+  if (problems.empty() && selected != want.whole) {
     problems.push_back(fmt::format("the parts ran {} cases between them, but the selection holds {}", selected,
                                    want.whole));
   }
@@ -136,6 +138,7 @@ RecoveredRun merge_shards(std::vector<RecoveredRun> parts, const std::string& co
     for (auto& r : part.results) whole.results.push_back(std::move(r));
     whole.summary.selected += part.summary.selected;
     whole.summary.interrupted = whole.summary.interrupted || part.summary.interrupted;
+    whole.summary.stopped_early = whole.summary.stopped_early || part.summary.stopped_early;
     if (!part.summary.ended_early.empty()) {
       ended_early.push_back(fmt::format("part {}: {}", part_name(*part.context.selection), part.summary.ended_early));
     }

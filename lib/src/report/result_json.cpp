@@ -224,6 +224,10 @@ RunContext context_from_json(const ordered_json& j) {
     c.selection = SelectionRecord{member<int>(*it, "shard_index"), member<int>(*it, "shard_count"),
                                   member<int>(*it, "cases"), member<std::string>(*it, "fingerprint"),
                                   member<std::string>(*it, "options")};
+    const auto& s = *c.selection;
+    if (s.shard_count < 1 || s.shard_index < 1 || s.shard_index > s.shard_count || s.whole < 0) {
+      malformed("selection", *it);
+    }
   }
   return c;
 }

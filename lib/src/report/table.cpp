@@ -34,8 +34,8 @@ constexpr std::size_t kRecapLines = 40;
 constexpr std::size_t kRecapReason = 160;  // characters of the first reason
 
 // The table's columns, in characters. A longer case name or backend label is shortened in the
-// middle (its start and its end say most: a plugin's file name, a case's dtype suffix); the
-// recap and the reports keep it whole.
+// middle, keeping a third of the room for its start and two for its end (the end tells apart
+// most: a plugin's file name, a case's dtype suffix); the recap and the reports keep it whole.
 constexpr std::size_t kCaseColumn = 40;
 constexpr std::size_t kOpColumn = 17;
 constexpr std::size_t kBackendColumn = 20;
@@ -44,6 +44,7 @@ constexpr std::size_t kStatusColumn = 8;
 bool is_continuation_byte(char ch) { return (static_cast<unsigned char>(ch) & 0xC0) == 0x80; }
 
 // `text` (valid UTF-8) in at most `width` characters, padded to them: "head...tail" when longer.
+// Characters are code points: a wide (CJK) character takes two cells and shifts the row.
 std::string column(const std::string& text, std::size_t width) {
   std::vector<std::size_t> starts;  // where each character begins
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -51,7 +52,7 @@ std::string column(const std::string& text, std::size_t width) {
   }
   if (starts.size() <= width) return text + std::string(width - starts.size(), ' ');
   const std::size_t keep = width - 3;
-  const std::size_t head = (keep + 1) / 2;
+  const std::size_t head = (keep + 2) / 3;
   const std::size_t tail = keep - head;
   return text.substr(0, starts[head]) + "..." + text.substr(starts[starts.size() - tail]);
 }

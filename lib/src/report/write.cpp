@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -38,17 +38,27 @@ void write_file_atomically(const std::string& path, const std::string& content) 
 }
 
 std::string read_file_text(const std::string& path) {
-  // A directory opens, and its read fails (EISDIR) inside operator<<, which would only set failbit.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorCode::io, "", fmt::format("cannot read '{}': it is a directory", path));
+  // read(2), not a stream: a stream turns a failed read (EISDIR, EIO) into a short text, or
+  // into an exception that libstdc++'s filebuf throws whatever the exception mask.
+  const auto fail = [&] { return Error(ErrorCode::io, "", fmt::format("cannot read '{}': {}", path, std::strerror(errno))); };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw fail();
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got > 0) {
+      text.append(buffer, static_cast<std::size_t>(got));
+    } else if (got == 0) {
+      break;
+    } else if (errno != EINTR) {
+      const auto error = fail();
+      ::close(fd);
+      throw error;
+    }
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::io, "", fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(ErrorCode::io, "", fmt::format("cannot read '{}': a read error", path));
-  return text.str();
+  ::close(fd);
+  return text;
 }
 
 }  // namespace scatter
