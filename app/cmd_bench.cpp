@@ -26,7 +26,7 @@ struct BenchFlags {
   std::string mode = "all";
   std::string size = "small";
   BackendFlags backends;
-  SelectionFlags selection;  // --filter and --max-bytes only
+  SelectionFlags selection;  // --filter, --shard and --max-bytes only
   std::string json;
   std::string markdown;
   bool hot = false;
@@ -56,8 +56,9 @@ std::vector<BenchItem> bench_items(const BenchFlags& o) {
   if (o.paths.empty()) {
     const BenchMode mode = bench_mode_named(o.mode).value_or(BenchMode::all);
     items = builtin_suite(mode, bench_size(o.size));
-    if (o.selection.filters.empty()) return items;
-    const auto selection = o.selection.selection();
+    // --filter and --shard pick among the suite's names; its benchmarks carry no tags.
+    auto selection = o.selection.selection();
+    selection.tags.clear();
     std::erase_if(items, [&](const BenchItem& i) {
       CaseEntry e;
       e.name = i.name;
@@ -240,6 +241,9 @@ Command add_bench_command(CLI::App& app) {
   add_backend(cmd, o->backends);
   cmd->add_option("--filter", o->selection.filters, "glob on benchmark names; a leading '-' excludes (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--shard", o->selection.shard,
+                  "I/N: the I-th of N stable parts of the benchmarks (by name); auto[/N]: I and N from the CI's "
+                  "parallel-job variables (docs/sharding.md)");
   cmd->add_option("--json", o->json, "write the report (Google Benchmark's JSON schema) to FILE");
   cmd->add_option("--markdown", o->markdown, "write a Markdown summary to FILE");
   cmd->add_flag("--hot", o->hot, "do not flush caches between samples");

@@ -57,6 +57,19 @@ assert listed == ["nd/launch/f32", "update/launch/f32"], listed
 assert ran == [n + "@ref" for n in listed], (listed, ran)
 PY
 
+# --shard splits the built-in suite too: three parts, disjoint, that cover it.
+"$S" bench --list --mode all --json "$tmp/whole.json" > /dev/null || fail "bench --list --mode all exits 0"
+for i in 1 2 3; do
+  "$S" bench --list --mode all --shard "$i/3" --json "$tmp/part$i.json" > /dev/null || fail "bench --list --shard $i/3 exits 0"
+done
+python3 - "$tmp" <<'PY' || fail "the parts of the built-in suite are disjoint and cover it"
+import json, sys
+names = lambda f: [b["name"] for b in json.load(open(f"{sys.argv[1]}/{f}.json"))["suite"]]
+whole, parts = names("whole"), [names(f"part{i}") for i in (1, 2, 3)]
+assert all(0 < len(p) < len(whole) for p in parts), [len(p) for p in parts]
+assert sorted(sum(parts, [])) == sorted(whole), "not the whole suite, once"
+PY
+
 # Nothing selected: exit 4, no JSON.
 "$S" bench --list --filter 'no_such_benchmark*' --json "$tmp/none.json" > "$tmp/none.txt" 2>&1; rc=$?
 [ $rc -eq 4 ] || fail "an empty selection exits 4, got $rc"
