@@ -28,11 +28,8 @@ struct MergeFlags {
 // Writes the run's reports and, on `table`, its failures, recap and closing line; returns why
 // a report could not be written, for each that could not.
 std::vector<std::string> write_reports(const RecoveredRun& run, const ReportPaths& paths, std::ostream* table) {
-  std::vector<std::unique_ptr<Reporter>> sinks;
+  auto sinks = make_file_reporters(paths, run.context);
   if (table) sinks.push_back(make_table_reporter(*table, {use_color("auto"), true, false, false}));
-  if (!paths.json.empty()) sinks.push_back(make_json_reporter(paths.json, run.context));
-  if (!paths.junit.empty()) sinks.push_back(make_junit_reporter(paths.junit, run.context));
-  if (!paths.markdown.empty()) sinks.push_back(make_markdown_reporter(paths.markdown, run.context));
   const auto reporter = make_tee_reporter(std::move(sinks));
   for (const auto& e : run.file_errors) reporter->on_file_error(e);
   for (const auto& r : run.results) reporter->on_result(r);

@@ -53,9 +53,7 @@ std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends&
       context.backends.push_back(
           {std::string(b->label()), a.available, a.reason, a.available ? b->device() : "", b->spec()});
     }
-    if (!o.json.empty()) reporters.push_back(make_json_reporter(o.json, context));
-    if (!o.junit.empty()) reporters.push_back(make_junit_reporter(o.junit, context));
-    if (!o.markdown.empty()) reporters.push_back(make_markdown_reporter(o.markdown, context));
+    for (auto& file : make_file_reporters(o.reports(), context)) reporters.push_back(std::move(file));
     for (const auto& stale : stale_journals(o.reports())) {
       std::cerr << fmt::format("scatterctl: '{}' is the journal of a run that never finished; `scatterctl merge "
                                "--recover {}` writes its reports\n",

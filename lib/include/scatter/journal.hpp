@@ -21,6 +21,10 @@ struct ReportPaths {
   bool any() const { return !json.empty() || !junit.empty() || !markdown.empty(); }
 };
 
+/// A reporter for each report file the paths name (JSON, JUnit XML, Markdown), for `run` and
+/// `merge` alike.
+std::vector<std::unique_ptr<Reporter>> make_file_reporters(const ReportPaths& paths, const RunContext& context);
+
 /// "<first report>.journal-<pid>": beside the reports, one per process, so that concurrent
 /// runs writing the same reports never share one.
 std::string journal_path_for(const ReportPaths& paths, long pid);

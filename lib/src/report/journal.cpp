@@ -267,6 +267,14 @@ void end_run_abruptly(const char* why, EndKind kind) noexcept {
   }
 }
 
+std::vector<std::unique_ptr<Reporter>> make_file_reporters(const ReportPaths& paths, const RunContext& context) {
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  if (!paths.json.empty()) reporters.push_back(make_json_reporter(paths.json, context));
+  if (!paths.junit.empty()) reporters.push_back(make_junit_reporter(paths.junit, context));
+  if (!paths.markdown.empty()) reporters.push_back(make_markdown_reporter(paths.markdown, context));
+  return reporters;
+}
+
 bool looks_like_journal(const std::string& text) {
   // The header's first member, as append() writes it (no spaces).
   return text.rfind("{\"journal\":1,", 0) == 0;
