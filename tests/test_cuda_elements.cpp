@@ -232,7 +232,7 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
       for (std::int64_t i = warp * 32; i < std::min(g.u, warp * 32 + 32); ++i) peers[target(i)].push_back(update(i));
       for (auto& [t, values] : peers) land(t, merge_tree(values, cu::merge_of<T>(r)), static_cast<std::int64_t>(values.size()));
     }
-  } else if (order == Order::block && cu::may_block_aggregate(r)) {
+  } else if (order == Order::block && cu::may_block_aggregate(r, c.data.dtype())) {
     const auto merge = cu::merge_of<T>(r);
     const auto slots = static_cast<std::size_t>(block_shape.slots);
     const std::int64_t grid = std::int64_t{block_shape.blocks} * 256;
@@ -490,7 +490,7 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonAggregatedPerBlock) {
   for (std::int64_t i = 0; i < 2000; ++i) {
     const auto text = scatter::fuzz_case(13, i, 1024);
     const auto c = scatter::testing::load_case(text);
-    if (!cu::may_block_aggregate(c.attrs.reduction)) continue;
+    if (!cu::may_block_aggregate(c.attrs.reduction, c.data.dtype())) continue;
     ++aggregated;
     const auto want = scatter::reference_scatter(c);
     for (const auto shape : {BlockShape{3, 8, false}, BlockShape{2, cu::kBlockSlots, true}}) {
@@ -509,7 +509,9 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonAggregatedPerBlock) {
   block_shape = {};
   EXPECT_GT(aggregated, 500);
   EXPECT_GT(block_fallbacks, 1000) << "the 8-slot table must overflow, or the fallback is untested";
-  EXPECT_GT(reordered, 10) << "the merges must differ from the reference's steps somewhere";
+  // Only float32 and float64 sums merge (16-bit ones never do), and in cases this small
+  // they seldom round apart: one case in the stream does.
+  EXPECT_GT(reordered, 0) << "the merges must differ from the reference's steps somewhere";
 }
 
 // Forced onto the contention path, the bundled cases pass their own comparisons, except
@@ -521,7 +523,7 @@ TEST(CudaElements, BundledCasesAggregatedPerBlockFailOnlyWhereStepsArePinned) {
   int aggregated = 0;
   int chosen_cases = 0;  // where the host takes the path (the large race cases)
   for (const auto& [what, c] : scatter::testing::bundled_cases()) {
-    if (!cu::may_block_aggregate(c.attrs.reduction)) continue;
+    if (!cu::may_block_aggregate(c.attrs.reduction, c.data.dtype())) continue;
     ++aggregated;
     std::string why;
     const auto g = cu::make_geometry(c, why);
@@ -565,8 +567,8 @@ TEST(CudaElements, TheBlockTableFindsClaimsAndOverflows) {
   EXPECT_TRUE(std::signbit(start) && start == 0.0f);
   EXPECT_TRUE(std::signbit(cu::combine(Reduction::add, start, -0.0f)));
   EXPECT_EQ(cu::partial_start<std::int32_t>(Reduction::min), INT32_MAX);
-  EXPECT_FALSE(cu::may_block_aggregate(Reduction::mul));
-  EXPECT_FALSE(cu::may_block_aggregate(Reduction::none));
+  EXPECT_FALSE(cu::may_block_aggregate(Reduction::mul, DType::float32));
+  EXPECT_FALSE(cu::may_block_aggregate(Reduction::none, DType::int32));
 }
 
 // The host's choice of the contention path: few distinct targets in a spread sample, and

@@ -4,11 +4,13 @@ to a bare `ret` has lost its stores (undefined behaviour, or a call nvcc compile
 nothing, as a run-time call of a host constexpr function under --expt-relaxed-constexpr
 was). No GPU needed: nvcc emits the PTX at build time.
 
-    ptx_kernels_store.py FILE.ptx [--min-kernels N] [--require NAME=INSTRUCTION]...
-    ptx_kernels_store.py --sass FILE.sass [--min-kernels N] [--require NAME=INSTRUCTION]...
+    ptx_kernels_store.py FILE.ptx [--min-kernels N] [--require NAME=INSTRUCTION]... [--forbid NAME=INSTRUCTION]...
+    ptx_kernels_store.py --sass FILE.sass [--min-kernels N] [--require NAME=INSTRUCTION]... [--forbid NAME=INSTRUCTION]...
 
 --require: every kernel whose mangled name contains NAME must contain INSTRUCTION (a
 substring of a PTX line), e.g. the packed float16 atomic in the float16 reductions.
+--forbid: no kernel whose name contains NAME may contain INSTRUCTION (local memory, a
+global atomic), and at least one kernel must match NAME.
 
 Exit 0 when every entry has a store (st., atom., red.), 1 with the names of those that
 have none, 2 on a usage error or when fewer than N kernels were found (a PTX file that
@@ -33,6 +35,22 @@ def sass_kernels(text):
         yield parts[i], parts[i + 1]
 
 
+def check_rule(found, name_part, instruction, wanted):
+    """The number of kernels named *name_part* that break the rule (INSTRUCTION in each body
+    when wanted, in none otherwise), or 1 when no kernel has such a name; says which."""
+    matched = [(name, body) for name, body in found if name_part in name]
+    breaking = [name for name, body in matched if (instruction in body) != wanted]
+    if not matched:
+        print(f"ptx_kernels_store: no kernel's name contains {name_part}")
+        return 1
+    for name in breaking:
+        print(f"ptx_kernels_store: kernel {name} " + (f"lacks {instruction}" if wanted else f"has {instruction}, which it must not"))
+    if not breaking:
+        verdict = "have" if wanted else "lack"
+        print(f"ptx_kernels_store: all {len(matched)} kernels named *{name_part}* {verdict} {instruction}")
+    return len(breaking)
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -41,6 +59,7 @@ def main(argv):
     if "--min-kernels" in argv:
         minimum = int(argv[argv.index("--min-kernels") + 1])
     required = [argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--require"]
+    forbidden = [argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--forbid"]
     sass = "--sass" in argv
     if sass:
         argv = [a for a in argv if a != "--sass"]
@@ -58,18 +77,8 @@ def main(argv):
     for name in empty:
         print(f"ptx_kernels_store: kernel {name} has no store, atomic or reduction: its body was compiled away")
     print(f"ptx_kernels_store: {len(found) - len(empty)} of {len(found)} kernels write memory")
-    missing = 0
-    for name_part, instruction in required:
-        matched = [(name, body) for name, body in found if name_part in name]
-        lacking = [name for name, body in matched if instruction not in body]
-        if not matched:
-            print(f"ptx_kernels_store: no kernel's name contains {name_part}")
-            missing += 1
-        for name in lacking:
-            print(f"ptx_kernels_store: kernel {name} lacks {instruction}")
-        missing += len(lacking)
-        if matched and not lacking:
-            print(f"ptx_kernels_store: all {len(matched)} kernels named *{name_part}* have {instruction}")
+    missing = sum(check_rule(found, name_part, instruction, True) for name_part, instruction in required)
+    missing += sum(check_rule(found, name_part, instruction, False) for name_part, instruction in forbidden)
     return 1 if empty or missing else 0
 
 

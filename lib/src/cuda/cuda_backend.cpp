@@ -125,30 +125,8 @@ class CudaBackend final : public Backend {
     p->source = &c;
     p->in_place = flags.in_place;
     p->deterministic = flags.deterministic;
-    Launch& launch = p->launch;
-    launch.geometry = *geometry;
-    launch.type = c.data.dtype();
-    launch.index64 = c.indices.dtype() == DType::int64;
-    launch.reduction = c.attrs.reduction;
-    launch.use_init_val = c.attrs.use_init_val;
-    launch.deterministic = flags.deterministic;
-    // Contention: per-block aggregation where the reduction merges and the sample shows few
-    // targets (free order only for the order-dependent floats: --deterministic sorts).
-    const bool sorts = launch.deterministic && is_order_dependent(launch.reduction, launch.type);
-    if (!sorts && may_block_aggregate(launch.reduction)) {
-      launch.block_aggregate = launch.index64 ? few_targets_likely(*geometry, c.indices.data<std::int64_t>())
-                                              : few_targets_likely(*geometry, c.indices.data<std::int32_t>());
-    }
-    if (may_aggregate(launch.reduction, launch.type) || launch.block_aggregate) {
-      launch.aggregate = launch.index64 ? warp_duplicates_likely(*geometry, c.indices.data<std::int64_t>())
-                                        : warp_duplicates_likely(*geometry, c.indices.data<std::int32_t>());
-    }
-    const bool adds = launch.reduction == Reduction::add || launch.reduction == Reduction::sub ||
-                      launch.reduction == Reduction::mean;
-    if (launch.type == DType::float32 && adds) launch.native_add = f32_native_add_exact(c);
-    const bool half = launch.type == DType::float16 || launch.type == DType::bfloat16;
-    if (half && adds) launch.native_add = !half_nan_in(c.data);
-    launch.sm_count = sm_count_;
+    p->launch = make_launch(c, *geometry, flags, sm_count_);
+    const Launch& launch = p->launch;
     if (launch.deterministic && geometry->u > INT32_MAX) {
       throw Error(ErrorCode::backend, "",
                   fmt::format("--deterministic sorts at most 2^31 - 1 updates; updates has {} elements", geometry->u));
@@ -217,14 +195,17 @@ class CudaBackend final : public Backend {
     // evicts them before the timed region, on the same stream.
     if (flags.flush_caches) flush_l2();
 
-    // The timed region: out of place, the copy of data into the output is part of the op.
+    // The timed region: out of place, the copy of data into the output is part of the op
+    // (fused into the path's own kernel where the plan says so).
+    const bool fused_copy = plan_of(p.launch).fuses_copy;
     stream_.record_start();
-    if (!flags.in_place && c.data.nbytes() > 0) {
+    if (!flags.in_place && !fused_copy && c.data.nbytes() > 0) {
       SCATTER_CUDA_CHECK(cudaMemcpyAsync(p.out->get(), p.data->get(), c.data.nbytes(), cudaMemcpyDeviceToDevice,
                                          stream_.get()));
     }
     Buffers buffers;
     buffers.out = p.out->get();
+    buffers.data = fused_copy ? p.data->get() : nullptr;
     buffers.updates = p.updates->get();
     buffers.indices = p.indices->get();
     buffers.scratch = p.scratch->get();

@@ -95,6 +95,35 @@ SCATTER_HD Off target_of(const Geometry& g, const IndexT* idx, Off u) {
   return o;
 }
 
+/// Division by a divisor fixed for a whole launch, as a multiply-high, an add and a shift
+/// (the magic numbers of Granlund and Montgomery, as PyTorch's IntDivider has them): a
+/// runtime 32-bit division is a sequence of 20 or more instructions, this is three. Exact
+/// for every dividend below 2^31 and every divisor from 1 to 2^31.
+struct FastDivide {
+  std::uint32_t divisor = 1;
+  std::uint32_t magic = 0;
+  std::uint32_t shift = 0;
+
+  FastDivide() = default;
+  explicit FastDivide(std::uint32_t d) : divisor(d) {
+    while ((std::uint64_t{1} << shift) < d) ++shift;
+    magic = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << shift) - d)) / d + 1);
+  }
+  SCATTER_HD std::uint32_t quotient(std::uint32_t n) const {
+    const auto high = static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * magic) >> 32);
+    return (high + n) >> shift;  // n < 2^31 and high <= n: no overflow
+  }
+};
+
+/// Path::row_tile: where update `f` of a tile's group lands in the tile (rows of `columns`
+/// elements, `by_row_updates` updates per row): its row, f / row_updates, times the row
+/// length, plus the column its index names; -1 when the index is out of range.
+SCATTER_HD int tile_place(std::int64_t index, int columns, const FastDivide& by_row_updates, int f) {
+  const std::int64_t column = normalize(index, columns);
+  if (column < 0 || column >= columns) return -1;
+  return static_cast<int>(by_row_updates.quotient(static_cast<std::uint32_t>(f))) * columns + static_cast<int>(column);
+}
+
 /// Whether a case's offsets fit the 32-bit path: elements, updates (each with room for
 /// a grid's stride past the end) and, for scatter_nd, the index elements (tuples x k).
 SCATTER_HD bool offsets_fit_32(const Geometry& g) {
@@ -167,10 +196,14 @@ SCATTER_HD T partial_start(Reduction merge) {
 /// target (mul does not: a partial product can overflow or vanish where no order of
 /// single steps does). Float add, sub and mean merge in another association than the
 /// reference's steps, which free order allows (the spec's tolerance; the classic bound on
-/// reordered sums covers any association); --deterministic never comes here.
-SCATTER_HD bool may_block_aggregate(Reduction r) {
-  return r == Reduction::add || r == Reduction::sub || r == Reduction::mean || r == Reduction::min ||
-         r == Reduction::max;
+/// reordered sums covers any association); --deterministic never comes here. Except the
+/// 16-bit floats' add, sub and mean: one at a time their sums stall early (float16 2048 +
+/// 1 is 2048), while a partial of 63 K same-sign updates grows past 65504 to inf, which no
+/// tolerance accepts against a finite reference; they keep one atomic step per update.
+inline bool may_block_aggregate(Reduction r, DType t) {
+  const bool adds = r == Reduction::add || r == Reduction::sub || r == Reduction::mean;
+  if (adds && (t == DType::float16 || t == DType::bfloat16)) return false;
+  return adds || r == Reduction::min || r == Reduction::max;
 }
 
 /// Below this many updates contention costs too little to pay for the table, and every

@@ -165,7 +165,7 @@ __device__ __forceinline__ Off grid_stride() { return static_cast<Off>(gridDim.x
 template <class Off>
 __device__ __forceinline__ Off guarded(Off target, Off n, int* guard) {
   if (target >= 0 && target < n) return target;
-  atomicExch(guard, 1);
+  *guard = 1;  // a plain store: every thread that stores, stores 1
   return -1;
 }
 
@@ -371,6 +371,104 @@ __global__ void __launch_bounds__(kThreads) k_reduce_block(Geometry g, const Ind
   }
 }
 
+// ScatterElements along a contiguous last axis (Path::row_tile): each block takes
+// tile.rows whole rows of data at a time into shared memory (16-byte loads where the rows'
+// bytes allow), applies their updates there and stores the rows back in address order, so
+// every output sector is written once and whole. Out of place the rows come from data: the
+// copy is fused in. Update row q is data row q (row_tile_for), so an update's place in the
+// tile is its row's times the row length plus its column: one fast division per update.
+// `none` is last-writer-wins, exactly: the largest update position per element (an int
+// beside it, shared atomicMax), then that update alone writes. Reductions use the same
+// atomics as k_reduce on the shared copy; mean and use_init_val = false count hits there.
+template <class T, class IndexT>
+__global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivide by_row_updates, bool wide,
+                                                       const T* data, const IndexT* __restrict__ idx,
+                                                       const T* __restrict__ upd, T* out, Reduction r,
+                                                       bool use_init_val, bool native_add, int* guard) {
+  extern __shared__ uint4 shared[];
+  T* tile = reinterpret_cast<T*>(shared);
+  int* side = reinterpret_cast<int*>(reinterpret_cast<char*>(shared) + shape.value_bytes);
+  const T* src = data != nullptr ? data : out;
+  const int columns = shape.columns;
+  const int row_updates = static_cast<int>(by_row_updates.divisor);
+  const bool mean = r == Reduction::mean;
+  const bool counts = mean || !use_init_val;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  for (int group = static_cast<int>(blockIdx.x); group < shape.groups; group += static_cast<int>(gridDim.x)) {
+    const int row0 = group * shape.rows;
+    const int rows = min(shape.rows, shape.data_rows - row0);
+    const int urows = max(0, min(rows, shape.update_rows - row0));
+    if (data == nullptr && urows == 0) continue;  // in place, rows no update touches stay as they are
+    const int elements = rows * columns;
+    const int base = row0 * columns;
+    const int bytes = elements * static_cast<int>(sizeof(T));
+    if (wide) {
+      const auto* from = reinterpret_cast<const uint4*>(src + base);
+      for (int c = tid; c < bytes / 16; c += threads) shared[c] = from[c];
+    } else {
+      for (int c = tid; c < elements; c += threads) tile[c] = src[base + c];
+    }
+    if (shape.side) {
+      for (int c = tid; c < elements; c += threads) side[c] = r == Reduction::none ? -1 : 0;
+    }
+    __syncthreads();
+    const int first = row0 * row_updates;  // the group's first update: update rows are consecutive
+    const int updates = urows * row_updates;
+    auto place = [&](int f) {  // out of range raises the guard
+      const int e = tile_place(static_cast<std::int64_t>(idx[first + f]), columns, by_row_updates, f);
+      if (e < 0) *guard = 1;
+      return e;
+    };
+    if (r == Reduction::none) {
+      for (int f = tid; f < updates; f += threads) {
+        const int e = place(f);
+        if (e >= 0) atomicMax(side + e, f);
+      }
+      __syncthreads();
+      for (int f = tid; f < updates; f += threads) {
+        const int e = place(f);
+        if (e >= 0 && side[e] == f) tile[e] = upd[first + f];
+      }
+    } else {
+      if (counts) {
+        for (int f = tid; f < updates; f += threads) {
+          const int e = place(f);
+          if (e >= 0) atomicAdd(side + e, 1);
+        }
+        __syncthreads();
+        if (!use_init_val) {
+          for (int c = tid; c < elements; c += threads) {
+            if (side[c] > 0) tile[c] = identity<T>(r);
+          }
+          __syncthreads();
+        }
+      }
+      for (int f = tid; f < updates; f += threads) {
+        const int e = place(f);
+        if (e >= 0) atomic_combine(tile + e, upd[first + f], r, native_add);
+      }
+      if constexpr (!__is_same(T, Bool)) {
+        if (mean) {
+          __syncthreads();
+          const int init = use_init_val ? 1 : 0;
+          for (int c = tid; c < elements; c += threads) {
+            if (side[c] > 0) tile[c] = mean_of(tile[c], static_cast<std::int64_t>(side[c]) + init);
+          }
+        }
+      }
+    }
+    __syncthreads();
+    if (wide) {
+      auto* to = reinterpret_cast<uint4*>(out + base);
+      for (int c = tid; c < bytes / 16; c += threads) to[c] = shared[c];
+    } else {
+      for (int c = tid; c < elements; c += threads) out[base + c] = tile[c];
+    }
+    __syncthreads();  // the next group's rows overwrite the tile
+  }
+}
+
 template <class T>
 __global__ void k_mean(std::int64_t n, T* out, const unsigned int* count, int init) {
   for (std::int64_t i = thread_start(); i < n; i += grid_stride()) {
@@ -433,8 +531,6 @@ struct Scratch {
   std::size_t total = 0;
 };
 
-bool uses_sort(const Launch& l) { return l.deterministic && is_order_dependent(l.reduction, l.type); }
-
 // 32-bit sort keys when every target and the sentinel n fit below the empty key.
 bool narrow_keys(std::int64_t n) { return n < static_cast<std::int64_t>(UINT32_MAX); }
 
@@ -461,9 +557,6 @@ int key_bits(std::int64_t n) {
   return bits;
 }
 
-// The slice ops' `none` works on rows of g.slice elements.
-bool by_rows(const Launch& l) { return l.reduction == Reduction::none && l.geometry.op != Op::scatter_elements; }
-
 // Winners are ints when every bidder's index fits.
 bool narrow_winners(std::int64_t bidders) { return bidders <= INT32_MAX; }
 std::size_t winner_size(std::int64_t bidders) { return narrow_winners(bidders) ? sizeof(int) : sizeof(long long); }
@@ -472,24 +565,26 @@ std::size_t winner_size(std::int64_t bidders) { return narrow_winners(bidders) ?
 Scratch layout(const Launch& l, void* base) {
   Scratch s;
   const auto& g = l.geometry;
-  if (g.u == 0) return s;  // nothing runs (and a slice may be empty: no division by it)
+  const Path path = plan_of(l).path;
+  if (path == Path::nothing || path == Path::row_tile) return s;  // nothing runs, or all in shared memory
+  const bool by_rows = path == Path::rows_direct;
   auto take = [&](std::size_t bytes) {
     void* p = base ? static_cast<char*>(base) + s.total : nullptr;
     s.total += align256(bytes);
     return p;
   };
   if (l.reduction == Reduction::none) {
-    if (by_rows(l)) {
+    if (by_rows) {
       s.winner = take(static_cast<std::size_t>(g.n / g.slice) * winner_size(g.u / g.slice));
       s.row_target = static_cast<long long*>(take(static_cast<std::size_t>(g.u / g.slice) * sizeof(long long)));
     } else {
       s.winner = take(static_cast<std::size_t>(g.n) * winner_size(g.u));
     }
     // One bit per output element (or row), then the flag: one span, cleared by one memset.
-    const std::int64_t targets = by_rows(l) ? g.n / g.slice : g.n;
+    const std::int64_t targets = by_rows ? g.n / g.slice : g.n;
     s.seen = static_cast<unsigned int*>(take(static_cast<std::size_t>((targets + 31) / 32) * sizeof(unsigned int)));
     s.duplicate = static_cast<int*>(take(sizeof(int)));
-  } else if (uses_sort(l)) {
+  } else if (path == Path::sorted) {
     const std::size_t key = narrow_keys(g.n) ? sizeof(unsigned int) : sizeof(unsigned long long);
     const std::size_t element = static_cast<std::size_t>(info_of(l.type).bytes);
     const auto u = static_cast<std::size_t>(g.u);
@@ -581,6 +676,23 @@ cudaError_t elements_none(const Launch& l, const Buffers& b, const Scratch& s, Q
   return q.launched("k_write_winners");
 }
 
+// ScatterElements along the last axis in row tiles: one launch, the copy fused in out of
+// place. 16-byte rows in and out where each row's bytes and both buffers allow it.
+template <class T, class IndexT>
+cudaError_t row_tile(const Launch& l, const TileShape& shape, const Buffers& b, Queue& q) {
+  auto aligned16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  const auto* data = static_cast<const T*>(b.data);
+  auto* out = static_cast<T*>(b.out);
+  const bool wide = (static_cast<std::size_t>(shape.columns) * sizeof(T)) % 16 == 0 && aligned16(out) &&
+                    (data == nullptr || aligned16(data));
+  const int blocks = std::max(1, std::min(shape.groups, l.sm_count * kBlocksPerSm));
+  k_row_tile<T, IndexT><<<blocks, kThreads, shape.shared_bytes, q.stream>>>(
+      shape, FastDivide(static_cast<std::uint32_t>(shape.row_updates)), wide, data,
+      static_cast<const IndexT*>(b.indices), static_cast<const T*>(b.updates), out, l.reduction, l.use_init_val,
+      l.native_add, b.guard);
+  return q.launched("k_row_tile");
+}
+
 // --deterministic: keys, the stable sort of (key, update bits), then the levels, ping-ponging
 // between the two piece buffers (one level when u <= kSerialRun: every run is short).
 template <class T, class K, class Off, class IndexT>
@@ -626,12 +738,23 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   auto* out = static_cast<T*>(b.out);
   const auto* upd = static_cast<const T*>(b.updates);
   const auto* idx = static_cast<const IndexT*>(b.indices);
+  const Plan plan = plan_of(l);
   const Scratch s = layout(l, b.scratch);
   const int blocks = blocks_for(g.u, l.sm_count);
-  if (l.reduction == Reduction::none) {
-    if (by_rows(l)) return run_rows<Off, IndexT>(l, b, s, sizeof(T), q);
-    return narrow_winners(g.u) ? elements_none<T, Off, IndexT, int>(l, b, s, q)
-                               : elements_none<T, Off, IndexT, long long>(l, b, s, q);
+  switch (plan.path) {
+    case Path::nothing:
+      return cudaSuccess;
+    case Path::row_tile:
+      return row_tile<T, IndexT>(l, plan.tile, b, q);
+    case Path::rows_direct:
+      return run_rows<Off, IndexT>(l, b, s, sizeof(T), q);
+    case Path::elements_direct:
+      return narrow_winners(g.u) ? elements_none<T, Off, IndexT, int>(l, b, s, q)
+                                 : elements_none<T, Off, IndexT, long long>(l, b, s, q);
+    case Path::reduce:
+    case Path::reduce_block:
+    case Path::sorted:
+      break;  // below
   }
   if (!l.use_init_val) {
     k_identity<T, Off, IndexT><<<blocks, kThreads, 0, q.stream>>>(g, idx, out, l.reduction);
@@ -639,7 +762,7 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   }
   const int init = l.use_init_val ? 1 : 0;
   if constexpr (kIsFloat<T>) {
-    if (uses_sort(l)) {
+    if (plan.path == Path::sorted) {
       return narrow_keys(g.n) ? run_sorted<T, unsigned int, Off, IndexT>(l, b, s, init, q)
                               : run_sorted<T, unsigned long long, Off, IndexT>(l, b, s, init, q);
     }
@@ -647,7 +770,7 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   if (l.reduction == Reduction::mean) {
     if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), q.stream)) return e;
   }
-  if (l.block_aggregate) {
+  if (plan.path == Path::reduce_block) {
     // Few targets: one atomic per target per block, from kBlocksPerSm blocks per SM.
     const int block_count = std::min(blocks, l.sm_count * kBlocksPerSm);
     if (l.aggregate) {

@@ -5,30 +5,14 @@
 #include <cstddef>
 #include <cuda_runtime_api.h>
 
-#include "geometry.hpp"
+#include "plan.hpp"
 
 namespace scatter::cuda {
 
-struct Launch {
-  Geometry geometry;
-  DType type = DType::float32;
-  bool index64 = true;
-  Reduction reduction = Reduction::none;
-  bool use_init_val = true;
-  bool deterministic = false;
-  bool aggregate = false;  ///< combine a warp's duplicates before the atomic (see warp_duplicates_likely)
-  /// aggregate per block in shared memory, one atomic per target per block (k_reduce_block;
-  /// see few_targets_likely and may_block_aggregate)
-  bool block_aggregate = false;
-  /// add/sub/mean through the native atomic: float32 where every summand passes
-  /// f32_native_add_exact, float16/bfloat16 (packed pairs) where data has no NaN; else CAS.
-  bool native_add = true;
-  int sm_count = 1;
-};
-
 /// Device buffers the launch works in; scratch sizes come from scratch_bytes().
 struct Buffers {
-  void* out = nullptr;            ///< already holds data
+  void* out = nullptr;            ///< holds data, unless the plan fuses the copy
+  const void* data = nullptr;     ///< data, where the plan fuses the copy (out of place); else null
   const void* updates = nullptr;
   const void* indices = nullptr;
   void* scratch = nullptr;        ///< winners, counts, sort keys and values, CUB temp

@@ -1,0 +1,173 @@
+#pragma once
+// The launch's choices and the path they lead to, in plain C++: the backend decides from
+// the case (make_launch), the kernels follow plan_of, and the CPU tests check both and
+// count each path's launches without a GPU. docs/cuda.md describes every path.
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+#include "geometry.hpp"
+#include "sorted_runs.hpp"
+#include "scatter/backend.hpp"
+
+namespace scatter::cuda {
+
+struct Launch {
+  Geometry geometry;
+  DType type = DType::float32;
+  bool index64 = true;
+  Reduction reduction = Reduction::none;
+  bool use_init_val = true;
+  bool deterministic = false;
+  bool in_place = false;   ///< the output already holds data (else the op copies it, or its path reads data)
+  bool aggregate = false;  ///< combine a warp's duplicates before the atomic (see warp_duplicates_likely)
+  /// aggregate per block in shared memory, one atomic per target per block (k_reduce_block;
+  /// see few_targets_likely and may_block_aggregate)
+  bool block_aggregate = false;
+  /// add/sub/mean through the native atomic: float32 where every summand passes
+  /// f32_native_add_exact, float16/bfloat16 (packed pairs) where data has no NaN; else CAS.
+  bool native_add = true;
+  int sm_count = 1;
+};
+
+/// The launch's choices for a case: the geometry, the flags, and what the host's scans of
+/// indices and values decide (contention, warp duplicates, the native adds).
+inline Launch make_launch(const Case& c, const Geometry& geometry, const RunFlags& flags, int sm_count) {
+  Launch launch;
+  launch.geometry = geometry;
+  launch.type = c.data.dtype();
+  launch.index64 = c.indices.dtype() == DType::int64;
+  launch.reduction = c.attrs.reduction;
+  launch.use_init_val = c.attrs.use_init_val;
+  launch.deterministic = flags.deterministic;
+  launch.in_place = flags.in_place;
+  launch.sm_count = sm_count;
+  // Contention: per-block aggregation where the reduction merges and the sample shows few
+  // targets (free order only for the order-dependent floats: --deterministic sorts).
+  const bool sorts = launch.deterministic && is_order_dependent(launch.reduction, launch.type);
+  if (!sorts && may_block_aggregate(launch.reduction, launch.type)) {
+    launch.block_aggregate = launch.index64 ? few_targets_likely(geometry, c.indices.data<std::int64_t>())
+                                            : few_targets_likely(geometry, c.indices.data<std::int32_t>());
+  }
+  if (may_aggregate(launch.reduction, launch.type) || launch.block_aggregate) {
+    launch.aggregate = launch.index64 ? warp_duplicates_likely(geometry, c.indices.data<std::int64_t>())
+                                      : warp_duplicates_likely(geometry, c.indices.data<std::int32_t>());
+  }
+  const bool adds = launch.reduction == Reduction::add || launch.reduction == Reduction::sub ||
+                    launch.reduction == Reduction::mean;
+  if (launch.type == DType::float32 && adds) launch.native_add = f32_native_add_exact(c);
+  const bool half = launch.type == DType::float16 || launch.type == DType::bfloat16;
+  if (half && adds) launch.native_add = !half_nan_in(c.data);
+  return launch;
+}
+
+/// The kernels' paths (docs/cuda.md, "Kernels").
+enum class Path {
+  nothing,          ///< no updates: the output is data
+  row_tile,         ///< scatter_elements along a contiguous last axis: k_row_tile, one launch
+  elements_direct,  ///< element `none`: k_write_direct, then the winner passes (return at once without duplicates)
+  rows_direct,      ///< the slice ops' `none`: k_row_direct, then the row winner passes
+  reduce,           ///< one atomic per update (k_reduce), warp-merged where that is exact
+  reduce_block,     ///< contention: per-block shared tables (k_reduce_block)
+  sorted,           ///< --deterministic float add/sub/mul/mean: keys, CUB's stable sort, the run levels
+};
+
+/// The row tile's shape: whole rows of data in shared memory, `rows` of them per block
+/// iteration, with an int beside each element where the path needs one (`none`'s winner,
+/// mean's count, use_init_val = false's hits).
+struct TileShape {
+  int rows = 0;
+  int columns = 0;                 ///< data.shape[-1]
+  int data_rows = 0;               ///< n / columns
+  int row_updates = 0;             ///< updates.shape[-1]
+  int update_rows = 0;             ///< u / row_updates (update row q lands in data row q)
+  int groups = 0;                  ///< data_rows / rows, rounded up: the blocks' iterations in all
+  bool side = false;
+  std::size_t value_bytes = 0;     ///< rows x columns elements, rounded up to 16 bytes
+  std::size_t shared_bytes = 0;    ///< value_bytes + the side ints
+};
+
+/// At most this many bytes of values and this many elements per tile, so that a block
+/// takes at most 32 KiB of shared memory and 7 blocks of 256 threads fit an H100's SM.
+inline constexpr std::int64_t kTileValueBytes = 16384;
+inline constexpr std::int64_t kTileElements = 4096;
+
+struct Plan {
+  Path path = Path::nothing;
+  int launches = 0;          ///< stream operations enqueue_scatter makes: kernels, memsets, CUB's sort as one
+  bool fuses_copy = false;   ///< out of place, the path reads data itself: the backend copies nothing first
+  TileShape tile;            ///< Path::row_tile only
+};
+
+inline bool uses_sort(const Launch& l) { return l.deterministic && is_order_dependent(l.reduction, l.type); }
+
+/// Below this many updates a case may take the row tile with fewer tiles than SMs: one
+/// block applies them in at most 64 steps of its 256 threads, cheaper than the direct
+/// paths' five stream operations. (And the small bundled cases reach the tile on a GPU.)
+inline constexpr std::int64_t kTileFewUpdates = 16384;
+
+/// The row tile, where the case fits it: scatter_elements along the last axis (its fibre
+/// is contiguous), indices covering every leading dim of data (update row q is data row q,
+/// so no division maps them), 32-bit offsets, a row that fits a tile, and at least as many
+/// tiles as SMs unless the updates are few (a single long row would leave all but one SM
+/// idle: contention takes the block tables). Not for the order-dependent floats under
+/// --deterministic, which sort.
+inline std::optional<TileShape> row_tile_for(const Launch& l) {
+  const auto& g = l.geometry;
+  if (g.u == 0 || g.op != Op::scatter_elements || g.rank < 1 || g.axis != g.rank - 1 || uses_sort(l) || !offsets_fit_32(g)) {
+    return std::nullopt;
+  }
+  for (int d = 0; d + 1 < g.rank; ++d) {
+    if (g.ushape[d] != g.dshape[d]) return std::nullopt;
+  }
+  const std::int64_t columns = g.extent;
+  const std::int64_t element = info_of(l.type).bytes;
+  const std::int64_t capacity = std::min(kTileElements, kTileValueBytes / element);
+  if (columns < 1 || columns > capacity) return std::nullopt;
+  TileShape t;
+  t.columns = static_cast<int>(columns);
+  t.rows = static_cast<int>(capacity / columns);
+  t.data_rows = static_cast<int>(g.n / columns);
+  t.row_updates = static_cast<int>(g.ushape[g.rank - 1]);
+  t.update_rows = static_cast<int>(g.u / t.row_updates);  // u > 0 (plan_of): the last dim is not 0
+  t.groups = (t.data_rows + t.rows - 1) / t.rows;
+  if (t.groups < l.sm_count && g.u > kTileFewUpdates) return std::nullopt;
+  t.side = l.reduction == Reduction::none || l.reduction == Reduction::mean || !l.use_init_val;
+  const auto elements = static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.columns);
+  t.value_bytes = (elements * static_cast<std::size_t>(element) + 15) / 16 * 16;
+  t.shared_bytes = t.value_bytes + (t.side ? elements * sizeof(int) : 0);
+  return t;
+}
+
+/// The path a launch takes and the stream operations it makes. The one place the kernels'
+/// dispatch (kernels.cu) and the backend's copy (cuda_backend.cpp) decide from.
+inline Plan plan_of(const Launch& l) {
+  const auto& g = l.geometry;
+  Plan p;
+  if (g.u == 0) return p;
+  if (const auto tile = row_tile_for(l)) {
+    p.path = Path::row_tile;
+    p.tile = *tile;
+    p.launches = 1;
+    p.fuses_copy = !l.in_place;
+    return p;
+  }
+  if (l.reduction == Reduction::none) {
+    p.path = g.op == Op::scatter_elements ? Path::elements_direct : Path::rows_direct;
+    p.launches = 5;  // the bitmap's memset, the direct kernel, three winner kernels
+    return p;
+  }
+  const int identity = l.use_init_val ? 0 : 1;  // k_identity
+  if (uses_sort(l)) {
+    p.path = Path::sorted;
+    p.launches = identity + 3 + (run_levels(g.u, kRunChunk, kSerialRun) - 1);  // k_keys, the sort, k_runs_first, k_runs_next
+    return p;
+  }
+  p.path = l.block_aggregate ? Path::reduce_block : Path::reduce;
+  const int mean = l.reduction == Reduction::mean ? 2 : 0;  // the counts' memset, k_mean
+  p.launches = identity + 1 + mean;
+  return p;
+}
+
+}  // namespace scatter::cuda

@@ -1,0 +1,301 @@
+// The cuda backend's planner (lib/src/cuda/plan.hpp) and its row tile, without a GPU:
+// which path each kind of case takes and how many stream operations it makes, the fast
+// division the tile uses, and the tile's algorithm run on the host with the kernel's own
+// helpers (tile_place, FastDivide, combine, identity, mean_of) in the GPU's possible
+// orders, against the CPU reference. What this cannot check is the device itself:
+// shared-memory atomics, barriers and 16-byte copies run only in tests/test_cuda_backend.cpp.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../lib/src/cuda/plan.hpp"
+#include "../lib/src/dispatch.hpp"
+#include "scatter/compare.hpp"
+#include "scatter/fuzz.hpp"
+#include "scatter/load.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+namespace cu = scatter::cuda;
+using scatter::Case;
+using scatter::DType;
+using scatter::Op;
+using scatter::Reduction;
+using scatter::Tensor;
+
+// A scatter_elements launch of the large suite's shape: data [rows, columns], updates and
+// indices [rows, row_updates], along the last axis.
+cu::Launch rows_launch(std::int64_t rows, std::int64_t columns, std::int64_t row_updates, Reduction r,
+                       DType type = DType::float32) {
+  cu::Launch l;
+  auto& g = l.geometry;
+  g.op = Op::scatter_elements;
+  g.rank = 2;
+  g.axis = 1;
+  g.dshape[0] = g.ushape[0] = rows;
+  g.dshape[1] = columns;
+  g.ushape[1] = row_updates;
+  g.ostride[0] = columns;
+  g.ostride[1] = 1;
+  g.extent = columns;
+  g.n = rows * columns;
+  g.u = rows * row_updates;
+  l.type = type;
+  l.reduction = r;
+  l.sm_count = 132;
+  return l;
+}
+
+TEST(CudaPlan, ScatterElementsAlongTheLastAxisTakesTheRowTileInOneLaunch) {
+  auto l = rows_launch(262144, 1024, 256, Reduction::none);
+  auto p = cu::plan_of(l);
+  EXPECT_EQ(p.path, cu::Path::row_tile);
+  EXPECT_EQ(p.launches, 1);
+  EXPECT_TRUE(p.fuses_copy) << "out of place, the tile reads data itself";
+  EXPECT_EQ(p.tile.rows, 4);  // 16 KiB of float32 rows of 1024
+  EXPECT_EQ(p.tile.groups, 65536);
+  EXPECT_TRUE(p.tile.side) << "none keeps each element's winner beside it";
+  EXPECT_EQ(p.tile.shared_bytes, 16384u + 4096u * 4u);
+  l.in_place = true;
+  EXPECT_FALSE(cu::plan_of(l).fuses_copy);
+
+  l = rows_launch(262144, 1024, 256, Reduction::add);
+  p = cu::plan_of(l);
+  EXPECT_EQ(p.path, cu::Path::row_tile);
+  EXPECT_FALSE(p.tile.side) << "add with use_init_val needs no count";
+  EXPECT_EQ(p.tile.shared_bytes, 16384u);
+  l.use_init_val = false;
+  EXPECT_TRUE(cu::plan_of(l).tile.side) << "use_init_val = false marks the hit elements";
+
+  EXPECT_EQ(cu::plan_of(rows_launch(262144, 1024, 256, Reduction::mean, DType::float64)).tile.rows, 2);
+  EXPECT_EQ(cu::plan_of(rows_launch(4096, 3, 2, Reduction::max, DType::uint8)).tile.rows, 1365);
+  // Order-independent reductions keep the tile under --deterministic; float sums sort.
+  l = rows_launch(262144, 1024, 256, Reduction::max, DType::int32);
+  l.deterministic = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::row_tile);
+  l = rows_launch(262144, 1024, 256, Reduction::add, DType::float32);
+  l.deterministic = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::sorted);
+}
+
+TEST(CudaPlan, CasesTheTileCannotHoldKeepTheDirectPaths) {
+  auto l = rows_launch(262144, 8192, 256, Reduction::none);  // a row longer than the tile
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::elements_direct);
+  EXPECT_EQ(cu::plan_of(l).launches, 5) << "the bitmap's memset and four kernels";
+  EXPECT_FALSE(cu::plan_of(l).fuses_copy);
+
+  l = rows_launch(262144, 1024, 256, Reduction::none);
+  l.geometry.axis = 0;  // along a strided axis
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::elements_direct);
+
+  l = rows_launch(262144, 1024, 256, Reduction::add);
+  l.geometry.ushape[0] = 1000;  // indices cover only some rows: update row q is not data row q
+  l.geometry.u = 1000 * 256;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+
+  l = rows_launch(64, 1024, 256, Reduction::add);  // fewer tiles than SMs, but few updates
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::row_tile);
+  l = rows_launch(64, 1024, 1024, Reduction::add);  // fewer tiles than SMs, and many updates
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+  EXPECT_EQ(cu::plan_of(l).launches, 1);
+  l.reduction = Reduction::mean;
+  EXPECT_EQ(cu::plan_of(l).launches, 3) << "the counts' memset, k_reduce, k_mean";
+  l.use_init_val = false;
+  EXPECT_EQ(cu::plan_of(l).launches, 4) << "and k_identity first";
+  l.block_aggregate = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_block);
+
+  l = rows_launch(1, 1 << 20, 1 << 20, Reduction::add);
+  l.geometry.rank = 1;  // one row of a million: not the tile
+  l.geometry.axis = 0;
+  l.geometry.dshape[0] = l.geometry.ushape[0] = 1 << 20;
+  l.deterministic = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::sorted);
+  EXPECT_EQ(cu::plan_of(l).launches, 3 + cu::run_levels(l.geometry.u, cu::kRunChunk, cu::kSerialRun) - 1);
+
+  cu::Launch nd;
+  nd.geometry.op = Op::scatter_nd;
+  nd.geometry.n = 1024;
+  nd.geometry.u = 64;
+  nd.geometry.slice = 16;
+  EXPECT_EQ(cu::plan_of(nd).path, cu::Path::rows_direct);
+  nd.geometry.u = 0;
+  EXPECT_EQ(cu::plan_of(nd).path, cu::Path::nothing);
+  EXPECT_EQ(cu::plan_of(nd).launches, 0);
+}
+
+// The float16 merge overflow: 2^17 float16 ones onto one element stall at 2048 one step at
+// a time, while a block's merged partial of 63 K reaches inf. So 16-bit float sums never take
+// the block tables; float32 sums, and float16 max, still do.
+TEST(CudaPlan, SixteenBitFloatSumsNeverMergeInBlockTables) {
+  auto launch_for = [](const std::string& dtype, const std::string& reduction) {
+    const auto text = R"({"name": "a", "op": "scatter_elements", "reduction": ")" + reduction + R"(",
+      "inputs": {"data": {"dtype": ")" + dtype + R"(", "shape": [1], "generate": {"kind": "fill", "value": 0}},
+      "indices": {"dtype": "int64", "shape": [131072], "generate": {"kind": "fill", "value": 0}},
+      "updates": {"dtype": ")" + dtype + R"(", "shape": [131072], "generate": {"kind": "fill", "value": 1}}}})";
+    const auto c = scatter::testing::load_case(text);
+    std::string why;
+    const auto g = cu::make_geometry(c, why);
+    return cu::make_launch(c, *g, scatter::RunFlags{}, 132);
+  };
+  EXPECT_TRUE(launch_for("float32", "add").block_aggregate);
+  EXPECT_FALSE(launch_for("float16", "add").block_aggregate);
+  EXPECT_FALSE(launch_for("bfloat16", "mean").block_aggregate);
+  EXPECT_TRUE(launch_for("float16", "max").block_aggregate);
+  EXPECT_EQ(cu::plan_of(launch_for("float16", "add")).path, cu::Path::reduce);
+}
+
+TEST(CudaPlan, FastDivisionEqualsDivision) {
+  std::mt19937_64 random(29);
+  std::vector<std::uint32_t> divisors;
+  for (std::uint32_t d = 1; d <= 4100; ++d) divisors.push_back(d);
+  for (int s = 12; s <= 31; ++s) {
+    for (const std::int64_t delta : {-1, 0, 1}) {
+      if (s < 31 || delta < 1) divisors.push_back(static_cast<std::uint32_t>((std::int64_t{1} << s) + delta));
+    }
+  }
+  for (int k = 0; k < 2000; ++k) divisors.push_back(static_cast<std::uint32_t>(random() % 0x7FFFFFFFu) + 1);
+  for (const auto d : divisors) {
+    const cu::FastDivide by(d);
+    std::vector<std::uint32_t> dividends{0, 1, d - 1, d, d + 1, 0x7FFFFFFFu, 0x7FFFFFFFu - 1};
+    for (std::uint32_t m = 1; m < 64; ++m) dividends.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{d} * m * 977 - 1, 0x7FFFFFFF)));
+    for (int k = 0; k < 32; ++k) dividends.push_back(static_cast<std::uint32_t>(random() % 0x80000000u));
+    for (const auto n : dividends) {
+      if (n > 0x7FFFFFFFu) continue;
+      ASSERT_EQ(by.quotient(n), n / d) << n << " / " << d;
+    }
+  }
+}
+
+// The tile's algorithm on the host, as k_row_tile runs it: groups of shape.rows rows (last
+// group first, as any block order may), each copied into a tile; `none` as the largest
+// update position per element then that update's write; reductions in update order or
+// reversed (shared atomics give any order); counts, identities and means in the tile.
+enum class Order { update, reverse };
+
+template <class T, class IndexT>
+Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape& shape, Order order) {
+  Tensor out = c.data.clone();
+  const auto* data = reinterpret_cast<const T*>(c.data.bytes());
+  const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
+  const auto* upd = reinterpret_cast<const T*>(c.updates.bytes());
+  auto* o = reinterpret_cast<T*>(out.bytes());
+  const cu::FastDivide by_row_updates(static_cast<std::uint32_t>(shape.row_updates));
+  const Reduction r = l.reduction;
+  for (int group = shape.groups - 1; group >= 0; --group) {
+    const int row0 = group * shape.rows;
+    const int rows = std::min(shape.rows, shape.data_rows - row0);
+    const int urows = std::max(0, std::min(rows, shape.update_rows - row0));
+    if (l.in_place && urows == 0) continue;
+    const int elements = rows * shape.columns;
+    const int base = row0 * shape.columns;
+    std::vector<T> tile(data + base, data + base + elements);
+    std::vector<int> side(static_cast<std::size_t>(elements), r == Reduction::none ? -1 : 0);
+    const int first = row0 * shape.row_updates;
+    const int updates = urows * shape.row_updates;
+    auto place = [&](int f) {
+      const int e = cu::tile_place(static_cast<std::int64_t>(idx[first + f]), shape.columns, by_row_updates, f);
+      EXPECT_GE(e, 0) << "update " << first + f << " out of range";
+      return e;
+    };
+    if (r == Reduction::none) {
+      for (int f = 0; f < updates; ++f) side[place(f)] = std::max(side[place(f)], f);
+      for (int f = updates - 1; f >= 0; --f) {  // the order of the writes does not matter: one per element
+        if (side[place(f)] == f) tile[place(f)] = upd[first + f];
+      }
+    } else {
+      const bool counts = r == Reduction::mean || !l.use_init_val;
+      if (counts) {
+        for (int f = 0; f < updates; ++f) ++side[place(f)];
+        if (!l.use_init_val) {
+          for (int e = 0; e < elements; ++e) {
+            if (side[e] > 0) tile[e] = cu::identity<T>(r);
+          }
+        }
+      }
+      for (int k = 0; k < updates; ++k) {
+        const int f = order == Order::update ? k : updates - 1 - k;
+        tile[place(f)] = cu::combine(r, tile[place(f)], upd[first + f]);
+      }
+      if constexpr (!std::is_same_v<T, cu::Bool>) {
+        if (r == Reduction::mean) {
+          for (int e = 0; e < elements; ++e) {
+            if (side[e] > 0) tile[e] = cu::mean_of(tile[e], side[e] + (l.use_init_val ? 1 : 0));
+          }
+        }
+      }
+    }
+    std::copy(tile.begin(), tile.end(), o + base);
+  }
+  return out;
+}
+
+Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape& shape, Order order) {
+  return scatter::detail::dispatch(c.data.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return c.indices.dtype() == DType::int64 ? emulate_row_tile<T, std::int64_t>(c, l, shape, order)
+                                             : emulate_row_tile<T, std::int32_t>(c, l, shape, order);
+  });
+}
+
+const scatter::RunFlags kExact{false, true};
+
+// The tile as planned, and with 3 rows a tile (so that groups end mid-tensor and the last
+// one is short), in place and out of place: bit for bit in update order; in reverse order
+// within the comparison's rules. Returns whether the case took the tile.
+bool check_row_tile(const std::string& what, const Case& c) {
+  std::string why;
+  const auto g = cu::make_geometry(c, why);
+  if (!g) return false;
+  scatter::RunFlags flags;
+  cu::Launch l = cu::make_launch(c, *g, flags, 1);
+  const auto plan = cu::plan_of(l);
+  if (plan.path != cu::Path::row_tile) return false;
+  const auto want = scatter::reference_scatter(c);
+  auto small = plan.tile;
+  small.rows = std::min(small.rows, 3);
+  small.groups = (small.data_rows + small.rows - 1) / small.rows;
+  for (const bool in_place : {false, true}) {
+    l.in_place = in_place;
+    for (const auto& shape : {plan.tile, small}) {
+      const std::string where = what + " (" + std::to_string(shape.rows) + " rows a tile" + (in_place ? ", in place)" : ")");
+      EXPECT_EQ(scatter::fuzz_verdict(c, emulate_row_tile(c, l, shape, Order::update), want, kExact), "") << where;
+      const auto cmp = scatter::compare_outputs(c, emulate_row_tile(c, l, shape, Order::reverse),
+                                              c.expected ? *c.expected : want, c.expected.has_value());
+      EXPECT_TRUE(cmp.passed) << where << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
+                              << cmp.rule;
+    }
+  }
+  return true;
+}
+
+TEST(CudaPlan, TheRowTileMatchesTheReferenceOnBundledCases) {
+  int tiled = 0;
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) tiled += check_row_tile(what, c);
+  EXPECT_GT(tiled, 40) << "the bundled scatter_elements cases along the last axis";
+}
+
+TEST(CudaPlan, TheRowTileMatchesTheReferenceOnFuzzedCases) {
+  int tiled = 0;
+  int by_reduction[std::size(scatter::kReductions)] = {};
+  for (std::int64_t i = 0; i < 3000; ++i) {
+    const auto text = scatter::fuzz_case(29, i, 1024);
+    const auto c = scatter::testing::load_case(text);
+    if (check_row_tile(text, c)) {
+      ++tiled;
+      ++by_reduction[static_cast<int>(c.attrs.reduction)];
+    }
+    if (::testing::Test::HasFailure()) break;  // one case's text, not hundreds
+  }
+  EXPECT_GT(tiled, 100);
+  for (const auto r : scatter::kReductions) {
+    if (scatter::op_allows(Op::scatter_elements, r)) EXPECT_GT(by_reduction[static_cast<int>(r)], 5) << scatter::to_string(r);
+  }
+}
+
+}  // namespace
