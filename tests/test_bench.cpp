@@ -398,6 +398,39 @@ TEST(BenchVerify, TimedOutputsOfExternalBackendsAreAudited) {
   EXPECT_EQ(run_bench({tiny_item("t")}, {&right}, options, nullptr).rows[0].status, Status::passed);
 }
 
+// Records each call's output_unused: the check before timing needs the output; a built-in
+// backend's timed calls do not (cuda skips their download), an audited external one's do.
+class FlagRecorder final : public Backend {
+ public:
+  explicit FlagRecorder(BackendRole role) : role_(role) {}
+  std::string_view name() const override { return "recorder"; }
+  Availability availability() const override { return {true, ""}; }
+  std::string device() const override { return "test"; }
+  BackendTraits traits() const override { return {role_, MemoryKind::host, 1}; }
+  BackendOutput run(const Case& c, const RunFlags& flags) override {
+    unused.push_back(flags.output_unused);
+    return {reference_scatter(c), 1e-6};
+  }
+  std::vector<bool> unused;
+
+ private:
+  BackendRole role_;
+};
+
+TEST(BenchRun, OnlyOutputsThatAreJudgedAreAskedFor) {
+  BenchOptions options;
+  options.min_samples = 4;
+  options.max_samples = 4;
+  FlagRecorder builtin(BackendRole::builtin);
+  ASSERT_EQ(run_bench({tiny_item("t")}, {&builtin}, options, nullptr).rows[0].status, Status::passed);
+  ASSERT_GE(builtin.unused.size(), 5u);
+  EXPECT_FALSE(builtin.unused.front()) << "the check before timing judges the output";
+  for (std::size_t i = 1; i < builtin.unused.size(); ++i) EXPECT_TRUE(builtin.unused[i]) << "timed call " << i;
+  FlagRecorder external(BackendRole::external);
+  ASSERT_EQ(run_bench({tiny_item("t")}, {&external}, options, nullptr).rows[0].status, Status::passed);
+  for (std::size_t i = 0; i < external.unused.size(); ++i) EXPECT_FALSE(external.unused[i]) << "audited call " << i;
+}
+
 TEST(BenchRun, RepetitionsPoolSamplesAndTheSlowdownKnobRepeatsTheOp) {
   WrongBackend counting;
   BenchOptions options;

@@ -139,7 +139,10 @@ class TorchAdapter(Adapter):
                 lead = shape[:k]
                 p = int(np.prod(lead, dtype=np.int64)) if k else 1
                 m = int(np.prod(case.indices.shape[:-1], dtype=np.int64))
-                pos = torch.arange(p, device=self.dev).reshape(lead) if k else None
+                # k = 1: the index itself, negatives wrapped (an elementwise pass; torch raises on
+                # what stays out of range). k > 1: its position in an arange of the leading
+                # dims, a gather that torch itself would not do, so only where needed.
+                pos = torch.arange(p, device=self.dev).reshape(lead) if k > 1 else None
                 t = idx.reshape(m, k)
                 u2 = upd.reshape([m] + shape[k:])
                 inner = shape[k:]
@@ -147,6 +150,8 @@ class TorchAdapter(Adapter):
                 def lin():
                     if k == 0:
                         return torch.zeros(m, dtype=torch.int64, device=self.dev)
+                    if k == 1:
+                        return torch.where(t[:, 0] < 0, t[:, 0] + p, t[:, 0])
                     return pos[tuple(t[:, j] for j in range(k))]
                 if red == "none":
                     def fn(out):
@@ -167,7 +172,8 @@ class TorchAdapter(Adapter):
                         out.view([p] + inner).index_reduce_(0, lin(), u2, r, include_self=True)
                     low = (f"torch.Tensor.index_reduce_(0, positions, updates, '{r}', include_self=True) on data "
                            "viewed as [prod(shape[:k]), ...]")
-                low += "; positions = arange(prod(shape[:k])).reshape(shape[:k])[index tuple]"
+                low += ("; positions = the index, negatives + shape[0]" if k == 1 else
+                        "; positions = arange(prod(shape[:k])).reshape(shape[:k])[index tuple]")
         return _Prepared(torch, self.dev, data, fn, case, low, bool(flags.get("in_place", False)))
 
     def classify(self, exc):

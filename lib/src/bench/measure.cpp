@@ -232,6 +232,7 @@ void audit_last(Contender& k, const BenchOptions& options) {
 // each further run, so the sample is real work f times as long, in either unit.
 double take_sample(Contender& k, const BenchOptions& options, Counts* events = nullptr) {
   double value = 0.0;
+  k.flags.output_unused = !k.audited;
   for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
     auto out = k.backend->run(k.facts->c(), k.flags);
     ++k.calls;

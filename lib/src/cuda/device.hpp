@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,31 @@ class DeviceMemory {
 
  private:
   void* ptr_ = nullptr;
+};
+
+/// Cold samples: before a timed region, the L2 is filled with clean lines of a buffer 4x
+/// its size (at least 64 MiB), read by k_l2_flush. A memset would leave its own last ~50 MB
+/// dirty, to be written back inside the timed region (a few microseconds, enough to bias
+/// small rows). The buffer is zeroed once, when first used.
+class L2Flush {
+ public:
+  L2Flush(std::size_t l2_bytes, int sm_count)
+      : bytes_(std::max<std::size_t>(4 * l2_bytes, std::size_t{64} << 20) / 16 * 16), sm_count_(sm_count) {}
+  std::size_t bytes() const { return bytes_ + 16; }  ///< the buffer and its sink
+  std::size_t bytes_to_allocate() const { return buffer_ ? 0 : bytes(); }
+  void run(cudaStream_t stream) {
+    if (!buffer_) {
+      buffer_ = std::make_unique<DeviceMemory>(bytes());
+      SCATTER_CUDA_CHECK(cudaMemsetAsync(buffer_->get(), 0, bytes(), stream));
+    }
+    auto* sink = reinterpret_cast<int*>(static_cast<char*>(buffer_->get()) + bytes_);
+    SCATTER_CUDA_CHECK(enqueue_l2_flush(buffer_->get(), bytes_, sink, sm_count_, stream));
+  }
+
+ private:
+  std::size_t bytes_;
+  int sm_count_;
+  std::unique_ptr<DeviceMemory> buffer_;
 };
 
 // A non-blocking stream and the two events that time work on it; made on first use.

@@ -42,6 +42,12 @@ std::size_t scratch_bytes(const Launch& launch);
 /// CUDA error; `trace` names the kernels enqueued.
 cudaError_t enqueue_scatter(const Launch& launch, const Buffers& buffers, cudaStream_t stream, LaunchTrace& trace);
 
+/// Reads `bytes` of `buffer` (16-byte aligned, a multiple of 16) on `stream`, so that
+/// the L2 holds that buffer's clean lines and nothing else: lines the previous work left
+/// dirty are written back now, before a timed region, not inside it. `sink` (one int)
+/// is written only if the bytes xor to a value no zeroed buffer gives.
+cudaError_t enqueue_l2_flush(const void* buffer, std::size_t bytes, int* sink, int sm_count, cudaStream_t stream);
+
 /// Times `stores` 4-byte stores to random 32-byte sectors of `buffer` (`bytes` long) on
 /// `stream` between the two events (the sector-write ceiling of element scatter).
 cudaError_t enqueue_sector_writes(void* buffer, std::size_t bytes, std::int64_t stores, int sm_count,

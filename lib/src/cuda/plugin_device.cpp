@@ -26,7 +26,8 @@ class CudaBuffer final : public DeviceBuffer {
 
 class CudaPluginDevice final : public PluginDevice {
  public:
-  CudaPluginDevice(std::string name, std::size_t l2_bytes) : name_(std::move(name)), flush_bytes_(4 * l2_bytes) {}
+  CudaPluginDevice(std::string name, std::size_t l2_bytes, int sm_count)
+      : name_(std::move(name)), flush_(l2_bytes, sm_count) {}
 
   int id() const override { return 0; }
   const std::string& name() const override { return name_; }
@@ -47,10 +48,7 @@ class CudaPluginDevice final : public PluginDevice {
     if (bytes > 0) SCATTER_CUDA_CHECK(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
   }
 
-  void flush() override {
-    if (!flush_buffer_) flush_buffer_ = std::make_unique<cuda::DeviceMemory>(flush_bytes_);
-    SCATTER_CUDA_CHECK(cudaMemsetAsync(flush_buffer_->get(), ++flush_value_, flush_bytes_, stream_.get()));
-  }
+  void flush() override { flush_.run(stream_.get()); }
 
   void start() override {
     // The uploads (a pageable cudaMemcpy may return before its DMA lands), the restore of out
@@ -74,9 +72,7 @@ class CudaPluginDevice final : public PluginDevice {
  private:
   std::string name_;
   cuda::TimedStream stream_;
-  std::size_t flush_bytes_;  // 4x the L2, as the cuda backend's cold runs write
-  std::unique_ptr<cuda::DeviceMemory> flush_buffer_;
-  unsigned char flush_value_ = 0;
+  cuda::L2Flush flush_;  // as the cuda backend's cold runs
 };
 
 }  // namespace
@@ -92,7 +88,8 @@ std::unique_ptr<PluginDevice> make_plugin_device(std::string& why) {
     why = "cannot read the GPU's properties";
     return nullptr;
   }
-  return std::make_unique<CudaPluginDevice>(props.name, static_cast<std::size_t>(std::max(props.l2CacheSize, 1 << 20)));
+  return std::make_unique<CudaPluginDevice>(props.name, static_cast<std::size_t>(std::max(props.l2CacheSize, 1 << 20)),
+                                            props.multiProcessorCount);
 }
 
 }  // namespace scatter::detail
