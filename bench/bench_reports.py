@@ -130,6 +130,21 @@ class ClassRow:
     fastest_compared: int = 0  # cases in that mean (those a framework timed)
 
 
+def speedup(t: dict, name: str, peer: str, ours: str):
+    """The peer's time / ours on one case, or None unless both timed it."""
+    a, b = t.get((name, peer)), t.get((name, ours))
+    if a is None or b is None or a.error or b.error or a.seconds <= 0 or b.seconds <= 0:
+        return None
+    return a.seconds / b.seconds
+
+
+def suite_speedup(r: Reports, ours: str, peer: str):
+    """(geometric mean of the peer's time / ours over every case both timed, their number)."""
+    t = r.table()
+    ratios = [x for x in (speedup(t, n, peer, ours) for n in r.names()) if x is not None]
+    return geomean(ratios), len(ratios)
+
+
 def by_class(r: Reports, ours: str, others: list) -> list:
     t = r.table()
     groups = defaultdict(list)
@@ -141,8 +156,7 @@ def by_class(r: Reports, ours: str, others: list) -> list:
     for group, names in groups.items():
         speed, count = {}, {}
         for p in others:
-            ratios = [t[(n, p)].seconds / t[(n, ours)].seconds for n in names
-                      if (n, p) in t and not t[(n, p)].error and t[(n, p)].seconds > 0 and t[(n, ours)].seconds > 0]
+            ratios = [x for x in (speedup(t, n, p, ours) for n in names) if x is not None]
             speed[p], count[p] = geomean(ratios), len(ratios)
         # The fastest framework of each case (scatterctl's own backends are no peers).
         best = []

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_reports import by_class, load  # noqa: E402
+from bench_reports import by_class, load, speedup, suite_speedup  # noqa: E402
 
 
 def short_commit(commit):
@@ -70,6 +70,11 @@ def summary(r, notes: list, charts: bool = True) -> str:
     else:
         lines += ["", "Charts: none in this folder (`scripts/plot_bench.py REPORT.json --out DIR` makes them; "
                   "it needs matplotlib)."]
+    lines += ["", "## Whole suite", ""]
+    for p in others:
+        ratio, count = suite_speedup(r, ours, p)
+        lines.append(f"- {ours} against {p}: {ratio:.2f}x, the geometric mean of {p}'s time / {ours}'s over the "
+                     f"{count} cases both timed" if count else f"- {ours} against {p}: no case timed on both")
     lines += ["", "## Per case class", "",
               "| class | cases | GB/s | % of copy | vs fastest peer | "
               + " | ".join(f"speed-up vs {p}" for p in others) + " |",
@@ -82,8 +87,9 @@ def summary(r, notes: list, charts: bool = True) -> str:
               "(their number in parentheses); above 1 scatterctl is faster. vs fastest peer: the same, against the "
               "fastest framework of each case (scatterctl's own backends are no peers).", "",
               "## Every case (median us; - = not timed, FAILED = output differed from the reference, xfail = a known divergence)", "",
-              f"| case | {ours} us | {ours} GB/s | % of copy | " + " | ".join(f"{p} us" for p in others) + " |",
-              "|---|---|---|---|" + "---|" * len(others)]
+              f"| case | {ours} us | {ours} GB/s | % of copy | " + " | ".join(f"{p} us | {p}/{ours}" for p in others)
+              + " |",
+              "|---|---|---|---|" + "---|---|" * len(others)]
     t = r.table()
     for n in r.names():
         e = t.get((n, ours))
@@ -91,7 +97,10 @@ def summary(r, notes: list, charts: bool = True) -> str:
             continue
         gbps = "-" if e.error else f"{e.gbps:.2f}"
         pct = "-" if e.error else f"{e.percent_of_copy:.1f}%"
-        lines.append(f"| {n} | {fmt_us(e)} | {gbps} | {pct} | " + " | ".join(fmt_us(t.get((n, p))) for p in others) + " |")
+        ratios = [speedup(t, n, p, ours) for p in others]
+        lines.append(f"| {n} | {fmt_us(e)} | {gbps} | {pct} | "
+                     + " | ".join(f"{fmt_us(t.get((n, p)))} | {'-' if x is None else f'{x:.2f}x'}"
+                                  for p, x in zip(others, ratios)) + " |")
     failed = [e for e in r.entries if e.failed and not e.xfail]
     xfailed = [e for e in r.entries if e.xfail]
     untimed = [e for e in r.entries if e.error and not e.failed]
