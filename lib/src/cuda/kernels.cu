@@ -51,14 +51,17 @@ __device__ __forceinline__ To bits_as(From v) {
   return out;
 }
 
-// Compare-and-swap loop on a word as wide as the element.
+// Compare-and-swap loop on a word as wide as the element. A step that leaves the bits as
+// they are (a min or max update that loses, most of them under contention) stores nothing.
 template <class Word, class T>
 __device__ void cas_loop(T* p, T v, Reduction r) {
   auto* a = reinterpret_cast<Word*>(p);
   Word old = *a, assumed;
   do {
     assumed = old;
-    old = atomicCAS(a, assumed, bits_as<Word>(combine(r, bits_as<T>(assumed), v)));
+    const Word next = bits_as<Word>(combine(r, bits_as<T>(assumed), v));
+    if (next == assumed) return;
+    old = atomicCAS(a, assumed, next);
   } while (old != assumed);
 }
 
@@ -78,8 +81,9 @@ __device__ void cas_combine(T* p, T v, Reduction r) {
     unsigned int old = *word, assumed;
     do {
       assumed = old;
-      const T cur = bits_as<T>(static_cast<std::uint8_t>((assumed >> shift) & 0xFF));
-      const auto next = bits_as<std::uint8_t>(combine(r, cur, v));
+      const auto lane = static_cast<std::uint8_t>((assumed >> shift) & 0xFF);
+      const auto next = bits_as<std::uint8_t>(combine(r, bits_as<T>(lane), v));
+      if (next == lane) return;  // unchanged, as in cas_loop
       old = atomicCAS(word, assumed, with_lane(assumed, shift, next));
     } while (old != assumed);
   }
@@ -638,12 +642,15 @@ cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::si
   return q.launched("k_row_copy");
 }
 
+// The widest chunk that the row's bytes and both buffers' addresses are multiples of
+// (cudaMalloc's bases are 256-aligned; a framework's view or an arena's need not be).
 template <class Off, class IndexT, class W>
 cudaError_t rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
-  if (row_bytes % 16 == 0) return rows_in<Off, IndexT, uint4, W>(l, b, s, row_bytes, q);
-  if (row_bytes % 8 == 0) return rows_in<Off, IndexT, uint2, W>(l, b, s, row_bytes, q);
-  if (row_bytes % 4 == 0) return rows_in<Off, IndexT, unsigned int, W>(l, b, s, row_bytes, q);
-  if (row_bytes % 2 == 0) return rows_in<Off, IndexT, unsigned short, W>(l, b, s, row_bytes, q);
+  const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) | reinterpret_cast<std::uintptr_t>(b.updates);
+  if (alignment % 16 == 0) return rows_in<Off, IndexT, uint4, W>(l, b, s, row_bytes, q);
+  if (alignment % 8 == 0) return rows_in<Off, IndexT, uint2, W>(l, b, s, row_bytes, q);
+  if (alignment % 4 == 0) return rows_in<Off, IndexT, unsigned int, W>(l, b, s, row_bytes, q);
+  if (alignment % 2 == 0) return rows_in<Off, IndexT, unsigned short, W>(l, b, s, row_bytes, q);
   return rows_in<Off, IndexT, unsigned char, W>(l, b, s, row_bytes, q);
 }
 
