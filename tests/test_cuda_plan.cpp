@@ -59,10 +59,19 @@ TEST(CudaPlan, ScatterElementsAlongTheLastAxisTakesTheRowTileInOneLaunch) {
   EXPECT_TRUE(p.fuses_copy) << "out of place, the tile reads data itself";
   EXPECT_EQ(p.tile.rows, 4);  // 16 KiB of float32 rows of 1024
   EXPECT_EQ(p.tile.groups, 65536);
+  EXPECT_EQ(p.tile.data_rows, 262144);
   EXPECT_TRUE(p.tile.side) << "none keeps each element's winner beside it";
   EXPECT_EQ(p.tile.shared_bytes, 16384u + 4096u * 4u);
   l.in_place = true;
   EXPECT_FALSE(cu::plan_of(l).fuses_copy);
+  // In place the tile reads and writes every row: only with an update per 32 bytes or more.
+  l = rows_launch(65536, 4096, 1, Reduction::add);
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::row_tile) << "out of place the copy costs the same";
+  l.in_place = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce) << "one update per 16 KiB row";
+  l = rows_launch(65536, 4096, 512, Reduction::add);
+  l.in_place = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::row_tile) << "one float32 update per 32 bytes";
 
   l = rows_launch(262144, 1024, 256, Reduction::add);
   p = cu::plan_of(l);
@@ -190,17 +199,15 @@ Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape&
   for (int group = shape.groups - 1; group >= 0; --group) {
     const int row0 = group * shape.rows;
     const int rows = std::min(shape.rows, shape.data_rows - row0);
-    const int urows = std::max(0, std::min(rows, shape.update_rows - row0));
-    if (l.in_place && urows == 0) continue;
     const int elements = rows * shape.columns;
     const int base = row0 * shape.columns;
     std::vector<T> tile(data + base, data + base + elements);
     std::vector<int> side(static_cast<std::size_t>(elements), r == Reduction::none ? -1 : 0);
     const int first = row0 * shape.row_updates;
-    const int updates = urows * shape.row_updates;
+    const int updates = rows * shape.row_updates;
     auto place = [&](int f) {
       const int e = cu::tile_place(static_cast<std::int64_t>(idx[first + f]), shape.columns, by_row_updates, f);
-      EXPECT_GE(e, 0) << "update " << first + f << " out of range";
+      if (e < 0) throw std::runtime_error("update " + std::to_string(first + f) + " maps outside the tile");
       return e;
     };
     if (r == Reduction::none) {
@@ -246,8 +253,9 @@ Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape&
 const scatter::RunFlags kExact{false, true};
 
 // The tile as planned, and with 3 rows a tile (so that groups end mid-tensor and the last
-// one is short), in place and out of place: bit for bit in update order; in reverse order
-// within the comparison's rules. Returns whether the case took the tile.
+// one is short): bit for bit in update order; in reverse order within the comparison's
+// rules. In place and out of place run the same steps (out of place the rows come from
+// data, in place from the output, which holds data). Returns whether the case took the tile.
 bool check_row_tile(const std::string& what, const Case& c) {
   std::string why;
   const auto g = cu::make_geometry(c, why);
@@ -260,16 +268,13 @@ bool check_row_tile(const std::string& what, const Case& c) {
   auto small = plan.tile;
   small.rows = std::min(small.rows, 3);
   small.groups = (small.data_rows + small.rows - 1) / small.rows;
-  for (const bool in_place : {false, true}) {
-    l.in_place = in_place;
-    for (const auto& shape : {plan.tile, small}) {
-      const std::string where = what + " (" + std::to_string(shape.rows) + " rows a tile" + (in_place ? ", in place)" : ")");
-      EXPECT_EQ(scatter::fuzz_verdict(c, emulate_row_tile(c, l, shape, Order::update), want, kExact), "") << where;
-      const auto cmp = scatter::compare_outputs(c, emulate_row_tile(c, l, shape, Order::reverse),
-                                              c.expected ? *c.expected : want, c.expected.has_value());
-      EXPECT_TRUE(cmp.passed) << where << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
-                              << cmp.rule;
-    }
+  for (const auto& shape : {plan.tile, small}) {
+    const std::string where = what + " (" + std::to_string(shape.rows) + " rows a tile)";
+    EXPECT_EQ(scatter::fuzz_verdict(c, emulate_row_tile(c, l, shape, Order::update), want, kExact), "") << where;
+    const auto cmp = scatter::compare_outputs(c, emulate_row_tile(c, l, shape, Order::reverse),
+                                            c.expected ? *c.expected : want, c.expected.has_value());
+    EXPECT_TRUE(cmp.passed) << where << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
+                            << cmp.rule;
   }
   return true;
 }

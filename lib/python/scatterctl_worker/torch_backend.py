@@ -139,8 +139,8 @@ class TorchAdapter(Adapter):
                 lead = shape[:k]
                 p = int(np.prod(lead, dtype=np.int64)) if k else 1
                 m = int(np.prod(case.indices.shape[:-1], dtype=np.int64))
-                # k = 1: the index itself, negatives wrapped (an elementwise pass; torch raises on
-                # what stays out of range). k > 1: its position in an arange of the leading
+                # k = 1: the index itself, negatives wrapped (an elementwise pass; torch rejects
+                # what stays out of range, on a GPU by a device-side assert, as before). k > 1: its position in an arange of the leading
                 # dims, a gather that torch itself would not do, so only where needed.
                 pos = torch.arange(p, device=self.dev).reshape(lead) if k > 1 else None
                 t = idx.reshape(m, k)
@@ -151,7 +151,8 @@ class TorchAdapter(Adapter):
                     if k == 0:
                         return torch.zeros(m, dtype=torch.int64, device=self.dev)
                     if k == 1:
-                        return torch.where(t[:, 0] < 0, t[:, 0] + p, t[:, 0])
+                        t0 = t[:, 0] if p < 2**31 else t[:, 0].long()  # t0 + p must not wrap in int32
+                        return torch.where(t0 < 0, t0 + p, t0)
                     return pos[tuple(t[:, j] for j in range(k))]
                 if red == "none":
                     def fn(out):

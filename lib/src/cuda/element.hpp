@@ -105,7 +105,7 @@ struct FastDivide {
   std::uint32_t shift = 0;
 
   FastDivide() = default;
-  explicit FastDivide(std::uint32_t d) : divisor(d) {
+  explicit FastDivide(std::uint32_t d) : divisor(d) {  // d >= 1
     while ((std::uint64_t{1} << shift) < d) ++shift;
     magic = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << shift) - d)) / d + 1);
   }

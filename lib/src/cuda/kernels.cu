@@ -379,7 +379,8 @@ __global__ void __launch_bounds__(kThreads) k_reduce_block(Geometry g, const Ind
 // tile.rows whole rows of data at a time into shared memory (16-byte loads where the rows'
 // bytes allow), applies their updates there and stores the rows back in address order, so
 // every output sector is written once and whole. Out of place the rows come from data: the
-// copy is fused in. Update row q is data row q (row_tile_for), so an update's place in the
+// copy is fused in. Update row q is data row q (row_tile_for), so every row has updates and
+// an update's place in the
 // tile is its row's times the row length plus its column: one fast division per update.
 // `none` is last-writer-wins, exactly: the largest update position per element (an int
 // beside it, shared atomicMax), then that update alone writes. Reductions use the same
@@ -402,8 +403,6 @@ __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivi
   for (int group = static_cast<int>(blockIdx.x); group < shape.groups; group += static_cast<int>(gridDim.x)) {
     const int row0 = group * shape.rows;
     const int rows = min(shape.rows, shape.data_rows - row0);
-    const int urows = max(0, min(rows, shape.update_rows - row0));
-    if (data == nullptr && urows == 0) continue;  // in place, rows no update touches stay as they are
     const int elements = rows * columns;
     const int base = row0 * columns;
     const int bytes = elements * static_cast<int>(sizeof(T));
@@ -417,8 +416,8 @@ __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivi
       for (int c = tid; c < elements; c += threads) side[c] = r == Reduction::none ? -1 : 0;
     }
     __syncthreads();
-    const int first = row0 * row_updates;  // the group's first update: update rows are consecutive
-    const int updates = urows * row_updates;
+    const int first = row0 * row_updates;  // the group's first update: update row q is data row q
+    const int updates = rows * row_updates;  // every row has its row of updates
     auto place = [&](int f) {  // out of range raises the guard
       const int e = tile_place(static_cast<std::int64_t>(idx[first + f]), columns, by_row_updates, f);
       if (e < 0) *guard = 1;

@@ -81,7 +81,6 @@ struct TileShape {
   int columns = 0;                 ///< data.shape[-1]
   int data_rows = 0;               ///< n / columns
   int row_updates = 0;             ///< updates.shape[-1]
-  int update_rows = 0;             ///< u / row_updates (update row q lands in data row q)
   int groups = 0;                  ///< data_rows / rows, rounded up: the blocks' iterations in all
   bool side = false;
   std::size_t value_bytes = 0;     ///< rows x columns elements, rounded up to 16 bytes
@@ -89,7 +88,8 @@ struct TileShape {
 };
 
 /// At most this many bytes of values and this many elements per tile, so that a block
-/// takes at most 32 KiB of shared memory and 7 blocks of 256 threads fit an H100's SM.
+/// takes at most 32 KiB of shared memory (and 1 KiB the system reserves): 6 blocks of 256
+/// threads fit an H100's 228 KiB.
 inline constexpr std::int64_t kTileValueBytes = 16384;
 inline constexpr std::int64_t kTileElements = 4096;
 
@@ -111,8 +111,10 @@ inline constexpr std::int64_t kTileFewUpdates = 16384;
 /// is contiguous), indices covering every leading dim of data (update row q is data row q,
 /// so no division maps them), 32-bit offsets, a row that fits a tile, and at least as many
 /// tiles as SMs unless the updates are few (a single long row would leave all but one SM
-/// idle: contention takes the block tables). Not for the order-dependent floats under
-/// --deterministic, which sort.
+/// idle: contention takes the block tables). In place, only with about one update per
+/// 32-byte sector of data or more: the tile reads and writes every row (every row has
+/// updates), 2 n e bytes, where the atomics touch a sector per update. Not for the
+/// order-dependent floats under --deterministic, which sort.
 inline std::optional<TileShape> row_tile_for(const Launch& l) {
   const auto& g = l.geometry;
   if (g.u == 0 || g.op != Op::scatter_elements || g.rank < 1 || g.axis != g.rank - 1 || uses_sort(l) || !offsets_fit_32(g)) {
@@ -125,12 +127,12 @@ inline std::optional<TileShape> row_tile_for(const Launch& l) {
   const std::int64_t element = info_of(l.type).bytes;
   const std::int64_t capacity = std::min(kTileElements, kTileValueBytes / element);
   if (columns < 1 || columns > capacity) return std::nullopt;
+  if (l.in_place && g.u * 32 < g.n * element) return std::nullopt;
   TileShape t;
   t.columns = static_cast<int>(columns);
   t.rows = static_cast<int>(capacity / columns);
   t.data_rows = static_cast<int>(g.n / columns);
   t.row_updates = static_cast<int>(g.ushape[g.rank - 1]);
-  t.update_rows = static_cast<int>(g.u / t.row_updates);  // u > 0 (plan_of): the last dim is not 0
   t.groups = (t.data_rows + t.rows - 1) / t.rows;
   if (t.groups < l.sm_count && g.u > kTileFewUpdates) return std::nullopt;
   t.side = l.reduction == Reduction::none || l.reduction == Reduction::mean || !l.use_init_val;
