@@ -94,12 +94,17 @@ TEST(CudaPlan, ScatterElementsAlongTheLastAxisTakesTheRowTileInOneLaunch) {
 
 TEST(CudaPlan, CasesTheTileCannotHoldKeepTheDirectPaths) {
   auto l = rows_launch(262144, 8192, 256, Reduction::none);  // a row longer than the tile
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::elements_free);
+  EXPECT_EQ(cu::plan_of(l).launches, 1) << "plain stores: no bitmap, no winners";
+  EXPECT_FALSE(cu::plan_of(l).fuses_copy);
+  l.deterministic = true;  // the last writer, as the reference
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::elements_direct);
   EXPECT_EQ(cu::plan_of(l).launches, 5) << "the bitmap's memset and four kernels";
-  EXPECT_FALSE(cu::plan_of(l).fuses_copy);
 
   l = rows_launch(262144, 1024, 256, Reduction::none);
   l.geometry.axis = 0;  // along a strided axis
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::elements_free);
+  l.deterministic = true;
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::elements_direct);
 
   l = rows_launch(262144, 1024, 256, Reduction::add);
@@ -132,7 +137,11 @@ TEST(CudaPlan, CasesTheTileCannotHoldKeepTheDirectPaths) {
   nd.geometry.n = 1024;
   nd.geometry.u = 64;
   nd.geometry.slice = 16;
+  EXPECT_EQ(cu::plan_of(nd).path, cu::Path::rows_free);
+  EXPECT_EQ(cu::plan_of(nd).launches, 1);
+  nd.deterministic = true;
   EXPECT_EQ(cu::plan_of(nd).path, cu::Path::rows_direct);
+  EXPECT_EQ(cu::plan_of(nd).launches, 5);
   nd.geometry.u = 0;
   EXPECT_EQ(cu::plan_of(nd).path, cu::Path::nothing);
   EXPECT_EQ(cu::plan_of(nd).launches, 0);

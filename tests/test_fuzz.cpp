@@ -116,6 +116,24 @@ TEST(Fuzz, FreeOrderFloatAddGetsTheToleranceDeterministicDoesNot) {
   EXPECT_NE(scatter::fuzz_verdict(c, got, want, {false, true}), "");
 }
 
+// `none` with a duplicate target: free order (the cuda backend's plain stores) may keep any
+// candidate; --deterministic asks for the last writer, the reference's.
+TEST(Fuzz, FreeOrderNoneKeepsAnyCandidateDeterministicTheLast) {
+  const auto c = materialize(R"({"name": "t", "op": "scatter_elements", "inputs": {
+    "data": {"dtype": "float32", "shape": [2], "values": [0, 0]},
+    "indices": {"dtype": "int64", "shape": [3], "values": [0, 0, 1]},
+    "updates": {"dtype": "float32", "shape": [3], "values": [7, 8, 9]}}})");
+  const auto want = scatter::reference_scatter(c);
+  ASSERT_EQ(want.data<float>()[0], 8.0f);
+  auto first = want.clone();
+  first.data<float>()[0] = 7.0f;  // the first writer
+  EXPECT_EQ(scatter::fuzz_verdict(c, first, want, {false, false}), "");
+  EXPECT_NE(scatter::fuzz_verdict(c, first, want, {false, true}), "");
+  auto neither = want.clone();
+  neither.data<float>()[0] = 9.0f;  // no update to element 0 writes 9
+  EXPECT_NE(scatter::fuzz_verdict(c, neither, want, {false, false}), "");
+}
+
 // --deterministic promises the reference's bits where an element takes at most
 // kDeterministicExactHits updates; past that, a fixed tree of partial sums, held to the
 // tolerance (and still to it: a result far off fails).

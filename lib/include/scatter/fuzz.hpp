@@ -38,7 +38,8 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
 bool declares_any_case(const Capabilities& within);
 
 /// The verdict on one backend's output: exact (any NaN equals any NaN) everywhere
-/// except float add/sub/mul/mean in free order, which get the spec's tolerance.
+/// except in free order float add/sub/mul/mean, which get the spec's tolerance, and
+/// `none`, whose duplicate targets may keep any candidate (--deterministic: the last).
 /// External backends (BackendRole::external) get the spec's comparison rules instead
 /// (any duplicate's value for `none`), through run_fuzz.
 /// Returns an empty string when the output is right, else what is wrong.

@@ -13,6 +13,32 @@ namespace scatter::cuda {
 /// Device ranks above this are refused by the backend (the reference has no limit).
 inline constexpr int kMaxDeviceRank = 16;
 
+/// Division by a divisor fixed for a whole launch, as a multiply-high, an add and a shift
+/// (the magic numbers of Granlund and Montgomery, as PyTorch's IntDivider has them): a
+/// runtime 32-bit division is a sequence of 20 or more instructions, this is three. Exact
+/// for every dividend below 2^31 and every divisor from 1 to 2^31.
+struct FastDivide {
+  std::uint32_t divisor = 1;
+  std::uint32_t magic = 0;
+  std::uint32_t shift = 0;
+
+  FastDivide() = default;
+  explicit FastDivide(std::uint32_t d) : divisor(d) {  // 1 <= d <= 2^31
+    while ((std::uint64_t{1} << shift) < d) ++shift;
+    magic = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << shift) - d)) / d + 1);
+  }
+  SCATTER_HD std::uint32_t quotient(std::uint32_t n) const {
+    const auto high = static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * magic) >> 32);
+    return (high + n) >> shift;  // n < 2^31 and high <= n: no overflow
+  }
+};
+
+/// Division by a shape's value where the kernels divide by it: only the 32-bit path uses it,
+/// where every such value is at most 2^31 (values outside [1, 2^31] never reach a kernel).
+inline FastDivide fast_divide_by(std::int64_t v) {
+  return FastDivide(v >= 1 && v <= (std::int64_t{1} << 31) ? static_cast<std::uint32_t>(v) : 1u);
+}
+
 /// Shapes and strides passed to kernels by value: no per-call metadata copies.
 struct Geometry {
   Op op = Op::scatter_elements;
@@ -29,7 +55,23 @@ struct Geometry {
   std::int64_t ushape[kMaxDeviceRank] = {};   ///< scatter_elements: updates' shape
   std::int64_t dshape[kMaxDeviceRank] = {};   ///< data's shape
   std::int64_t ostride[kMaxDeviceRank] = {};  ///< data's row-major strides
+  // The 32-bit path divides by these with a multiply-high (make_geometry fills them).
+  FastDivide by_ushape[kMaxDeviceRank];  ///< scatter_elements: by ushape[d]
+  FastDivide by_slice;                   ///< the slice ops: by slice
+  FastDivide by_count;                   ///< scatter_update, tensor_scatter: by count
+  FastDivide by_per_batch;               ///< tensor_scatter: by per_batch
 };
+
+/// n / d: by FastDivide `by` (made for d) on the 32-bit path (Off int, where n < 2^31),
+/// by the hardware's division on the 64-bit one.
+template <class Off>
+SCATTER_HD Off quotient(Off n, Off d, const FastDivide& by) {
+  if constexpr (sizeof(Off) == 4) {
+    return static_cast<Off>(by.quotient(static_cast<std::uint32_t>(n)));
+  } else {
+    return n / d;
+  }
+}
 
 /// An index as the case wrote it, made non-negative against `extent`.
 SCATTER_HD std::int64_t normalize(std::int64_t v, std::int64_t extent) { return v < 0 ? v + extent : v; }
@@ -52,11 +94,11 @@ SCATTER_HD Off row_target_of(const Geometry& g, const IndexT* idx, Off m) {
   }
   // scatter_update: update row m = (outer, i) goes to data row (outer, indices[i]).
   const Off count = static_cast<Off>(g.count);
-  const Off i = m % count;
-  const Off outer = m / count;
+  const Off outer = quotient(m, count, g.by_count);
+  const Off i = m - outer * count;
   if (g.op == Op::tensor_scatter) {
     // Sequence row i of block `outer` goes to the block's row w + i (circular: modulo extent).
-    const std::int64_t w = static_cast<std::int64_t>(idx[outer / static_cast<Off>(g.per_batch)]);
+    const std::int64_t w = static_cast<std::int64_t>(idx[quotient(outer, static_cast<Off>(g.per_batch), g.by_per_batch)]);
     if (w < 0) return -1;
     std::int64_t at = (g.circular ? w % g.extent : w) + static_cast<std::int64_t>(i);
     if (g.circular && at >= g.extent) at -= g.extent;
@@ -68,22 +110,17 @@ SCATTER_HD Off row_target_of(const Geometry& g, const IndexT* idx, Off m) {
   return outer * static_cast<Off>(g.extent) + static_cast<Off>(v);
 }
 
-/// The output offset update element `u` targets, or -1 when an index is out of range
-/// (the device-side guard: the host checked already, the kernel still never writes).
+/// target_of for scatter_elements alone (k_scatter_free, which only that op reaches).
 template <class Off = std::int64_t, class IndexT>
-SCATTER_HD Off target_of(const Geometry& g, const IndexT* idx, Off u) {
-  if (g.op != Op::scatter_elements) {
-    const Off slice = static_cast<Off>(g.slice);  // u exists, so slice > 0
-    const Off row = row_target_of<Off>(g, idx, u / slice);
-    return row < 0 ? Off{-1} : row * slice + u % slice;
-  }
+SCATTER_HD Off element_target_of(const Geometry& g, const IndexT* idx, Off u) {
   // Peel u's row-major coordinates in the updates' shape from the last dim.
   Off rest = u;
   Off o = 0;
   for (int d = g.rank - 1; d >= 0; --d) {
     const Off extent = static_cast<Off>(g.ushape[d]);
-    const Off c = rest % extent;
-    rest /= extent;
+    const Off next = quotient(rest, extent, g.by_ushape[d]);
+    const Off c = rest - next * extent;
+    rest = next;
     if (d == g.axis) {
       const std::int64_t v = normalize(static_cast<std::int64_t>(idx[u]), g.extent);
       if (v < 0 || v >= g.extent) return -1;
@@ -95,25 +132,16 @@ SCATTER_HD Off target_of(const Geometry& g, const IndexT* idx, Off u) {
   return o;
 }
 
-/// Division by a divisor fixed for a whole launch, as a multiply-high, an add and a shift
-/// (the magic numbers of Granlund and Montgomery, as PyTorch's IntDivider has them): a
-/// runtime 32-bit division is a sequence of 20 or more instructions, this is three. Exact
-/// for every dividend below 2^31 and every divisor from 1 to 2^31.
-struct FastDivide {
-  std::uint32_t divisor = 1;
-  std::uint32_t magic = 0;
-  std::uint32_t shift = 0;
-
-  FastDivide() = default;
-  explicit FastDivide(std::uint32_t d) : divisor(d) {  // d >= 1
-    while ((std::uint64_t{1} << shift) < d) ++shift;
-    magic = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << shift) - d)) / d + 1);
-  }
-  SCATTER_HD std::uint32_t quotient(std::uint32_t n) const {
-    const auto high = static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * magic) >> 32);
-    return (high + n) >> shift;  // n < 2^31 and high <= n: no overflow
-  }
-};
+/// The output offset update element `u` targets, or -1 when an index is out of range
+/// (the device-side guard: the host checked already, the kernel still never writes).
+template <class Off = std::int64_t, class IndexT>
+SCATTER_HD Off target_of(const Geometry& g, const IndexT* idx, Off u) {
+  if (g.op == Op::scatter_elements) return element_target_of<Off>(g, idx, u);
+  const Off slice = static_cast<Off>(g.slice);  // u exists, so slice > 0
+  const Off m = quotient(u, slice, g.by_slice);
+  const Off row = row_target_of<Off>(g, idx, m);
+  return row < 0 ? Off{-1} : row * slice + (u - m * slice);
+}
 
 /// Path::row_tile: where update `f` of a tile's group lands in the tile (rows of `columns`
 /// elements, `by_row_updates` updates per row): its row, f / row_updates, times the row

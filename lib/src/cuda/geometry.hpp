@@ -66,6 +66,10 @@ inline std::optional<Geometry> make_geometry(const Case& c, std::string& why) {
       g.circular = c.attrs.mode == WriteMode::circular;
       break;
   }
+  for (int d = 0; d < g.rank && d < kMaxDeviceRank; ++d) g.by_ushape[d] = fast_divide_by(g.ushape[d]);
+  g.by_slice = fast_divide_by(g.slice);
+  g.by_count = fast_divide_by(g.count);
+  g.by_per_batch = fast_divide_by(g.per_batch);
   return g;
 }
 

@@ -191,6 +191,40 @@ __global__ void k_write_direct(Geometry g, const IndexT* __restrict__ idx, const
   }
 }
 
+// Element `none` in free order (Path::elements_free): plain stores, no bitmap, no scratch.
+// Each thread takes kFreePerThread updates a warp-width apart (coalesced), issues all their
+// index and value loads, then stores: the loads of one update no longer wait on another's
+// store. A duplicate target keeps one of its candidates, whichever store lands last.
+constexpr int kFreePerThread = 4;
+
+template <class T, class Off, class IndexT>
+__global__ void __launch_bounds__(kThreads) k_scatter_free(Geometry g, const IndexT* __restrict__ idx,
+                                                           const T* __restrict__ upd, T* __restrict__ out, int* guard) {
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  const Off block = static_cast<Off>(blockDim.x);
+  const Off step = grid_stride<Off>() * kFreePerThread;  // fits: offsets_fit_32 leaves 2^24 past u
+  for (Off base = static_cast<Off>(blockIdx.x) * block * kFreePerThread + static_cast<Off>(threadIdx.x); base < u;
+       base += step) {
+    Off target[kFreePerThread];
+    T value[kFreePerThread];
+#pragma unroll
+    for (int k = 0; k < kFreePerThread; ++k) {
+      const Off i = base + k * block;
+      target[k] = i < u ? element_target_of<Off>(g, idx, i) : Off{-2};  // -2: no such update (-1: out of range)
+      if (i < u) value[k] = upd[i];
+    }
+#pragma unroll
+    for (int k = 0; k < kFreePerThread; ++k) {
+      if (target[k] >= 0 && target[k] < n) {
+        out[target[k]] = value[k];
+      } else if (target[k] == -1) {
+        *guard = 1;
+      }
+    }
+  }
+}
+
 // With duplicates only: every winner slot to -1 ("no update").
 template <class W>
 __global__ void k_clear_winners(std::int64_t n, W* winner, const int* duplicate) {
@@ -229,17 +263,18 @@ __global__ void k_write_winners(Geometry g, const IndexT* idx, const W* winner, 
 // 256-byte aligned and rows start at multiples of the row size), consecutive threads on
 // consecutive chunks of a row; each row's first chunk marks its output row in a bitmap,
 // and a row marked twice raises `duplicate` for the winner passes below.
-template <class Off, class IndexT, class Chunk>
-__global__ void k_row_direct(Geometry g, Off rows_n, Off chunks_per_row, Off chunks, const IndexT* __restrict__ idx,
-                             const Chunk* __restrict__ upd, Chunk* __restrict__ out, unsigned int* __restrict__ seen,
-                             int* duplicate, int* guard) {
+// Without kMark (Path::rows_free) the copy is all: duplicate rows land in any order.
+template <class Off, class IndexT, class Chunk, bool kMark>
+__global__ void k_row_direct(Geometry g, Off rows_n, Off chunks_per_row, FastDivide by_chunks_per_row, Off chunks,
+                             const IndexT* __restrict__ idx, const Chunk* __restrict__ upd, Chunk* __restrict__ out,
+                             unsigned int* __restrict__ seen, int* duplicate, int* guard) {
   for (Off c = thread_start<Off>(); c < chunks; c += grid_stride<Off>()) {
-    const Off m = c / chunks_per_row;
+    const Off m = quotient(c, chunks_per_row, by_chunks_per_row);
     const Off j = c - m * chunks_per_row;
     const Off t = guarded(row_target_of<Off>(g, idx, m), rows_n, guard);
     if (t < 0) continue;
     out[t * chunks_per_row + j] = upd[c];
-    if (j == 0) {
+    if (kMark && j == 0) {
       const unsigned int bit = 1u << (static_cast<unsigned int>(t) & 31u);
       if (atomicOr(seen + (t >> 5), bit) & bit) *duplicate = 1;
     }
@@ -569,7 +604,9 @@ Scratch layout(const Launch& l, void* base) {
   Scratch s;
   const auto& g = l.geometry;
   const Path path = plan_of(l).path;
-  if (path == Path::nothing || path == Path::row_tile) return s;  // nothing runs, or all in shared memory
+  if (path == Path::nothing || path == Path::row_tile || path == Path::elements_free || path == Path::rows_free) {
+    return s;  // nothing runs, it all happens in shared memory, or plain stores
+  }
   const bool by_rows = path == Path::rows_direct;
   auto take = [&](std::size_t bytes) {
     void* p = base ? static_cast<char*>(base) + s.total : nullptr;
@@ -614,10 +651,12 @@ cudaError_t clear_seen(const Scratch& s, Queue& q) {
   return cudaMemsetAsync(s.seen, 0, bytes + sizeof(int), q.stream);
 }
 
-// The slice ops' `none` in `Chunk`s: the direct copy, then (only with duplicate rows) the
-// winners and the copy of the winning rows.
+// The slice ops' `none` in `Chunk`s: the direct copy, alone in free order; under
+// --deterministic the bitmap, then (only with duplicate rows) the winners and the copy of the
+// winning rows.
 template <class Off, class IndexT, class Chunk, class W>
-cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
+cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, bool last_writer,
+                    Queue& q) {
   const auto& g = l.geometry;
   const auto rows_n = static_cast<Off>(g.n / g.slice);
   const auto rows_u = static_cast<Off>(g.u / g.slice);
@@ -626,10 +665,16 @@ cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::si
   const auto* idx = static_cast<const IndexT*>(b.indices);
   const auto* upd = static_cast<const Chunk*>(b.updates);
   auto* out = static_cast<Chunk*>(b.out);
+  const FastDivide by_chunks_per_row = fast_divide_by(chunks_per_row);
+  if (!last_writer) {
+    k_row_direct<Off, IndexT, Chunk, false><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
+        g, rows_n, chunks_per_row, by_chunks_per_row, chunks, idx, upd, out, nullptr, nullptr, b.guard);
+    return q.launched("k_row_direct");
+  }
   auto* winner = static_cast<W*>(s.winner);
   if (cudaError_t e = clear_seen(s, q)) return e;
-  k_row_direct<Off, IndexT, Chunk><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
-      g, rows_n, chunks_per_row, chunks, idx, upd, out, s.seen, s.duplicate, b.guard);
+  k_row_direct<Off, IndexT, Chunk, true><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
+      g, rows_n, chunks_per_row, by_chunks_per_row, chunks, idx, upd, out, s.seen, s.duplicate, b.guard);
   if (cudaError_t e = q.launched("k_row_direct")) return e;
   k_clear_winners<W><<<blocks_for(rows_n, l.sm_count), kThreads, 0, q.stream>>>(rows_n, winner, s.duplicate);
   if (cudaError_t e = q.launched("k_clear_winners")) return e;
@@ -644,22 +689,24 @@ cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::si
 // The widest chunk that the row's bytes and both buffers' addresses are multiples of
 // (cudaMalloc's bases are 256-aligned; a framework's view or an arena's need not be).
 template <class Off, class IndexT, class W>
-cudaError_t rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, Queue& q) {
+cudaError_t rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, bool last_writer,
+                        Queue& q) {
   const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) | reinterpret_cast<std::uintptr_t>(b.updates);
-  if (alignment % 16 == 0) return rows_in<Off, IndexT, uint4, W>(l, b, s, row_bytes, q);
-  if (alignment % 8 == 0) return rows_in<Off, IndexT, uint2, W>(l, b, s, row_bytes, q);
-  if (alignment % 4 == 0) return rows_in<Off, IndexT, unsigned int, W>(l, b, s, row_bytes, q);
-  if (alignment % 2 == 0) return rows_in<Off, IndexT, unsigned short, W>(l, b, s, row_bytes, q);
-  return rows_in<Off, IndexT, unsigned char, W>(l, b, s, row_bytes, q);
+  if (alignment % 16 == 0) return rows_in<Off, IndexT, uint4, W>(l, b, s, row_bytes, last_writer, q);
+  if (alignment % 8 == 0) return rows_in<Off, IndexT, uint2, W>(l, b, s, row_bytes, last_writer, q);
+  if (alignment % 4 == 0) return rows_in<Off, IndexT, unsigned int, W>(l, b, s, row_bytes, last_writer, q);
+  if (alignment % 2 == 0) return rows_in<Off, IndexT, unsigned short, W>(l, b, s, row_bytes, last_writer, q);
+  return rows_in<Off, IndexT, unsigned char, W>(l, b, s, row_bytes, last_writer, q);
 }
 
 // The slice ops' `none`: it moves bytes, so it depends on the row's size, not the dtype.
 template <class Off, class IndexT>
-cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes, Queue& q) {
+cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes, bool last_writer,
+                     Queue& q) {
   const auto& g = l.geometry;
   const std::size_t row_bytes = static_cast<std::size_t>(g.slice) * element_bytes;
-  return narrow_winners(g.u / g.slice) ? rows_widest<Off, IndexT, int>(l, b, s, row_bytes, q)
-                                       : rows_widest<Off, IndexT, long long>(l, b, s, row_bytes, q);
+  return narrow_winners(g.u / g.slice) ? rows_widest<Off, IndexT, int>(l, b, s, row_bytes, last_writer, q)
+                                       : rows_widest<Off, IndexT, long long>(l, b, s, row_bytes, last_writer, q);
 }
 
 // Element `none`: the direct write, then (only with a duplicate target) the winners.
@@ -752,8 +799,13 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
       return cudaSuccess;
     case Path::row_tile:
       return row_tile<T, IndexT>(l, plan.tile, b, q);
+    case Path::rows_free:
     case Path::rows_direct:
-      return run_rows<Off, IndexT>(l, b, s, sizeof(T), q);
+      return run_rows<Off, IndexT>(l, b, s, sizeof(T), plan.path == Path::rows_direct, q);
+    case Path::elements_free:
+      k_scatter_free<T, Off, IndexT><<<blocks_for((g.u + kFreePerThread - 1) / kFreePerThread, l.sm_count), kThreads, 0,
+                                       q.stream>>>(g, idx, upd, out, b.guard);
+      return q.launched("k_scatter_free");
     case Path::elements_direct:
       return narrow_winners(g.u) ? elements_none<T, Off, IndexT, int>(l, b, s, q)
                                  : elements_none<T, Off, IndexT, long long>(l, b, s, q);

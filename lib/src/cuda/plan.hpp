@@ -66,8 +66,10 @@ inline Launch make_launch(const Case& c, const Geometry& geometry, const RunFlag
 enum class Path {
   nothing,          ///< no updates: the output is data
   row_tile,         ///< scatter_elements along a contiguous last axis: k_row_tile, one launch
-  elements_direct,  ///< element `none`: k_write_direct, then the winner passes (return at once without duplicates)
-  rows_direct,      ///< the slice ops' `none`: k_row_direct, then the row winner passes
+  elements_free,    ///< element `none`, free order: k_scatter_free, plain stores (duplicates: any candidate)
+  rows_free,        ///< the slice ops' `none`, free order: k_row_direct copies the rows, nothing more
+  elements_direct,  ///< element `none` under --deterministic: k_write_direct, then the winner passes (last writer)
+  rows_direct,      ///< the slice ops' `none` under --deterministic: k_row_direct, then the row winner passes
   reduce,           ///< one atomic per update (k_reduce), warp-merged where that is exact
   reduce_block,     ///< contention: per-block shared tables (k_reduce_block)
   sorted,           ///< --deterministic float add/sub/mul/mean: keys, CUB's stable sort, the run levels
@@ -156,7 +158,15 @@ inline Plan plan_of(const Launch& l) {
     return p;
   }
   if (l.reduction == Reduction::none) {
-    p.path = g.op == Op::scatter_elements ? Path::elements_direct : Path::rows_direct;
+    // Free order: a duplicate target gets one of its candidates (the spec's comparison), as
+    // torch, onnxruntime and JAX do. --deterministic: the last writer, as the reference.
+    const bool elements = g.op == Op::scatter_elements;
+    if (!l.deterministic) {
+      p.path = elements ? Path::elements_free : Path::rows_free;
+      p.launches = 1;
+      return p;
+    }
+    p.path = elements ? Path::elements_direct : Path::rows_direct;
     p.launches = 5;  // the bitmap's memset, the direct kernel, three winner kernels
     return p;
   }
