@@ -112,7 +112,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--fail-fast", o->fail_fast, "stop at the first failing case");
   cmd->add_flag("--in-place", o->in_place, "scatter into data's own buffer (no copy into a fresh output)");
   cmd->add_flag("--deterministic", o->deterministic,
-                "float add, sub, mul and mean in update order on every backend (bit-identical to ref)");
+                "the same bits every run: none keeps the last writer, float add, sub, mul and mean run in update "
+                "order (bit-identical to ref up to 1024 updates an element)");
   cmd->add_flag("--check-launches", o->check_launches,
                 "cuda: wait for and check every kernel launch (slower; names the kernel of a device fault)");
   cmd->add_option("--timeout", o->backends.timeout, "seconds per case; a case over it is an error and the run goes on")

@@ -345,16 +345,17 @@ stage_sanitize() {
   else
     note "scatterctl run has no --check-launches: an asynchronous error is reported at the next synchronization"
   fi
-  # racecheck finds hazards on shared memory only. Three paths use it: CUB's radix sort under
+  # racecheck finds hazards on shared memory only. Four paths use it: CUB's radix sort under
   # --deterministic (float add, sub, mul and mean); k_reduce_block, the contention path
-  # (its table of targets and partials), which the cases tagged `contention` reach; and
-  # k_row_tile, which every bundled scatter_elements case along the last axis takes. Any other
+  # (its table of targets and partials), which the cases tagged `contention` reach;
+  # k_row_tile, which every bundled scatter_elements case along the last axis takes; and
+  # k_update_gather, which the bundled scatter_update cases take out of place. Any other
   # kernel that declares __shared__ is named here, since racecheck would not cover it.
   local shared
   shared=$(awk '/__global__/ { if (match($0, /k_[a-z_0-9]+\(/)) kernel = substr($0, RSTART, RLENGTH - 1) }
-                /__shared__/ { print kernel }' lib/src/cuda/*.cu 2>/dev/null | sort -u | grep -vx -e k_reduce_block -e k_row_tile | tr '\n' ' ')
+                /__shared__/ { print kernel }' lib/src/cuda/*.cu 2>/dev/null | sort -u | grep -vx -e k_reduce_block -e k_row_tile -e k_update_gather | tr '\n' ' ')
   if [ -n "$shared" ]; then
-    note "**note**: kernels other than k_reduce_block and k_row_tile declare \`__shared__\` ($shared): racecheck does not cover them; widen it"
+    note "**note**: kernels other than k_reduce_block, k_row_tile and k_update_gather declare \`__shared__\` ($shared): racecheck does not cover them; widen it"
   fi
   if [ -x "$bin" ]; then
     while read -r name; do race+=(--filter "$name"); done < <("$bin" list "${sel[@]}" 2>/dev/null |
@@ -374,8 +375,8 @@ stage_sanitize() {
     "$bin" run "${sel[@]}" --backend "$backend" -q --deterministic "${race[@]}" "${cl[@]}"
   step "racecheck, contention" 4 "$files/racecheck-contention.log" "${san[@]}" --tool racecheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q --tag contention "${cl[@]}"
-  step "racecheck, row tile" 4 "$files/racecheck-row-tile.log" "${san[@]}" --tool racecheck \
-    "$bin" run cases/scatter_elements --backend "$backend" -q "${cl[@]}"
+  step "racecheck, row tile and gather" 4 "$files/racecheck-tiles.log" "${san[@]}" --tool racecheck \
+    "$bin" run cases/scatter_elements cases/scatter_update --backend "$backend" -q "${cl[@]}"
   step "synccheck" 3 "$files/synccheck.log" "${san[@]}" --tool synccheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q "${cl[@]}"
   step "initcheck" 2 "$files/initcheck.log" "${san[@]}" --tool initcheck \
@@ -389,7 +390,7 @@ import json, re, sys
 steps, files, counts, notes = sys.argv[1:]
 logs = {"memcheck, free order": "memcheck-run", "memcheck, deterministic in place": "memcheck-deterministic",
         "memcheck, fuzz": "memcheck-fuzz", "racecheck, deterministic float reductions": "racecheck",
-        "racecheck, contention": "racecheck-contention", "racecheck, row tile": "racecheck-row-tile",
+        "racecheck, contention": "racecheck-contention", "racecheck, row tile and gather": "racecheck-tiles",
         "synccheck": "synccheck", "initcheck": "initcheck", "initcheck, deterministic": "initcheck-deterministic"}
 out, lines = [], []
 for row in open(steps):

@@ -147,6 +147,31 @@ TEST(CudaPlan, CasesTheTileCannotHoldKeepTheDirectPaths) {
   EXPECT_EQ(cu::plan_of(nd).launches, 0);
 }
 
+// ScatterUpdate with a small axis, out of place: the gather, one launch, the copy fused in.
+TEST(CudaPlan, ScatterUpdateOnASmallAxisIsAGatherOutOfPlace) {
+  cu::Launch l;  // OpenVINO's example 1 at the large suite's batch: data [1000, 256, 10, 15], 2500 indices
+  auto& g = l.geometry;
+  g.op = Op::scatter_update;
+  g.extent = 256;
+  g.count = 2500;
+  g.slice = 150;
+  g.n = 1000 * 256 * 150;
+  g.u = 1000 * 2500 * 150;
+  l.sm_count = 132;
+  auto p = cu::plan_of(l);
+  EXPECT_EQ(p.path, cu::Path::update_gather);
+  EXPECT_EQ(p.launches, 1);
+  EXPECT_TRUE(p.fuses_copy);
+  l.deterministic = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::update_gather) << "the gather is the last writer already";
+  l.in_place = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_direct) << "in place the row copy writes only the update rows";
+  l.in_place = false;
+  g.extent = cu::kGatherExtent + 1;  // the winners no longer fit the block's shared memory
+  g.n = g.extent * 150;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_direct);
+}
+
 // The float16 merge overflow: 2^17 float16 ones onto one element stall at 2048 one step at
 // a time, while a block's merged partial of 63 K reaches inf. So 16-bit float sums never take
 // the block tables; float32 sums, and float16 max, still do.
@@ -288,10 +313,57 @@ bool check_row_tile(const std::string& what, const Case& c) {
   return true;
 }
 
+// The gather on the host, as k_update_gather runs it: the winners by the largest i per
+// position (update_position, as the kernel), then every output row from gather_source, with
+// its chunks copied in the kernel's (row, chunk) order.
+Tensor emulate_update_gather(const Case& c, const cu::Geometry& g) {
+  Tensor out = c.data.clone();
+  const auto element = static_cast<std::size_t>(scatter::info_of(c.data.dtype()).bytes);
+  const auto row_bytes = static_cast<std::size_t>(g.slice) * element;
+  std::vector<int> winner(static_cast<std::size_t>(g.extent), -1);
+  for (int i = 0; i < static_cast<int>(g.count); ++i) {
+    const std::int64_t index = c.indices.dtype() == DType::int64 ? c.indices.data<std::int64_t>()[i]
+                                                                 : c.indices.data<std::int32_t>()[i];
+    const auto e = cu::update_position(g, index);
+    if (e < 0) throw std::runtime_error("index " + std::to_string(i) + " outside the axis");
+    winner[static_cast<std::size_t>(e)] = std::max(winner[static_cast<std::size_t>(e)], i);
+  }
+  const auto by_extent = cu::fast_divide_by(g.extent);
+  for (int row = 0; row < static_cast<int>(g.n / g.slice); ++row) {
+    const int from = cu::gather_source(winner.data(), g, by_extent, row);
+    const std::byte* source = from < 0 ? c.data.bytes() + row * row_bytes : c.updates.bytes() + from * row_bytes;
+    std::memcpy(out.bytes() + row * row_bytes, source, row_bytes);
+  }
+  return out;
+}
+
+// Every case the planner sends to the gather (sm_count 1, out of place), bit for bit.
+bool check_update_gather(const std::string& what, const Case& c) {
+  std::string why;
+  const auto g = cu::make_geometry(c, why);
+  if (!g) return false;
+  const cu::Launch l = cu::make_launch(c, *g, scatter::RunFlags{}, 1);
+  if (cu::plan_of(l).path != cu::Path::update_gather) return false;
+  EXPECT_EQ(scatter::fuzz_verdict(c, emulate_update_gather(c, *g), scatter::reference_scatter(c), kExact), "") << what;
+  return true;
+}
+
 TEST(CudaPlan, TheRowTileMatchesTheReferenceOnBundledCases) {
   int tiled = 0;
   for (const auto& [what, c] : scatter::testing::bundled_cases()) tiled += check_row_tile(what, c);
   EXPECT_GT(tiled, 40) << "the bundled scatter_elements cases along the last axis";
+}
+
+TEST(CudaPlan, TheGatherMatchesTheReferenceOnBundledAndFuzzedCases) {
+  int gathered = 0;
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) gathered += check_update_gather(what, c);
+  EXPECT_GT(gathered, 10) << "the bundled scatter_update cases";
+  for (std::int64_t i = 0; i < 3000; ++i) {
+    const auto text = scatter::fuzz_case(31, i, 1024);
+    gathered += check_update_gather(text, scatter::testing::load_case(text));
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(gathered, 200) << "fuzzed scatter_update cases";
 }
 
 TEST(CudaPlan, TheRowTileMatchesTheReferenceOnFuzzedCases) {

@@ -36,7 +36,7 @@ inline constexpr std::int64_t kDeterministicExactHits = 1024;
 
 struct RunFlags {
   bool in_place = false;
-  bool deterministic = false;  ///< float add/sub/mul/mean in update order (see kDeterministicExactHits)
+  bool deterministic = false;  ///< none's last writer; float add/sub/mul/mean in update order (see kDeterministicExactHits)
   bool flush_caches = false;  ///< evict the device's caches just before the timed region (cold benchmarks)
   int repeat = 1;             ///< timed repetitions an external backend runs in one request (bench)
   bool check_launches = false;  ///< cuda: wait for and check every kernel as it is launched (names a faulting one)

@@ -76,6 +76,12 @@ SCATTER_HD Off quotient(Off n, Off d, const FastDivide& by) {
 /// An index as the case wrote it, made non-negative against `extent`.
 SCATTER_HD std::int64_t normalize(std::int64_t v, std::int64_t extent) { return v < 0 ? v + extent : v; }
 
+/// scatter_update: the position along the axis an index names, or -1 when out of range
+/// (OpenVINO's ScatterUpdate takes no negative indices).
+SCATTER_HD std::int64_t update_position(const Geometry& g, std::int64_t index) {
+  return index < 0 || index >= g.extent ? -1 : index;
+}
+
 /// For the slice ops (scatter_nd, scatter_update, tensor_scatter): the output row (of g.slice
 /// elements) that update row `m` lands in, or -1 when an index is out of range.
 /// Off is the offset arithmetic: int when every offset of the case fits (the fast
@@ -105,9 +111,8 @@ SCATTER_HD Off row_target_of(const Geometry& g, const IndexT* idx, Off m) {
     if (at >= g.extent) return -1;
     return outer * static_cast<Off>(g.extent) + static_cast<Off>(at);
   }
-  const std::int64_t v = static_cast<std::int64_t>(idx[i]);
-  if (v < 0 || v >= g.extent) return -1;
-  return outer * static_cast<Off>(g.extent) + static_cast<Off>(v);
+  const std::int64_t v = update_position(g, static_cast<std::int64_t>(idx[i]));
+  return v < 0 ? Off{-1} : outer * static_cast<Off>(g.extent) + static_cast<Off>(v);
 }
 
 /// target_of for scatter_elements alone (k_scatter_free, which only that op reaches).
@@ -150,6 +155,15 @@ SCATTER_HD int tile_place(std::int64_t index, int columns, const FastDivide& by_
   const std::int64_t column = normalize(index, columns);
   if (column < 0 || column >= columns) return -1;
   return static_cast<int>(by_row_updates.quotient(static_cast<std::uint32_t>(f))) * columns + static_cast<int>(column);
+}
+
+/// Path::update_gather: the update row that output row `row` (outer x extent + position)
+/// copies, or -1 for data's row. `winner[position]` is the largest i with indices[i] naming
+/// that position (-1: none), so the row of update (outer, winner) is the last writer.
+SCATTER_HD int gather_source(const int* winner, const Geometry& g, const FastDivide& by_extent, int row) {
+  const int outer = static_cast<int>(by_extent.quotient(static_cast<std::uint32_t>(row)));
+  const int w = winner[row - outer * static_cast<int>(g.extent)];
+  return w < 0 ? -1 : outer * static_cast<int>(g.count) + w;
 }
 
 /// Whether a case's offsets fit the 32-bit path: elements, updates (each with room for

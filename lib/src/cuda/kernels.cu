@@ -1,7 +1,9 @@
-// The kernels: one thread per update element (grid-stride), the target from the op's
-// mapper, the reduction from the functor in element.hpp. Native atomics where they
-// exist, CAS loops elsewhere; `none` is last-writer-wins in two passes (the winner is
-// the largest update index per element, so the result equals the reference's).
+// The kernels, one path each as plan.hpp's plan_of chooses (docs/cuda.md): row tiles and
+// ScatterUpdate's gather in shared memory; elsewhere one thread per update element
+// (grid-stride), the target from the op's mapper, the reduction from element.hpp. Native
+// atomics where they exist, CAS loops elsewhere. `none` is plain stores in free order and
+// last-writer-wins (the largest update index per element, as the reference) under
+// --deterministic, in the tiles and in the gather.
 
 #include <algorithm>
 #include <type_traits>
@@ -192,7 +194,7 @@ __global__ void k_write_direct(Geometry g, const IndexT* __restrict__ idx, const
 }
 
 // Element `none` in free order (Path::elements_free): plain stores, no bitmap, no scratch.
-// Each thread takes kFreePerThread updates a warp-width apart (coalesced), issues all their
+// Each thread takes kFreePerThread updates a block-width apart (coalesced), issues all their
 // index and value loads, then stores: the loads of one update no longer wait on another's
 // store. A duplicate target keeps one of its candidates, whichever store lands last.
 constexpr int kFreePerThread = 4;
@@ -203,7 +205,9 @@ __global__ void __launch_bounds__(kThreads) k_scatter_free(Geometry g, const Ind
   const Off u = static_cast<Off>(g.u);
   const Off n = static_cast<Off>(g.n);
   const Off block = static_cast<Off>(blockDim.x);
-  const Off step = grid_stride<Off>() * kFreePerThread;  // fits: offsets_fit_32 leaves 2^24 past u
+  // Fits: offsets_fit_32 leaves 2^24 past u, and blocks_for caps the grid at 32 blocks an SM
+  // (1 M updates a step per 128 SMs).
+  const Off step = grid_stride<Off>() * kFreePerThread;
   for (Off base = static_cast<Off>(blockIdx.x) * block * kFreePerThread + static_cast<Off>(threadIdx.x); base < u;
        base += step) {
     Off target[kFreePerThread];
@@ -218,10 +222,42 @@ __global__ void __launch_bounds__(kThreads) k_scatter_free(Geometry g, const Ind
     for (int k = 0; k < kFreePerThread; ++k) {
       if (target[k] >= 0 && target[k] < n) {
         out[target[k]] = value[k];
-      } else if (target[k] == -1) {
-        *guard = 1;
+      } else if (target[k] != -2) {
+        *guard = 1;  // out of range (-1), or past the output: never written
       }
     }
+  }
+}
+
+// ScatterUpdate as a gather (Path::update_gather, out of place): each block first finds
+// every axis position's winner, the largest i whose index names it (shared atomicMax over
+// the whole, small, index tensor), then writes output rows in Chunks, each from its winning
+// update row or from data (gather_source): exact last-writer-wins, every output byte written
+// once, losing update rows never read, the copy fused in.
+template <class IndexT, class Chunk>
+__global__ void __launch_bounds__(kThreads) k_update_gather(Geometry g, int chunks, int chunks_per_row,
+                                                            FastDivide by_chunks_per_row,
+                                                            FastDivide by_extent, const Chunk* __restrict__ data,
+                                                            const IndexT* __restrict__ idx, const Chunk* __restrict__ upd,
+                                                            Chunk* __restrict__ out, int* guard) {
+  extern __shared__ int winner[];
+  const int extent = static_cast<int>(g.extent);
+  const int count = static_cast<int>(g.count);
+  // Strides of kThreads (the launch's block), not blockDim.x: the compiler's trip counts then
+  // divide by a constant, a shift.
+  for (int e = static_cast<int>(threadIdx.x); e < extent; e += kThreads) winner[e] = -1;
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < count; i += kThreads) {
+    const int e = static_cast<int>(guarded(update_position(g, static_cast<std::int64_t>(idx[i])), g.extent, guard));
+    if (e >= 0) atomicMax(winner + e, i);
+  }
+  __syncthreads();
+#pragma unroll 1  // unrolled, the trip count would cost a division by the grid's stride
+  for (int c = thread_start<int>(); c < chunks; c += grid_stride<int>()) {
+    const int row = static_cast<int>(by_chunks_per_row.quotient(static_cast<std::uint32_t>(c)));
+    const int j = c - row * chunks_per_row;
+    const int from = gather_source(winner, g, by_extent, row);
+    out[c] = from < 0 ? data[c] : upd[from * chunks_per_row + j];
   }
 }
 
@@ -604,7 +640,8 @@ Scratch layout(const Launch& l, void* base) {
   Scratch s;
   const auto& g = l.geometry;
   const Path path = plan_of(l).path;
-  if (path == Path::nothing || path == Path::row_tile || path == Path::elements_free || path == Path::rows_free) {
+  if (path == Path::nothing || path == Path::row_tile || path == Path::elements_free || path == Path::rows_free ||
+      path == Path::update_gather) {
     return s;  // nothing runs, it all happens in shared memory, or plain stores
   }
   const bool by_rows = path == Path::rows_direct;
@@ -686,17 +723,49 @@ cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::si
   return q.launched("k_row_copy");
 }
 
-// The widest chunk that the row's bytes and both buffers' addresses are multiples of
-// (cudaMalloc's bases are 256-aligned; a framework's view or an arena's need not be).
+// Calls run(Chunk{}) with the widest chunk that `alignment` (a row's bytes or'ed with its
+// buffers' addresses: cudaMalloc's bases are 256-aligned, a framework's view or an arena's
+// need not be) is a multiple of. 16 and 8 bytes move as 64-bit lanes, so that no 8-byte
+// element is ever written in two halves (the PTX memory model splits a v4.u32 store into
+// 32-bit ones; two racing duplicate rows could leave an element from neither).
+template <class Run>
+cudaError_t with_widest_chunk(std::uintptr_t alignment, Run&& run) {
+  if (alignment % 16 == 0) return run(ulonglong2{});
+  if (alignment % 8 == 0) return run(static_cast<unsigned long long>(0));
+  if (alignment % 4 == 0) return run(0u);
+  if (alignment % 2 == 0) return run(static_cast<unsigned short>(0));
+  return run(static_cast<unsigned char>(0));
+}
+
 template <class Off, class IndexT, class W>
 cudaError_t rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, bool last_writer,
                         Queue& q) {
   const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) | reinterpret_cast<std::uintptr_t>(b.updates);
-  if (alignment % 16 == 0) return rows_in<Off, IndexT, uint4, W>(l, b, s, row_bytes, last_writer, q);
-  if (alignment % 8 == 0) return rows_in<Off, IndexT, uint2, W>(l, b, s, row_bytes, last_writer, q);
-  if (alignment % 4 == 0) return rows_in<Off, IndexT, unsigned int, W>(l, b, s, row_bytes, last_writer, q);
-  if (alignment % 2 == 0) return rows_in<Off, IndexT, unsigned short, W>(l, b, s, row_bytes, last_writer, q);
-  return rows_in<Off, IndexT, unsigned char, W>(l, b, s, row_bytes, last_writer, q);
+  return with_widest_chunk(alignment, [&](auto chunk) {
+    return rows_in<Off, IndexT, decltype(chunk), W>(l, b, s, row_bytes, last_writer, q);
+  });
+}
+
+// ScatterUpdate's gather in the widest chunk the row's bytes and the three buffers allow.
+template <class IndexT, class Chunk>
+cudaError_t gather_in(const Launch& l, const Buffers& b, std::size_t row_bytes, Queue& q) {
+  const auto& g = l.geometry;
+  const auto chunks_per_row = static_cast<int>(row_bytes / sizeof(Chunk));
+  const auto chunks = (g.n / g.slice) * chunks_per_row;  // every output row: fits int (offsets_fit_32)
+  k_update_gather<IndexT, Chunk><<<blocks_for(chunks, l.sm_count), kThreads,
+                                   static_cast<std::size_t>(g.extent) * sizeof(int), q.stream>>>(
+      g, static_cast<int>(chunks), chunks_per_row, fast_divide_by(chunks_per_row), fast_divide_by(g.extent),
+      static_cast<const Chunk*>(b.data),
+      static_cast<const IndexT*>(b.indices), static_cast<const Chunk*>(b.updates), static_cast<Chunk*>(b.out), b.guard);
+  return q.launched("k_update_gather");
+}
+
+template <class IndexT>
+cudaError_t update_gather(const Launch& l, const Buffers& b, std::size_t element_bytes, Queue& q) {
+  const std::size_t row_bytes = static_cast<std::size_t>(l.geometry.slice) * element_bytes;
+  const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) |
+                         reinterpret_cast<std::uintptr_t>(b.updates) | reinterpret_cast<std::uintptr_t>(b.data);
+  return with_widest_chunk(alignment, [&](auto chunk) { return gather_in<IndexT, decltype(chunk)>(l, b, row_bytes, q); });
 }
 
 // The slice ops' `none`: it moves bytes, so it depends on the row's size, not the dtype.
@@ -799,6 +868,8 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
       return cudaSuccess;
     case Path::row_tile:
       return row_tile<T, IndexT>(l, plan.tile, b, q);
+    case Path::update_gather:
+      return update_gather<IndexT>(l, b, sizeof(T), q);
     case Path::rows_free:
     case Path::rows_direct:
       return run_rows<Off, IndexT>(l, b, s, sizeof(T), plan.path == Path::rows_direct, q);

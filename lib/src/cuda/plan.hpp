@@ -66,6 +66,7 @@ inline Launch make_launch(const Case& c, const Geometry& geometry, const RunFlag
 enum class Path {
   nothing,          ///< no updates: the output is data
   row_tile,         ///< scatter_elements along a contiguous last axis: k_row_tile, one launch
+  update_gather,    ///< scatter_update with a small axis, out of place: k_update_gather, each output row read once from its winner or data
   elements_free,    ///< element `none`, free order: k_scatter_free, plain stores (duplicates: any candidate)
   rows_free,        ///< the slice ops' `none`, free order: k_row_direct copies the rows, nothing more
   elements_direct,  ///< element `none` under --deterministic: k_write_direct, then the winner passes (last writer)
@@ -144,6 +145,21 @@ inline std::optional<TileShape> row_tile_for(const Launch& l) {
   return t;
 }
 
+/// ScatterUpdate as a gather (Path::update_gather): every block keeps the winner of each
+/// position of the axis (an int each, in shared memory) and reads the whole index tensor.
+inline constexpr std::int64_t kGatherExtent = 8192;
+inline constexpr std::int64_t kGatherIndices = 65536;
+
+/// Whether scatter_update takes the gather: out of place (it writes every output row once,
+/// from its winning update row or from data: the copy fused in; in place the row copy
+/// writes only the update rows), an axis of at most kGatherExtent positions, at most
+/// kGatherIndices indices, 32-bit offsets. Exact last-writer-wins, so --deterministic too.
+inline bool update_gather_fits(const Launch& l) {
+  const auto& g = l.geometry;
+  return g.op == Op::scatter_update && !l.in_place && g.u > 0 && g.extent >= 1 && g.extent <= kGatherExtent &&
+         g.count <= kGatherIndices && offsets_fit_32(g);
+}
+
 /// The path a launch takes and the stream operations it makes. The one place the kernels'
 /// dispatch (kernels.cu) and the backend's copy (cuda_backend.cpp) decide from.
 inline Plan plan_of(const Launch& l) {
@@ -155,6 +171,12 @@ inline Plan plan_of(const Launch& l) {
     p.tile = *tile;
     p.launches = 1;
     p.fuses_copy = !l.in_place;
+    return p;
+  }
+  if (update_gather_fits(l)) {
+    p.path = Path::update_gather;
+    p.launches = 1;
+    p.fuses_copy = true;
     return p;
   }
   if (l.reduction == Reduction::none) {
