@@ -172,6 +172,35 @@ TEST(CudaPlan, ScatterUpdateOnASmallAxisIsAGatherOutOfPlace) {
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_direct);
 }
 
+// The slice ops' rows of 128 bytes or more, out of place in free order: data's rows are
+// copied only where no update row lands, in the same launch as the update rows.
+TEST(CudaPlan, LongRowsOutOfPlaceSkipTheRowsUpdatesOverwrite) {
+  cu::Launch l;  // update/rows_256B/unique/f32 at the large size: data [2^22, 64], 2^21 rows of updates
+  auto& g = l.geometry;
+  g.op = Op::scatter_update;
+  g.axis = 0;
+  g.extent = std::int64_t{1} << 22;
+  g.count = std::int64_t{1} << 21;
+  g.slice = 64;
+  g.n = g.extent * 64;
+  g.u = g.count * 64;
+  l.sm_count = 132;
+  auto p = cu::plan_of(l);
+  EXPECT_EQ(p.path, cu::Path::rows_fused);
+  EXPECT_EQ(p.launches, 3) << "the bitmap's memset, k_mark_rows, k_rows_fused";
+  EXPECT_TRUE(p.fuses_copy);
+  l.in_place = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free) << "in place there is no copy to skip";
+  l.in_place = false;
+  l.deterministic = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_direct) << "the last writer";
+  l.deterministic = false;
+  g.slice = 4;  // 16-byte rows: the bitmap would cost more than the rows it saves
+  g.n = g.extent * 4;
+  g.u = g.count * 4;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+}
+
 // The float16 merge overflow: 2^17 float16 ones onto one element stall at 2048 one step at
 // a time, while a block's merged partial of 63 K reaches inf. So 16-bit float sums never take
 // the block tables; float32 sums, and float16 max, still do.
@@ -346,6 +375,56 @@ bool check_update_gather(const std::string& what, const Case& c) {
   if (cu::plan_of(l).path != cu::Path::update_gather) return false;
   EXPECT_EQ(scatter::fuzz_verdict(c, emulate_update_gather(c, *g), scatter::reference_scatter(c), kExact), "") << what;
   return true;
+}
+
+// The fused row copy on the host, as k_mark_rows and k_rows_fused run it: the target rows'
+// bitmap, then data's rows outside it, then the update rows (in update order, or reversed:
+// free order). Bit for bit in update order; within the comparison's rules reversed.
+Tensor emulate_rows_fused(const Case& c, const cu::Geometry& g, bool reversed) {
+  Tensor out(c.data.dtype(), c.data.shape());
+  std::memset(out.bytes(), 0xA5, out.nbytes());  // garbage: every byte must be written
+  const auto element = static_cast<std::size_t>(scatter::info_of(c.data.dtype()).bytes);
+  const auto row_bytes = static_cast<std::size_t>(g.slice) * element;
+  const auto rows_n = g.n / g.slice;
+  const auto rows_u = g.u / g.slice;
+  auto target = [&](std::int64_t m) {
+    const auto t = c.indices.dtype() == DType::int64 ? cu::row_target_of<int>(g, c.indices.data<std::int64_t>(), static_cast<int>(m))
+                                                     : cu::row_target_of<int>(g, c.indices.data<std::int32_t>(), static_cast<int>(m));
+    if (t < 0 || t >= rows_n) throw std::runtime_error("update row " + std::to_string(m) + " outside the output");
+    return static_cast<std::int64_t>(t);
+  };
+  std::vector<bool> seen(static_cast<std::size_t>(rows_n), false);
+  for (std::int64_t m = 0; m < rows_u; ++m) seen[static_cast<std::size_t>(target(m))] = true;
+  for (std::int64_t row = 0; row < rows_n; ++row) {
+    if (!seen[static_cast<std::size_t>(row)]) std::memcpy(out.bytes() + row * row_bytes, c.data.bytes() + row * row_bytes, row_bytes);
+  }
+  for (std::int64_t k = 0; k < rows_u; ++k) {
+    const auto m = reversed ? rows_u - 1 - k : k;
+    std::memcpy(out.bytes() + target(m) * row_bytes, c.updates.bytes() + m * row_bytes, row_bytes);
+  }
+  return out;
+}
+
+TEST(CudaPlan, TheFusedRowCopyMatchesTheReference) {
+  int fused = 0;
+  auto check = [&](const std::string& what, const Case& c) {
+    std::string why;
+    const auto g = cu::make_geometry(c, why);
+    if (!g || c.attrs.reduction != Reduction::none || c.attrs.op == Op::scatter_elements || g->u == 0) return;
+    const auto want = scatter::reference_scatter(c);
+    EXPECT_EQ(scatter::fuzz_verdict(c, emulate_rows_fused(c, *g, false), want, kExact), "") << what;
+    const auto cmp = scatter::compare_outputs(c, emulate_rows_fused(c, *g, true), c.expected ? *c.expected : want,
+                                            c.expected.has_value());
+    EXPECT_TRUE(cmp.passed) << what << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
+                            << cmp.rule;
+    ++fused;
+  };
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) check(what, c);
+  for (std::int64_t i = 0; i < 2000 && !::testing::Test::HasFailure(); ++i) {
+    const auto text = scatter::fuzz_case(37, i, 1024);
+    check(text, scatter::testing::load_case(text));
+  }
+  EXPECT_GT(fused, 300) << "bundled and fuzzed slice cases of none (every row size: the emulation does not ask the planner)";
 }
 
 TEST(CudaPlan, TheRowTileMatchesTheReferenceOnBundledCases) {

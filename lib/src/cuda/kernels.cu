@@ -261,6 +261,38 @@ __global__ void __launch_bounds__(kThreads) k_update_gather(Geometry g, int chun
   }
 }
 
+// Path::rows_fused, out of place: the bitmap of the output rows some update row lands in,
+// then one launch whose first chunks copy data's rows outside the bitmap and whose others
+// copy the update rows to their targets (free order: a duplicate row lands in any order).
+// So a row that an update overwrites is never copied from data first.
+template <class IndexT>
+__global__ void k_mark_rows(Geometry g, int rows_n, int rows_u, const IndexT* __restrict__ idx,
+                            unsigned int* __restrict__ seen, int* guard) {
+  for (int m = thread_start<int>(); m < rows_u; m += grid_stride<int>()) {
+    const int t = guarded(row_target_of<int>(g, idx, m), rows_n, guard);
+    if (t >= 0) atomicOr(seen + (t >> 5), 1u << (t & 31));
+  }
+}
+
+template <class IndexT, class Chunk>
+__global__ void k_rows_fused(Geometry g, int rows_n, int data_chunks, int chunks, int chunks_per_row,
+                             FastDivide by_chunks_per_row,
+                             const Chunk* __restrict__ data, const IndexT* __restrict__ idx,
+                             const Chunk* __restrict__ upd, Chunk* __restrict__ out, const unsigned int* __restrict__ seen) {
+#pragma unroll 1
+  for (int c = thread_start<int>(); c < chunks; c += grid_stride<int>()) {
+    if (c < data_chunks) {
+      const int row = static_cast<int>(by_chunks_per_row.quotient(static_cast<std::uint32_t>(c)));
+      if ((seen[row >> 5] & (1u << (row & 31))) == 0) out[c] = data[c];
+      continue;
+    }
+    const int k = c - data_chunks;
+    const int m = static_cast<int>(by_chunks_per_row.quotient(static_cast<std::uint32_t>(k)));
+    const int t = row_target_of<int>(g, idx, m);  // out of range: k_mark_rows raised the guard
+    if (t >= 0 && t < rows_n) out[t * chunks_per_row + (k - m * chunks_per_row)] = upd[k];
+  }
+}
+
 // With duplicates only: every winner slot to -1 ("no update").
 template <class W>
 __global__ void k_clear_winners(std::int64_t n, W* winner, const int* duplicate) {
@@ -650,6 +682,10 @@ Scratch layout(const Launch& l, void* base) {
     s.total += align256(bytes);
     return p;
   };
+  if (path == Path::rows_fused) {  // one bit per output row
+    s.seen = static_cast<unsigned int*>(take(static_cast<std::size_t>((g.n / g.slice + 31) / 32) * sizeof(unsigned int)));
+    return s;
+  }
   if (l.reduction == Reduction::none) {
     if (by_rows) {
       s.winner = take(static_cast<std::size_t>(g.n / g.slice) * winner_size(g.u / g.slice));
@@ -768,6 +804,35 @@ cudaError_t update_gather(const Launch& l, const Buffers& b, std::size_t element
   return with_widest_chunk(alignment, [&](auto chunk) { return gather_in<IndexT, decltype(chunk)>(l, b, row_bytes, q); });
 }
 
+// Path::rows_fused: the target rows' bitmap (cleared, then marked), then the fused copy in the
+// widest chunk the row's bytes and the three buffers allow.
+template <class IndexT>
+cudaError_t rows_fused(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes, Queue& q) {
+  const auto& g = l.geometry;
+  const std::size_t row_bytes = static_cast<std::size_t>(g.slice) * element_bytes;
+  const auto rows_n = static_cast<int>(g.n / g.slice);
+  const auto rows_u = static_cast<int>(g.u / g.slice);
+  const auto* idx = static_cast<const IndexT*>(b.indices);
+  if (cudaError_t e = cudaMemsetAsync(s.seen, 0, static_cast<std::size_t>((rows_n + 31) / 32) * sizeof(unsigned int),
+                                      q.stream)) {
+    return e;
+  }
+  k_mark_rows<IndexT><<<blocks_for(rows_u, l.sm_count), kThreads, 0, q.stream>>>(g, rows_n, rows_u, idx, s.seen, b.guard);
+  if (cudaError_t e = q.launched("k_mark_rows")) return e;
+  const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) |
+                         reinterpret_cast<std::uintptr_t>(b.updates) | reinterpret_cast<std::uintptr_t>(b.data);
+  return with_widest_chunk(alignment, [&](auto chunk) {
+    using Chunk = decltype(chunk);
+    const auto chunks_per_row = static_cast<int>(row_bytes / sizeof(Chunk));
+    const int data_chunks = rows_n * chunks_per_row;
+    const int chunks = data_chunks + rows_u * chunks_per_row;  // fits: rows_fused_fit
+    k_rows_fused<IndexT, Chunk><<<blocks_for(chunks, l.sm_count), kThreads, 0, q.stream>>>(
+        g, rows_n, data_chunks, chunks, chunks_per_row, fast_divide_by(chunks_per_row), static_cast<const Chunk*>(b.data),
+        idx, static_cast<const Chunk*>(b.updates), static_cast<Chunk*>(b.out), s.seen);
+    return q.launched("k_rows_fused");
+  });
+}
+
 // The slice ops' `none`: it moves bytes, so it depends on the row's size, not the dtype.
 template <class Off, class IndexT>
 cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes, bool last_writer,
@@ -870,6 +935,8 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
       return row_tile<T, IndexT>(l, plan.tile, b, q);
     case Path::update_gather:
       return update_gather<IndexT>(l, b, sizeof(T), q);
+    case Path::rows_fused:
+      return rows_fused<IndexT>(l, b, s, sizeof(T), q);
     case Path::rows_free:
     case Path::rows_direct:
       return run_rows<Off, IndexT>(l, b, s, sizeof(T), plan.path == Path::rows_direct, q);

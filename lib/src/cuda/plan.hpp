@@ -67,6 +67,7 @@ enum class Path {
   nothing,          ///< no updates: the output is data
   row_tile,         ///< scatter_elements along a contiguous last axis: k_row_tile, one launch
   update_gather,    ///< scatter_update with a small axis, out of place: k_update_gather, each output row read once from its winner or data
+  rows_fused,       ///< the slice ops' `none`, free order, out of place, rows of 128 bytes or more: mark the target rows, then one launch copies data's other rows and the update rows
   elements_free,    ///< element `none`, free order: k_scatter_free, plain stores (duplicates: any candidate)
   rows_free,        ///< the slice ops' `none`, free order: k_row_direct copies the rows, nothing more
   elements_direct,  ///< element `none` under --deterministic: k_write_direct, then the winner passes (last writer)
@@ -160,6 +161,18 @@ inline bool update_gather_fits(const Launch& l) {
          g.count <= kGatherIndices && offsets_fit_32(g);
 }
 
+/// The slice ops' rows at least this long, out of place, copy data's rows only where no
+/// update row lands (Path::rows_fused): the bitmap of target rows costs a bit a row.
+inline constexpr std::int64_t kFusedRowBytes = 128;
+
+inline bool rows_fused_fit(const Launch& l) {
+  const auto& g = l.geometry;
+  const std::int64_t row_bytes = g.slice * info_of(l.type).bytes;
+  constexpr std::int64_t kLimit = 2147483647LL - (std::int64_t{1} << 24);  // data's and the updates' chunks in one int range
+  return g.op != Op::scatter_elements && l.reduction == Reduction::none && !l.deterministic && !l.in_place &&
+         row_bytes >= kFusedRowBytes && g.n + g.u <= kLimit && offsets_fit_32(g);
+}
+
 /// The path a launch takes and the stream operations it makes. The one place the kernels'
 /// dispatch (kernels.cu) and the backend's copy (cuda_backend.cpp) decide from.
 inline Plan plan_of(const Launch& l) {
@@ -176,6 +189,12 @@ inline Plan plan_of(const Launch& l) {
   if (update_gather_fits(l)) {
     p.path = Path::update_gather;
     p.launches = 1;
+    p.fuses_copy = true;
+    return p;
+  }
+  if (rows_fused_fit(l)) {
+    p.path = Path::rows_fused;
+    p.launches = 3;  // the bitmap's memset, k_mark_rows, k_rows_fused
     p.fuses_copy = true;
     return p;
   }
