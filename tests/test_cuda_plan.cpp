@@ -170,6 +170,13 @@ TEST(CudaPlan, ScatterUpdateOnASmallAxisIsAGatherOutOfPlace) {
   g.extent = cu::kGatherExtent + 1;  // the winners no longer fit the block's shared memory
   g.n = g.extent * 150;
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_direct);
+  g.extent = 8192;  // one outer row, 65536 indices: every block would read them all to copy 2 MB
+  g.count = 65536;
+  g.slice = 32;
+  g.n = 8192 * 32;
+  g.u = 65536 * 32;
+  l.deterministic = false;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_fused);
 }
 
 // The slice ops' rows of 128 bytes or more, out of place in free order: data's rows are
@@ -346,7 +353,8 @@ bool check_row_tile(const std::string& what, const Case& c) {
 // position (update_position, as the kernel), then every output row from gather_source, with
 // its chunks copied in the kernel's (row, chunk) order.
 Tensor emulate_update_gather(const Case& c, const cu::Geometry& g) {
-  Tensor out = c.data.clone();
+  Tensor out(c.data.dtype(), c.data.shape());
+  std::memset(out.bytes(), 0xA5, out.nbytes());  // garbage: every byte must be written
   const auto element = static_cast<std::size_t>(scatter::info_of(c.data.dtype()).bytes);
   const auto row_bytes = static_cast<std::size_t>(g.slice) * element;
   std::vector<int> winner(static_cast<std::size_t>(g.extent), -1);

@@ -65,7 +65,7 @@ class _Prepared(Prepared):
         self._op()
         stop.record()
         stop.synchronize()
-        return start.elapsed_time(stop) / 1e3  # milliseconds
+        return start.elapsed_time(stop) / 1e3  # elapsed_time is in milliseconds; timed_call returns seconds
 
     def result(self):
         y = self.out.cpu()

@@ -155,10 +155,18 @@ inline constexpr std::int64_t kGatherIndices = 65536;
 /// from its winning update row or from data: the copy fused in; in place the row copy
 /// writes only the update rows), an axis of at most kGatherExtent positions, at most
 /// kGatherIndices indices, 32-bit offsets. Exact last-writer-wins, so --deterministic too.
+/// And only where the blocks' reads of the index tensor (all of it, every block) stay
+/// within 4 times the 16-byte chunks they copy: one outer row of 8192 positions and 65536
+/// indices would read 134 MB of indices to move 2 MB.
 inline bool update_gather_fits(const Launch& l) {
   const auto& g = l.geometry;
-  return g.op == Op::scatter_update && !l.in_place && g.u > 0 && g.extent >= 1 && g.extent <= kGatherExtent &&
-         g.count <= kGatherIndices && offsets_fit_32(g);
+  if (g.op != Op::scatter_update || l.reduction != Reduction::none || l.in_place || g.u == 0 || g.extent < 1 ||
+      g.extent > kGatherExtent || g.count > kGatherIndices || !offsets_fit_32(g)) {
+    return false;
+  }
+  const std::int64_t chunks = (g.n * info_of(l.type).bytes + 15) / 16;
+  const std::int64_t blocks = std::min<std::int64_t>((chunks + 255) / 256, std::int64_t{32} * l.sm_count);
+  return g.count * blocks <= 4 * chunks;
 }
 
 /// The slice ops' rows at least this long, out of place, copy data's rows only where no
