@@ -150,6 +150,7 @@ ByteModel byte_model(const Case& c, bool in_place) {
   m.updates = read_modify_write ? static_cast<std::uint64_t>(c.updates.nbytes()) : m.distinct * e;
   m.writes = sectors * 32 * (read_modify_write ? 2 : 1);
   m.copy = in_place ? 0 : 2 * static_cast<std::uint64_t>(n) * e;
+  m.stores = static_cast<std::uint64_t>(c.updates.numel());
   return m;
 }
 
