@@ -191,8 +191,8 @@ class CudaBackend final : public Backend {
   // The device's part, every run: the guard, the cold flush, the timed op, the download.
   BackendOutput execute(const Prepared& p, const Case& c, const RunFlags& flags, LaunchTrace& trace) {
     SCATTER_CUDA_CHECK(cudaMemsetAsync(p.guard->get(), 0, sizeof(int), stream_.get()));
-    // Cold: the uploads above left inputs in L2; writing a buffer of several L2 sizes
-    // evicts them before the timed region, on the same stream.
+    // Cold: the uploads above left inputs in L2; reading a buffer of several L2 sizes
+    // (L2Flush) evicts them before the timed region, on the same stream.
     if (flags.flush_caches) flush_->run(stream_.get());
 
     // The timed region: out of place, the copy of data into the output is part of the op

@@ -168,10 +168,12 @@ SCATTER_HD int gather_source(const int* winner, const Geometry& g, const FastDiv
 
 /// Whether a case's offsets fit the 32-bit path: elements, updates (each with room for
 /// a grid's stride past the end) and, for scatter_nd, the index elements (tuples x k).
+/// The largest count the 32-bit path takes: INT32_MAX less room for a grid's stride past it.
+inline constexpr std::int64_t kOffsetLimit32 = 2147483647LL - (std::int64_t{1} << 24);
+
 SCATTER_HD bool offsets_fit_32(const Geometry& g) {
-  constexpr std::int64_t kLimit = 2147483647LL - (std::int64_t{1} << 24);  // room for a grid stride
   const std::int64_t index_elements = g.op == Op::scatter_nd && g.slice > 0 ? (g.u / g.slice) * g.k : 0;
-  return g.n <= kLimit && g.u <= kLimit && index_elements <= kLimit;
+  return g.n <= kOffsetLimit32 && g.u <= kOffsetLimit32 && index_elements <= kOffsetLimit32;
 }
 
 // The element types and the reduction step are the reference's (reduce_step.hpp).

@@ -6,6 +6,7 @@
 // --deterministic, in the tiles and in the gather.
 
 #include <algorithm>
+#include <initializer_list>
 #include <type_traits>
 
 #include <cuda_bf16.h>
@@ -667,11 +668,10 @@ int key_bits(std::int64_t n) {
 bool narrow_winners(std::int64_t bidders) { return bidders <= INT32_MAX; }
 std::size_t winner_size(std::int64_t bidders) { return narrow_winners(bidders) ? sizeof(int) : sizeof(long long); }
 
-// Lays out the scratch parts; with base == nullptr it only measures.
-Scratch layout(const Launch& l, void* base) {
+// Lays out the scratch parts of the plan's path; with base == nullptr it only measures.
+Scratch layout(const Launch& l, Path path, void* base) {
   Scratch s;
   const auto& g = l.geometry;
-  const Path path = plan_of(l).path;
   if (path == Path::nothing || path == Path::row_tile || path == Path::elements_free || path == Path::rows_free ||
       path == Path::update_gather) {
     return s;  // nothing runs, it all happens in shared memory, or plain stores
@@ -759,9 +759,16 @@ cudaError_t rows_in(const Launch& l, const Buffers& b, const Scratch& s, std::si
   return q.launched("k_row_copy");
 }
 
-// Calls run(Chunk{}) with the widest chunk that `alignment` (a row's bytes or'ed with its
-// buffers' addresses: cudaMalloc's bases are 256-aligned, a framework's view or an arena's
-// need not be) is a multiple of. 16 and 8 bytes move as 64-bit lanes, so that no 8-byte
+// A row's bytes or'ed with the addresses of the buffers it is copied between (a null one,
+// data in place, counts as aligned): every power of two that divides it divides them all.
+// cudaMalloc's bases are 256-aligned; a framework's view or an arena's need not be.
+std::uintptr_t alignment_of(std::size_t row_bytes, std::initializer_list<const void*> buffers) {
+  std::uintptr_t bits = row_bytes;
+  for (const void* p : buffers) bits |= reinterpret_cast<std::uintptr_t>(p);
+  return bits;
+}
+
+// Calls run(Chunk{}) with the widest chunk that `alignment` (alignment_of) is a multiple of. 16 and 8 bytes move as 64-bit lanes, so that no 8-byte
 // element is ever written in two halves (the PTX memory model splits a v4.u32 store into
 // 32-bit ones; two racing duplicate rows could leave an element from neither).
 template <class Run>
@@ -776,8 +783,7 @@ cudaError_t with_widest_chunk(std::uintptr_t alignment, Run&& run) {
 template <class Off, class IndexT, class W>
 cudaError_t rows_widest(const Launch& l, const Buffers& b, const Scratch& s, std::size_t row_bytes, bool last_writer,
                         Queue& q) {
-  const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) | reinterpret_cast<std::uintptr_t>(b.updates);
-  return with_widest_chunk(alignment, [&](auto chunk) {
+  return with_widest_chunk(alignment_of(row_bytes, {b.out, b.updates}), [&](auto chunk) {
     return rows_in<Off, IndexT, decltype(chunk), W>(l, b, s, row_bytes, last_writer, q);
   });
 }
@@ -799,9 +805,8 @@ cudaError_t gather_in(const Launch& l, const Buffers& b, std::size_t row_bytes, 
 template <class IndexT>
 cudaError_t update_gather(const Launch& l, const Buffers& b, std::size_t element_bytes, Queue& q) {
   const std::size_t row_bytes = static_cast<std::size_t>(l.geometry.slice) * element_bytes;
-  const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) |
-                         reinterpret_cast<std::uintptr_t>(b.updates) | reinterpret_cast<std::uintptr_t>(b.data);
-  return with_widest_chunk(alignment, [&](auto chunk) { return gather_in<IndexT, decltype(chunk)>(l, b, row_bytes, q); });
+  return with_widest_chunk(alignment_of(row_bytes, {b.out, b.updates, b.data}),
+                           [&](auto chunk) { return gather_in<IndexT, decltype(chunk)>(l, b, row_bytes, q); });
 }
 
 // Path::rows_fused: the target rows' bitmap (cleared, then marked), then the fused copy in the
@@ -819,9 +824,7 @@ cudaError_t rows_fused(const Launch& l, const Buffers& b, const Scratch& s, std:
   }
   k_mark_rows<IndexT><<<blocks_for(rows_u, l.sm_count), kThreads, 0, q.stream>>>(g, rows_n, rows_u, idx, s.seen, b.guard);
   if (cudaError_t e = q.launched("k_mark_rows")) return e;
-  const auto alignment = row_bytes | reinterpret_cast<std::uintptr_t>(b.out) |
-                         reinterpret_cast<std::uintptr_t>(b.updates) | reinterpret_cast<std::uintptr_t>(b.data);
-  return with_widest_chunk(alignment, [&](auto chunk) {
+  return with_widest_chunk(alignment_of(row_bytes, {b.out, b.updates, b.data}), [&](auto chunk) {
     using Chunk = decltype(chunk);
     const auto chunks_per_row = static_cast<int>(row_bytes / sizeof(Chunk));
     const int data_chunks = rows_n * chunks_per_row;
@@ -867,11 +870,9 @@ cudaError_t elements_none(const Launch& l, const Buffers& b, const Scratch& s, Q
 // place. 16-byte rows in and out where each row's bytes and both buffers allow it.
 template <class T, class IndexT>
 cudaError_t row_tile(const Launch& l, const TileShape& shape, const Buffers& b, Queue& q) {
-  auto aligned16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   const auto* data = static_cast<const T*>(b.data);
   auto* out = static_cast<T*>(b.out);
-  const bool wide = (static_cast<std::size_t>(shape.columns) * sizeof(T)) % 16 == 0 && aligned16(out) &&
-                    (data == nullptr || aligned16(data));
+  const bool wide = alignment_of(static_cast<std::size_t>(shape.columns) * sizeof(T), {b.out, b.data}) % 16 == 0;
   const int blocks = std::max(1, std::min(shape.groups, l.sm_count * kBlocksPerSm));
   k_row_tile<T, IndexT><<<blocks, kThreads, shape.shared_bytes, q.stream>>>(
       shape, FastDivide(static_cast<std::uint32_t>(shape.row_updates)), wide, data,
@@ -926,7 +927,7 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   const auto* upd = static_cast<const T*>(b.updates);
   const auto* idx = static_cast<const IndexT*>(b.indices);
   const Plan plan = plan_of(l);
-  const Scratch s = layout(l, b.scratch);
+  const Scratch s = layout(l, plan.path, b.scratch);
   const int blocks = blocks_for(g.u, l.sm_count);
   switch (plan.path) {
     case Path::nothing:
@@ -1010,7 +1011,7 @@ cudaError_t run_index(const Launch& l, const Buffers& b, Queue& q) {
 
 }  // namespace
 
-std::size_t scratch_bytes(const Launch& launch) { return layout(launch, nullptr).total; }
+std::size_t scratch_bytes(const Launch& launch) { return layout(launch, plan_of(launch).path, nullptr).total; }
 
 namespace {
 __global__ void k_sector_writes(unsigned int* buffer, unsigned long long sectors, long long stores) {

@@ -176,9 +176,8 @@ inline constexpr std::int64_t kFusedRowBytes = 128;
 inline bool rows_fused_fit(const Launch& l) {
   const auto& g = l.geometry;
   const std::int64_t row_bytes = g.slice * info_of(l.type).bytes;
-  constexpr std::int64_t kLimit = 2147483647LL - (std::int64_t{1} << 24);  // data's and the updates' chunks in one int range
   return g.op != Op::scatter_elements && l.reduction == Reduction::none && !l.deterministic && !l.in_place &&
-         row_bytes >= kFusedRowBytes && g.n + g.u <= kLimit && offsets_fit_32(g);
+         row_bytes >= kFusedRowBytes && g.n + g.u <= kOffsetLimit32 && offsets_fit_32(g);  // data's and the updates' chunks in one int range
 }
 
 /// The path a launch takes and the stream operations it makes. The one place the kernels'
