@@ -216,11 +216,18 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   int done = 0;
   const auto steps = items.size() * static_cast<std::size_t>(std::max(options.repetitions, 1));
+  // An interrupt stops run_bench after the benchmark in hand; the report of those finished is
+  // still written, so that a run ended by a time limit keeps its numbers.
   auto result = run_bench(items, chosen->choice.run, options, [&](const std::string& name) {
-    if (interrupted()) throw Error(ErrorCode::interrupted, "", "interrupted");
     if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", ++done, steps, name) << std::flush;
   });
   if (tty) std::cerr << "\r\033[K" << std::flush;
+  if (result.context.interrupted) {
+    print_report(result, o);
+    std::cerr << fmt::format("scatterctl: interrupted: the report holds the {} row{} finished before it\n",
+                             result.rows.size(), result.rows.size() == 1 ? "" : "s");
+    return kExitInterrupted;
+  }
   if (o.gate.empty()) return print_report(result, o);
   const int measured = print_report(result, o);
   const int gated = gate(result, o, items, chosen->choice.run, options);

@@ -36,7 +36,8 @@
 # test, for a copy of the tree without .git), CMAKE_ARGS (more configure arguments),
 # CTEST_ARGS (e.g. "-R cuda"), FUZZ_ITERATIONS (per stream, default 100000: the budget ends
 # it first), FUZZ_SEED (1), BENCH_BACKENDS (cuda,torch,jax), BENCH_SIZE (large),
-# BENCH_REPETITIONS (1), PYTHON (python3), COMPUTE_SANITIZER (its path).
+# BENCH_REPETITIONS (1), BENCH_MAX_SECONDS (bench's --max-seconds; its default when unset),
+# PYTHON (python3), COMPUTE_SANITIZER (its path).
 # Without a GPU, for testing this script: GPU_CHECK_ASSUME_GPU=1 skips the nvidia-smi check,
 # GPU_CHECK_BACKEND=ref runs the stages on ref instead of cuda.
 #
@@ -418,7 +419,8 @@ EOF
 stage_bench() {
   need_build || return
   local want=${BENCH_BACKENDS:-cuda,torch,jax} size=${BENCH_SIZE:-large} reps=${BENCH_REPETITIONS:-1}
-  local py=${PYTHON:-python3} mode share=3 list=$want
+  local py=${PYTHON:-python3} mode share=3 list=$want sampling=()
+  [ -n "${BENCH_MAX_SECONDS:-}" ] && sampling=(--max-seconds "$BENCH_MAX_SECONDS")
   [ "$backend" = cuda ] || want=${want//cuda/$backend}
   [ "$backend" = cuda ] || list=$want
   if [ "$dry" -eq 0 ]; then
@@ -432,12 +434,12 @@ stage_bench() {
     for n in "${notes[@]}"; do note "$n"; done
     nvidia-smi > "$files/nvidia-smi.txt" 2>&1 || true
   fi
-  # One run per mode, each with its share of the budget: a report is written only by a run that
-  # ends, so a mode the budget stops costs that mode alone.
+  # One run per mode, each with its share of the budget. A run the budget stops writes the
+  # rows it finished (bench stops on SIGTERM after the benchmark in hand).
   for mode in nd elements update; do
     step "bench $mode" "$share" "$files/bench-$mode.txt" "$bin" bench --backend "$list" --python "$py" \
       --mode "$mode" --size "$size" --repetitions "$reps" --json "$files/bench-$mode.json" \
-      --markdown "$files/bench-$mode.md"
+      --markdown "$files/bench-$mode.md" "${sampling[@]}"
     share=$((share - 1))
   done
   [ "$dry" -eq 1 ] && { echo "+ merge the reports; $py bench/summarize.py; $py scripts/plot_bench.py"; return; }

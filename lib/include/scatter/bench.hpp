@@ -187,6 +187,9 @@ struct BenchContext {
   std::uint64_t seed = 1;  ///< the seed of the rounds' order
   std::vector<std::pair<std::string, std::string>> labels;  ///< --backend LABEL=SPEC: label, spec
   Counter counter = Counter::time;
+  /// Stopped by a signal: the report holds the benchmarks finished before it (rows never
+  /// reached are left out), so that a run cut short by a time limit still leaves its numbers.
+  bool interrupted = false;
   bool busy() const { return load_start.busy() || load_end.busy(); }
 };
 

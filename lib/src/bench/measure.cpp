@@ -503,11 +503,15 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
     }
   }
   for (auto& row : report.rows) {
+    if (row.timed() && row.timing.samples.empty() && interrupted()) {
+      end_row(row, Status::skipped, "interrupted before its first sample");
+    }
     if (row.timed()) row.timing = summarize(std::move(row.timing.samples));
   }
   // Rows never reached (an interrupt before the first pass got there) are dropped.
   std::erase_if(report.rows, [](const BenchRow& r) { return r.name.empty(); });
   report.context.load_end = machine_load();
+  report.context.interrupted = interrupted();
   return report;
 }
 

@@ -131,6 +131,7 @@ std::string bench_json(const BenchReport& raw) {
                     {"load_end", load_json(c.load_end)},
                     {"busy", c.busy()},
                     {"counter", std::string(to_string(c.counter))},
+                    {"interrupted", c.interrupted},
                     {"schema_version", 3}};
   for (const auto& [key, value] : c.properties) doc["context"][key] = value;
   // --backend LABEL=SPEC: what each labelled row's backend is.

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every gpu-check stage in one call, for a GPU lent for a few minutes: build, test, cases,
+# sanitize, fuzz, then bench with whatever time is left.
+#
+#   scripts/gpu-lease.sh [TOTAL_SECONDS]      (default 560)
+#
+# Each stage runs under its own budget (scripts/gpu-check.sh); bench gets the rest, less 25 s
+# for packing, and a bench mode the budget stops still writes the rows it finished. The
+# stages' files go to a scratch folder and come back packed as $OUT/gpu-check.tar.gz (split
+# into 15 MiB parts, gpu-check.tar.gz.part-aa and on, when larger), because the lending
+# machine returns at most 8 files; `tar -xzf` it (after `cat` of the parts) into a folder and
+# run scripts/assemble-results.sh on that folder.
+# Environment: STAGE_BUDGETS ("build=200 test=120 cases=60 sanitize=120 fuzz=60"), and
+# everything gpu-check.sh reads (COMMIT, BENCH_BACKENDS, BENCH_MAX_SECONDS, ...).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+total=${1:-560}
+[[ "$total" =~ ^[0-9]+$ ]] || { echo "gpu-lease: TOTAL_SECONDS must be a whole number, not '$total'" >&2; exit 2; }
+out=${OUT:-build-gpu-results}
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpu-lease.XXXXXX")
+declare -A budget=([build]=200 [test]=120 [cases]=60 [sanitize]=120 [fuzz]=60)
+for pair in ${STAGE_BUDGETS:-}; do budget[${pair%%=*}]=${pair#*=}; done
+
+verdicts=""
+for stage in build test cases sanitize fuzz bench; do
+  if [ "$stage" = bench ]; then
+    left=$((total - SECONDS - 25))
+    [ "$left" -ge 60 ] || { verdicts+="bench: no time left ($left s); "; continue; }
+    budget[bench]=$left
+  fi
+  scripts/gpu-check.sh "$stage" --out "$scratch" --budget "${budget[$stage]}"
+  rc=$?
+  verdicts+="$stage: exit $rc; "
+  # Without a build no later stage can run.
+  [ "$stage" = build ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ] && break
+done
+
+mkdir -p "$out"
+tar -czf "$out/gpu-check.tar.gz" -C "$scratch" .
+if [ "$(stat -c %s "$out/gpu-check.tar.gz")" -gt $((15 * 1048576)) ]; then
+  split -b 15M "$out/gpu-check.tar.gz" "$out/gpu-check.tar.gz.part-" && rm "$out/gpu-check.tar.gz"
+fi
+echo "gpu-lease: ${verdicts% } in ${SECONDS} s"
+for stage in build test cases sanitize fuzz bench; do
+  [ -e "$scratch/$stage.md" ] && head -n 80 "$scratch/$stage.md"
+done | grep -E '^(# gpu-check|\| |ctest|fuzz|gpu-check|- \*\*|\*\*)' | head -n 120
