@@ -224,8 +224,9 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   if (tty) std::cerr << "\r\033[K" << std::flush;
   if (result.context.interrupted) {
     print_report(result, o);
-    std::cerr << fmt::format("scatterctl: interrupted: the report holds the {} row{} finished before it\n",
-                             result.rows.size(), result.rows.size() == 1 ? "" : "s");
+    const auto measured = std::count_if(result.rows.begin(), result.rows.end(), [](const BenchRow& r) { return r.timed(); });
+    std::cerr << fmt::format("scatterctl: interrupted: the report holds the {} row{} measured before it\n", measured,
+                             measured == 1 ? "" : "s");
     return kExitInterrupted;
   }
   if (o.gate.empty()) return print_report(result, o);

@@ -461,51 +461,60 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
     for (std::size_t i = 0; i < items.size() && !interrupted(); ++i) {
       const auto& item = items[i];
       if (progress) progress(passes > 1 ? fmt::format("{} (pass {}/{})", item.name, pass + 1, passes) : item.name);
-      std::optional<Case> c;
-      std::string invalid;
       try {
-        c = materialize(item.decl);
-      } catch (const Error& e) {
-        if (e.code() == ErrorCode::interrupted) throw;
-        invalid = e.message();
-      }
-      std::optional<CaseFacts> facts;
-      if (c) facts.emplace(*c);
-      std::vector<Contender> contenders;
-      for (std::size_t b = 0; b < backends.size(); ++b) {
-        BenchRow& row = report.rows[i * backends.size() + b];
-        if (pass == 0) start_row(row, item, *backends[b], options, c ? &*c : nullptr, invalid);
-        if (!c || !row.timed()) continue;
-        Contender k{backends[b], &row, &*facts, RunFlags{item.in_place, item.deterministic, options.cold}};
-        for (const auto& slow : options.slowdown) {
-          if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
+        std::optional<Case> c;
+        std::string invalid;
+        try {
+          c = materialize(item.decl);
+        } catch (const Error& e) {
+          if (e.code() == ErrorCode::interrupted) throw;
+          invalid = e.message();
         }
-        if (pass == 0) check_row(k, options);
-        k.audited = row.verified && backends[b]->is_external();
-        k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
-                                   static_cast<std::uint64_t>(pass));
-        if (row.timed()) contenders.push_back(std::move(k));
-      }
-      const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};
-      sample_in_rounds(contenders, options, numbering[i], options.seed + i);
-      if (c && fingerprints(*c) != inputs_before) {
-        for (auto& k : contenders) {
-          if (k.row->timed()) end_row(*k.row, Status::failed, "the case's inputs changed while it was timed (a backend wrote into them)");
-        }
-      }
-      if (pass == 0) {
-        for (auto& k : contenders) {
-          if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {
-            k.row->working_set_copy_bandwidth = probe->copy_of(k.row->bytes.total());
+        std::optional<CaseFacts> facts;
+        if (c) facts.emplace(*c);
+        std::vector<Contender> contenders;
+        for (std::size_t b = 0; b < backends.size(); ++b) {
+          BenchRow& row = report.rows[i * backends.size() + b];
+          if (pass == 0) start_row(row, item, *backends[b], options, c ? &*c : nullptr, invalid);
+          if (!c || !row.timed()) continue;
+          Contender k{backends[b], &row, &*facts, RunFlags{item.in_place, item.deterministic, options.cold}};
+          for (const auto& slow : options.slowdown) {
+            if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
           }
+          if (pass == 0) check_row(k, options);
+          k.audited = row.verified && backends[b]->is_external();
+          k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
+                                     static_cast<std::uint64_t>(pass));
+          if (row.timed()) contenders.push_back(std::move(k));
+        }
+        const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};
+        sample_in_rounds(contenders, options, numbering[i], options.seed + i);
+        if (c && fingerprints(*c) != inputs_before) {
+          for (auto& k : contenders) {
+            if (k.row->timed()) end_row(*k.row, Status::failed, "the case's inputs changed while it was timed (a backend wrote into them)");
+          }
+        }
+        if (pass == 0) {
+          for (auto& k : contenders) {
+            if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {
+              k.row->working_set_copy_bandwidth = probe->copy_of(k.row->bytes.total());
+            }
+          }
+        }
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::interrupted) throw;
+      }
+      // A benchmark an interrupt cut short on its first pass has unpaired, partial samples, if
+      // any: it is left out of the numbers, and those finished before it stand.
+      if (interrupted() && pass == 0) {
+        for (std::size_t b = 0; b < backends.size(); ++b) {
+          auto& row = report.rows[i * backends.size() + b];
+          if (row.timed()) end_row(row, Status::skipped, "interrupted while it was measured");
         }
       }
     }
   }
   for (auto& row : report.rows) {
-    if (row.timed() && row.timing.samples.empty() && interrupted()) {
-      end_row(row, Status::skipped, "interrupted before its first sample");
-    }
     if (row.timed()) row.timing = summarize(std::move(row.timing.samples));
   }
   // Rows never reached (an interrupt before the first pass got there) are dropped.
