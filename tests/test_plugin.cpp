@@ -495,6 +495,31 @@ TEST(PluginHost, AnswersAnErrorForAMalformedRequest) {
   EXPECT_EQ(unknown->at("message"), "unknown op 'dance'");
 }
 
+// bench's later samples of a case say same_inputs: the host runs the case it kept and does not
+// read the files again; without it, or with another case, it reads them.
+TEST(PluginHost, SameInputsRunsTheKeptCaseWithoutReadingTheFilesAgain) {
+  HostChild child(kExample);
+  RunFiles files;
+  const Case first = load_case(kSmallCase);
+  Case second = load_case(kSmallCase);
+  second.updates.data<float>()[0] = 7;
+  second.updates.data<float>()[1] = 8;
+  const auto output_of = [&](json request, bool same_inputs) {
+    request["same_inputs"] = same_inputs;
+    child.send(request);
+    const auto answer = child.receive();
+    EXPECT_TRUE(answer.has_value() && answer->at("status") == "ok") << (answer ? answer->dump() : "no answer");
+    return read_npy(files.out());
+  };
+  EXPECT_TRUE(same_bytes(output_of(files.request(1, first, "scatter_elements", "none"), false), reference_scatter(first)));
+  // The files now hold the second case's updates; the request names the same files.
+  EXPECT_TRUE(same_bytes(output_of(files.request(2, second, "scatter_elements", "none"), true), reference_scatter(first)));
+  EXPECT_TRUE(same_bytes(output_of(files.request(3, second, "scatter_elements", "none"), false), reference_scatter(second)));
+  auto other_case = files.request(4, first, "scatter_elements", "none");
+  other_case["case"]["name"] = "renamed";
+  EXPECT_TRUE(same_bytes(output_of(other_case, true), reference_scatter(first)));
+}
+
 TEST(PluginHost, ACrashingPluginTakesOnlyTheChildDown) {
   HostChild child(test_plugin("crash"));
   RunFiles files;

@@ -459,10 +459,51 @@ def test_torch_timed_region():
     print("torch timed region: out of place clones in the call, in place does not")
 
 
+def test_kept_case(tmp):
+    """same_inputs: a request naming the last request's files and case runs the case kept from it
+    (the files are not read again); any difference in the files, case or flags loads afresh."""
+    failed_before = len(failures)
+    w = Worker("numpy")
+    try:
+        w.request({"id": 1, "op": "hello", "protocol": 1, "backend": "numpy"})
+        paths = {k: os.path.join(tmp, f"kept-{k}.npy") for k in ("data", "indices", "updates")}
+        write_npy(paths["data"], T("float32", [0, 0, 0, 0]))
+        write_npy(paths["indices"], T("int64", [[1], [3]]))
+        write_npy(paths["updates"], T("float32", [7, 9]))
+        base = {"op": "run", "case": {"name": "kept", "op": "scatter_nd", "reduction": "none"}, **paths,
+                "flags": {"in_place": False, "deterministic": False}}
+
+        def run(rid, same_inputs, **change):
+            out = os.path.join(tmp, f"kept-out-{rid}.npy")
+            a = w.request(base | change | {"id": rid, "out": out, "same_inputs": same_inputs})
+            return read_npy(out).array.tolist() if a.get("status") == "ok" else a
+
+        first = run(2, False)
+        # New contents under the same names: only a request that loads sees them.
+        write_npy(paths["updates"], T("float32", [5, 6]))
+        checks = [
+            ("same_inputs keeps the case", run(3, True), [0, 7, 0, 9]),
+            ("without same_inputs the files are read", run(4, False), [0, 5, 0, 6]),
+            ("other flags load afresh", run(5, True, flags={"in_place": True, "deterministic": False}), [0, 5, 0, 6]),
+        ]
+        write_npy(paths["updates"], T("float32", [1, 2]))
+        checks.append(("other flags than the kept case's load afresh", run(6, True), [0, 1, 0, 2]))
+        if first != [0, 7, 0, 9]:
+            fail(f"kept case: the first run gave {first}")
+        for what, got, want in checks:
+            if got != want:
+                fail(f"kept case: {what}: got {got}, want {want}")
+    finally:
+        w.close()
+    if len(failures) == failed_before:
+        print("kept case: same_inputs reuses the last case; other files, case or flags load afresh")
+
+
 def main():
     names = sys.argv[1:] or FRAMEWORKS
     test_torch_timed_region()
     with tempfile.TemporaryDirectory(prefix="scatterctl-worker-test-") as tmp:
+        test_kept_case(tmp)
         for b in names:
             if b != "numpy" and not importable(b):
                 print(f"{b}: not installed, skipped")

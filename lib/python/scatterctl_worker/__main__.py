@@ -73,6 +73,7 @@ def main(argv):
         return adapter
 
     buf = b""
+    kept = None  # (run_key, Case, Prepared) of the last request that ran
     while True:
         chunk = rd.readline()
         if not chunk:
@@ -120,13 +121,25 @@ def main(argv):
                     answer({"id": rid, "status": "unavailable", "reason": unavailable})
                     continue
                 pm = protocol_mod
+                # bench's later samples of a case say same_inputs and name the same files: the
+                # case prepared for the last request (loaded, converted, uploaded) is timed again.
+                key = pm.run_key(req)
+                reuse = req.get("same_inputs") is True and kept is not None and kept[0] == key
+                case, prep = kept[1:] if reuse else (None, None)
+                kept = None  # a case that fails is not kept; the last one's tensors go before the next loads
                 try:
-                    case, out_path, repeat, flags = pm.parse_run(req)
+                    if reuse:
+                        out_path, repeat = pm.parse_out_and_repeat(req)
+                    else:
+                        case, out_path, repeat, flags = pm.parse_run(req)
                 except pm.ProtocolError as e:
                     answer({"id": rid, "status": "error", "message": f"bad request: {e}"})
                     continue
                 try:
-                    out, fields = a.run(case, flags, repeat)
+                    if prep is None:
+                        prep = a.prepare(case, flags)
+                    out, fields = a.run_prepared(prep, repeat)
+                    kept = (key, case, prep)
                 except pm.Rejected as e:
                     answer({"id": rid, "status": "rejected", "code": e.code, "message": e.message[:4000]})
                     continue

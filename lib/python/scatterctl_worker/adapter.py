@@ -64,7 +64,10 @@ class Adapter:
 
     def run(self, case, flags, repeat):
         """-> (output Tensor, answer fields)."""
-        prep = self.prepare(case, flags)
+        return self.run_prepared(self.prepare(case, flags), repeat)
+
+    def run_prepared(self, prep, repeat):
+        """Times a prepared case (one kept from an earlier request too: reset() restores it)."""
         samples = []
         if repeat > 1:
             prep.reset()

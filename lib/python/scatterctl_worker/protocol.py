@@ -185,6 +185,21 @@ def _field(obj, key, types, where, default=None, required=True):
     return v
 
 
+def run_key(req):
+    """What a kept case must match for a 'run' request with same_inputs: its attributes, its
+    flags and its three input files (the out file is new each request)."""
+    return repr((req.get("case"), req.get("flags"), req.get("data"), req.get("indices"), req.get("updates")))
+
+
+def parse_out_and_repeat(req):
+    """A 'run' request's out path and repeat count."""
+    out = _field(req, "out", str, "run")
+    repeat = _field(req, "repeat", int, "run", 1, required=False)
+    if repeat < 1:
+        raise ProtocolError(f"run: repeat must be >= 1 (got {repeat})")
+    return out, repeat
+
+
 def parse_run(req):
     """A 'run' request -> (Case, out_path, repeat, flags). Raises ProtocolError on a bad request."""
     c = _field(req, "case", dict, "run")
@@ -201,11 +216,9 @@ def parse_run(req):
         raise ProtocolError(f"case: mode {mode!r} is not one of {', '.join(WRITE_MODES)}")
     name = _field(c, "name", str, "case", "", required=False)
     paths = {}
-    for key in ("data", "indices", "updates", "out"):
+    for key in ("data", "indices", "updates"):
         paths[key] = _field(req, key, str, "run")
-    repeat = _field(req, "repeat", int, "run", 1, required=False)
-    if repeat < 1:
-        raise ProtocolError(f"run: repeat must be >= 1 (got {repeat})")
+    paths["out"], repeat = parse_out_and_repeat(req)
     flags = _field(req, "flags", dict, "run", {}, required=False)
     data, indices, updates = (read_npy(paths[k]) for k in ("data", "indices", "updates"))
     if indices.dtype not in INDEX_DTYPES:

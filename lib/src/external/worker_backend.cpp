@@ -107,15 +107,25 @@ class WorkerBackend final : public Backend {
                                      failures_in_a_row_, last_failure_));
     }
     const auto id = ++next_id_;
-    // A folder of fresh, unguessable name a request, its files created exclusively: nothing a
-    // worker left or planted (a link, a FIFO) is written through or read (npy.cpp).
+    // Folders of fresh, unguessable names, their files created exclusively: nothing a worker
+    // left or planted (a link, a FIFO) is written through or read (npy.cpp). The inputs are
+    // written once a case: bench's later samples of it (RunFlags::same_inputs) name the same
+    // files, and the worker may keep what it loaded from them. A large case's inputs are GBs:
+    // written, read and uploaded again for every sample, they took most of a bench run's time.
+    const bool same_inputs = flags.same_inputs && inputs_.dir && inputs_.source == &c;
+    if (!same_inputs) {
+      inputs_ = {};
+      inputs_.dir = std::make_unique<PrivateDir>(dir_->path(), "inputs");
+      const auto stem = inputs_.dir->path() + "/";
+      detail::write_new_npy(c.data, stem + "data.npy");
+      detail::write_new_npy(c.indices, stem + "indices.npy");
+      detail::write_new_npy(c.updates, stem + "updates.npy");
+      inputs_.source = &c;
+    }
+    const auto inputs = inputs_.dir->path() + "/";
+    const std::string data = inputs + "data.npy", indices = inputs + "indices.npy", updates = inputs + "updates.npy";
     const PrivateDir request_dir(dir_->path(), std::to_string(id));
-    const auto stem = request_dir.path() + "/";
-    const std::string data = stem + "data.npy", indices = stem + "indices.npy", updates = stem + "updates.npy",
-                      out = stem + "out.npy";
-    detail::write_new_npy(c.data, data);
-    detail::write_new_npy(c.indices, indices);
-    detail::write_new_npy(c.updates, updates);
+    const std::string out = request_dir.path() + "/out.npy";
     json request = {{"id", id},
                     {"op", "run"},
                     {"case",
@@ -133,7 +143,8 @@ class WorkerBackend final : public Backend {
                      {{"in_place", flags.in_place},
                       {"deterministic", flags.deterministic},
                       {"flush_caches", flags.flush_caches}}},
-                    {"repeat", flags.repeat > 0 ? flags.repeat : 1}};
+                    {"repeat", flags.repeat > 0 ? flags.repeat : 1},
+                    {"same_inputs", same_inputs}};
     const double limit = case_seconds_left().value_or(request_timeout_.value_or(kDefaultCaseSeconds));
     json answer;
     try {
@@ -314,6 +325,12 @@ class WorkerBackend final : public Backend {
   mutable std::vector<std::pair<std::string, std::string>> properties_;
   mutable std::optional<Capabilities> capabilities_;
   mutable std::unique_ptr<PrivateDir> dir_;
+  // The last case's input files, kept for the next sample of the same case.
+  struct Inputs {
+    const Case* source = nullptr;
+    std::unique_ptr<PrivateDir> dir;
+  };
+  Inputs inputs_;
   mutable std::unique_ptr<WorkerProcess> process_;
   std::int64_t next_id_ = 0;
   int failures_in_a_row_ = 0;  // crashes and time-outs
