@@ -20,6 +20,11 @@ out=${OUT:-build-gpu-results}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpu-lease.XXXXXX")
 declare -A budget=([build]=200 [test]=120 [cases]=60 [sanitize]=120 [fuzz]=60)
 for pair in ${STAGE_BUDGETS:-}; do budget[${pair%%=*}]=${pair#*=}; done
+# gpu-check.sh takes 60 to 3600 s a stage: a wrong budget is found here, not after the build.
+for stage in "${!budget[@]}"; do
+  [[ "${budget[$stage]}" =~ ^[0-9]+$ ]] && [ "${budget[$stage]}" -ge 60 ] && [ "${budget[$stage]}" -le 3600 ] ||
+    { echo "gpu-lease: the $stage budget must be 60 to 3600 s, not '${budget[$stage]}'" >&2; exit 2; }
+done
 
 verdicts=""
 for stage in build test cases sanitize fuzz bench; do
