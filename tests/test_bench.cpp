@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "scatter/bench.hpp"
 #include "test_util.hpp"
@@ -364,13 +366,30 @@ class StaleAfterFirst final : public Backend {
   Availability availability() const override { return {true, ""}; }
   std::string device() const override { return "test"; }
   BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
-  BackendOutput run(const Case& c, const RunFlags&) override {
+  BackendOutput run(const Case& c, const RunFlags& flags) override {
     auto out = reference_scatter(c);
     if (++calls > stale_from && out.numel() > 0) out.data<float>()[0] += 1.0f;
+    held_.reset();
+    if (holds && flags.hold_output) {  // as a worker does: the output stays until asked for
+      held_ = std::move(out);
+      BackendOutput answer{Tensor{}, 1e-6};
+      answer.held = true;
+      return answer;
+    }
     return {std::move(out), 1e-6};
+  }
+  Tensor take_held_output() override {
+    ++taken;
+    if (!held_) return Backend::take_held_output();
+    return *std::exchange(held_, std::nullopt);
   }
   int calls = 0;
   int stale_from = 1;
+  bool holds = false;  // honours RunFlags::hold_output
+  int taken = 0;
+
+ private:
+  std::optional<Tensor> held_;
 };
 
 TEST(BenchVerify, TimedOutputsOfExternalBackendsAreAudited) {
@@ -396,6 +415,28 @@ TEST(BenchVerify, TimedOutputsOfExternalBackendsAreAudited) {
   StaleAfterFirst right;
   right.stale_from = 1000000;
   EXPECT_EQ(run_bench({tiny_item("t")}, {&right}, options, nullptr).rows[0].status, Status::passed);
+}
+
+// A backend that holds its outputs where it ran: only the audited calls' outputs travel, and
+// the audits still catch an output that changed, the last call's included.
+TEST(BenchVerify, HeldOutputsTravelOnlyForTheAuditedCalls) {
+  BenchOptions options;
+  options.min_samples = 4;
+  options.max_samples = 4;
+  StaleAfterFirst right;
+  right.holds = true;
+  right.stale_from = 1000000;
+  EXPECT_EQ(run_bench({tiny_item("t")}, {&right}, options, nullptr).rows[0].status, Status::passed);
+  EXPECT_EQ(right.calls, 6);  // the check, a warm-up and 4 samples
+  EXPECT_GE(right.taken, 1) << "the last call is always audited";
+  EXPECT_LT(right.taken, 5) << "every timed output travelled";
+  StaleAfterFirst last;
+  last.holds = true;
+  last.stale_from = 5;
+  const auto r = run_bench({tiny_item("t")}, {&last}, options, nullptr);
+  EXPECT_EQ(r.rows[0].status, Status::failed) << "the held output of the last call was not audited";
+  EXPECT_NE(r.rows[0].error.find("returned another output than the call checked before timing"), std::string::npos)
+      << r.rows[0].error;
 }
 
 // Records each call's output_unused: the check before timing needs the output; a built-in

@@ -520,6 +520,31 @@ TEST(PluginHost, SameInputsRunsTheKeptCaseWithoutReadingTheFilesAgain) {
   EXPECT_TRUE(same_bytes(output_of(other_case, true), reference_scatter(first)));
 }
 
+// hold_output: the output is written only when an "output" request asks for it, once.
+TEST(PluginHost, AHeldOutputIsWrittenOnlyWhenAskedFor) {
+  HostChild child(kExample);
+  RunFiles files;
+  const Case c = load_case(kSmallCase);
+  auto request = files.request(1, c, "scatter_elements", "none");
+  request["hold_output"] = true;
+  child.send(request);
+  const auto ran = child.receive();
+  ASSERT_TRUE(ran.has_value());
+  ASSERT_EQ(ran->at("status"), "ok") << ran->dump();
+  EXPECT_EQ(ran->value("held", false), true);
+  EXPECT_FALSE(std::filesystem::exists(files.out()));
+  child.send({{"id", 2}, {"op", "output"}, {"out", files.out()}});
+  const auto fetched = child.receive();
+  ASSERT_TRUE(fetched.has_value());
+  ASSERT_EQ(fetched->at("status"), "ok") << fetched->dump();
+  EXPECT_TRUE(same_bytes(read_npy(files.out()), reference_scatter(c)));
+  child.send({{"id", 3}, {"op", "output"}, {"out", files.out() + ".again"}});
+  const auto again = child.receive();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->at("status"), "error");
+  EXPECT_EQ(again->at("message"), "no output is held");
+}
+
 TEST(PluginHost, ACrashingPluginTakesOnlyTheChildDown) {
   HostChild child(test_plugin("crash"));
   RunFiles files;

@@ -488,6 +488,18 @@ def test_kept_case(tmp):
         ]
         write_npy(paths["updates"], T("float32", [1, 2]))
         checks.append(("other flags than the kept case's load afresh", run(6, True), [0, 1, 0, 2]))
+        # hold_output: nothing is written until an 'output' request asks for the held output, once.
+        out7 = os.path.join(tmp, "kept-out-7.npy")
+        held = w.request(base | {"id": 7, "out": out7, "hold_output": True})
+        if held.get("status") != "ok" or held.get("held") is not True or os.path.exists(out7):
+            fail(f"hold_output: answered {held}, out written: {os.path.exists(out7)}")
+        out8 = os.path.join(tmp, "kept-out-8.npy")
+        fetched = w.request({"id": 8, "op": "output", "out": out8})
+        checks.append(("the held output", read_npy(out8).array.tolist() if fetched.get("status") == "ok" else fetched,
+                       [0, 1, 0, 2]))
+        again = w.request({"id": 9, "op": "output", "out": os.path.join(tmp, "kept-out-9.npy")})
+        if again.get("status") != "error" or "no output is held" not in again.get("message", ""):
+            fail(f"hold_output: a second 'output' request answered {again}")
         if first != [0, 7, 0, 9]:
             fail(f"kept case: the first run gave {first}")
         for what, got, want in checks:
@@ -496,7 +508,8 @@ def test_kept_case(tmp):
     finally:
         w.close()
     if len(failures) == failed_before:
-        print("kept case: same_inputs reuses the last case; other files, case or flags load afresh")
+        print("kept case: same_inputs reuses the last case; other files, case or flags load afresh; "
+              "hold_output keeps the output until one 'output' request")
 
 
 def main():

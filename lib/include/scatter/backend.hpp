@@ -48,6 +48,11 @@ struct RunFlags {
   /// the backend is not audited). A backend may return an empty tensor instead of
   /// downloading it (cuda does); the time is the same either way, measured before.
   bool output_unused = false;
+  /// bench, an audited external backend: the backend may keep this call's output where it
+  /// ran (a worker process) and answer BackendOutput::held instead of sending it; the caller
+  /// takes it with take_held_output() if it audits this call. The worker learns whether it is
+  /// audited only after its time is in, so it cannot do the work for audited calls alone.
+  bool hold_output = false;
 };
 
 struct BackendOutput {
@@ -57,6 +62,7 @@ struct BackendOutput {
   std::string timing;    ///< what `seconds` includes, when not the built-in backends' own timer
   std::string lowering;  ///< the framework op a case was lowered to ("ScatterND-18"), when external
   Counts counts;         ///< the timed region's instructions and cache events, from a counting host (counter.hpp)
+  bool held = false;     ///< RunFlags::hold_output: `output` is empty; take_held_output() has it
 };
 
 /// A backend declined a case that its capabilities accepted, or said so itself:
@@ -128,6 +134,10 @@ class Backend {
   /// that one process's memory layout and thread placement do not bias a whole comparison:
   /// the bench driver calls it every few rounds, outside the timed region.
   virtual void renew() {}
+  /// The output of the last run, which answered BackendOutput::held; valid until the next run.
+  virtual Tensor take_held_output() {
+    throw BackendFault(std::string(name()) + " holds no output (it never answers held)");
+  }
   /// Role, memory and threads (see BackendTraits).
   virtual BackendTraits traits() const { return {}; }
   bool is_external() const { return traits().role == BackendRole::external; }

@@ -32,11 +32,17 @@ class Prepared:
     def result(self):
         raise NotImplementedError
 
+    def check_inputs(self):
+        """Raises if the call changed its inputs (a user's kernel); result() checks it too."""
+
 
 class Adapter:
     """One framework. Subclasses set name and implement load(), capabilities(), prepare()."""
 
     name = "?"
+    # Whether a case kept between requests (same_inputs) is prepared again from its host
+    # tensors each request (new framework arrays) rather than run as it was prepared.
+    fresh_inputs = False
 
     def __init__(self):
         self.settings = {}
@@ -66,8 +72,10 @@ class Adapter:
         """-> (output Tensor, answer fields)."""
         return self.run_prepared(self.prepare(case, flags), repeat)
 
-    def run_prepared(self, prep, repeat):
-        """Times a prepared case (one kept from an earlier request too: reset() restores it)."""
+    def run_prepared(self, prep, repeat, read_output=True):
+        """Times a prepared case (one kept from an earlier request too: reset() restores it).
+        read_output False leaves the output where it is (None is returned for it): prep.result()
+        reads it later, until the next call."""
         samples = []
         if repeat > 1:
             prep.reset()
@@ -78,7 +86,7 @@ class Adapter:
         else:
             prep.reset()
             samples.append(prep.timed_call())
-        out = prep.result()
+        out = prep.result() if read_output else None
         return out, {"seconds": statistics.median(samples), "samples": samples,
                      "timing": prep.timing, "lowering": prep.lowering}
 

@@ -175,7 +175,13 @@ struct Contender {
   SplitMix64 audit_draws{0};
   int calls = 0;  // calls of this pass, warm-ups included
   std::optional<Tensor> unaudited_last = std::nullopt;  // the latest call's output, when not audited at once
+  bool last_held = false;  // the latest call's output is held by the backend, not audited yet
 };
+
+// A call's output: returned, or held by the backend (RunFlags::hold_output) and taken now.
+Tensor output_of(Contender& k, BackendOutput& out) {
+  return out.held ? k.backend->take_held_output() : std::move(out.output);
+}
 
 // Thrown out of a sample whose audit failed its row.
 struct AuditFailed {};
@@ -222,9 +228,10 @@ void audit(Contender& k, Tensor output, int call, const BenchOptions& options) {
 
 // Audits the pass's last call, unless it was audited when it returned.
 void audit_last(Contender& k, const BenchOptions& options) {
-  if (!k.unaudited_last || !k.row->timed()) return;
-  auto last = std::move(*k.unaudited_last);
+  if (!(k.unaudited_last || k.last_held) || !k.row->timed()) return;
+  auto last = k.last_held ? k.backend->take_held_output() : std::move(*k.unaudited_last);
   k.unaudited_last.reset();
+  k.last_held = false;
   audit(k, std::move(last), k.calls, options);
 }
 
@@ -234,14 +241,20 @@ void audit_last(Contender& k, const BenchOptions& options) {
 double take_sample(Contender& k, const BenchOptions& options, Counts* events = nullptr) {
   double value = 0.0;
   k.flags.output_unused = !k.audited;
+  // An audited backend keeps each output where it ran; the draw after the call decides which
+  // ones travel here (the last one of the pass always does, in audit_last).
+  k.flags.hold_output = k.audited;
   for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
     auto out = k.backend->run(k.facts->c(), k.flags);
     ++k.calls;
     if (k.audited) {
       k.unaudited_last.reset();
+      k.last_held = false;
       if (k.audit_draws.next() % kAuditOneIn == 0) {
-        audit(k, std::move(out.output), k.calls, options);
+        audit(k, output_of(k, out), k.calls, options);
         if (!k.row->timed()) throw AuditFailed{};
+      } else if (out.held) {
+        k.last_held = true;
       } else {
         k.unaudited_last = std::move(out.output);
       }

@@ -138,6 +138,13 @@ struct KeptCase {
   std::optional<Case> c;
 };
 
+// What the host keeps between requests: the last case, and the last run's output when the
+// run said "hold_output" (bench asks for it with an "output" request only if it audits the call).
+struct HostState {
+  KeptCase kept;
+  std::optional<Tensor> held;
+};
+
 const Case& case_for(const json& request, KeptCase& kept, bool& reused) {
   json key = {request.at("case"), request.at("data"), request.at("indices"), request.at("updates")};
   reused = request.value("same_inputs", false) && kept.c && kept.key == key;
@@ -149,8 +156,9 @@ const Case& case_for(const json& request, KeptCase& kept, bool& reused) {
   return *kept.c;
 }
 
-json run(Backend& backend, const json& request, KeptCase& kept) {
+json run(Backend& backend, const json& request, HostState& state) {
   json answer = {{"id", request.value("id", json())}};
+  state.held.reset();
   if (const auto availability = backend.availability(); !availability.available) {
     answer["status"] = "unavailable";
     answer["reason"] = availability.reason;
@@ -158,7 +166,7 @@ json run(Backend& backend, const json& request, KeptCase& kept) {
   }
   try {
     bool reused = false;
-    const Case& c = case_for(request, kept, reused);
+    const Case& c = case_for(request, state.kept, reused);
     const auto flags_in = request.value("flags", json::object());
     RunFlags flags;
     flags.same_inputs = reused;
@@ -168,7 +176,12 @@ json run(Backend& backend, const json& request, KeptCase& kept) {
     flags.repeat = request.value("repeat", 1);
     detail::take_counts();  // a region of an earlier call that failed after it is not this call's
     auto result = backend.run(c, flags);
-    write_npy(result.output, request.at("out").get<std::string>());
+    if (request.value("hold_output", false)) {
+      state.held = std::move(result.output);
+      answer["held"] = true;
+    } else {
+      write_npy(result.output, request.at("out").get<std::string>());
+    }
     answer["status"] = "ok";
     answer["seconds"] = result.seconds;
     answer["samples"] = result.samples.empty() ? std::vector<double>{result.seconds} : result.samples;
@@ -206,6 +219,24 @@ json run(Backend& backend, const json& request, KeptCase& kept) {
   return answer;
 }
 
+json held_output(const json& request, HostState& state) {
+  json answer = {{"id", request.value("id", json())}};
+  if (!state.held) {
+    answer["status"] = "error";
+    answer["message"] = "no output is held";
+    return answer;
+  }
+  try {
+    write_npy(*state.held, request.at("out").get<std::string>());
+    answer["status"] = "ok";
+  } catch (const std::exception& e) {
+    answer["status"] = "error";
+    answer["message"] = e.what();
+  }
+  state.held.reset();
+  return answer;
+}
+
 }  // namespace
 
 int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, int fd_out) {
@@ -216,7 +247,7 @@ int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, 
 
   LineReader reader(fd_in);
   std::string line;
-  KeptCase kept;
+  HostState state;
   while (reader.next(line)) {
     if (line.empty()) continue;
     json answer;
@@ -227,7 +258,9 @@ int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, 
       if (op == "hello") {
         answer = hello(backend, capabilities, request);
       } else if (op == "run") {
-        answer = run(backend, request, kept);
+        answer = run(backend, request, state);
+      } else if (op == "output") {
+        answer = held_output(request, state);
       } else {
         answer = {{"id", request.value("id", json())}, {"status", "error"}, {"message", fmt::format("unknown op '{}'", op)}};
       }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -106,6 +107,7 @@ class WorkerBackend final : public Backend {
       throw BackendFault(fmt::format("{} gave up after {} crashes or time-outs in a row; last: {}", name_,
                                      failures_in_a_row_, last_failure_));
     }
+    held_.reset();  // a worker holds one output, the last run's
     const auto id = ++next_id_;
     // Folders of fresh, unguessable names, their files created exclusively: nothing a worker
     // left or planted (a link, a FIFO) is written through or read (npy.cpp). The inputs are
@@ -144,7 +146,9 @@ class WorkerBackend final : public Backend {
                       {"deterministic", flags.deterministic},
                       {"flush_caches", flags.flush_caches}}},
                     {"repeat", flags.repeat > 0 ? flags.repeat : 1},
-                    {"same_inputs", same_inputs}};
+                    {"same_inputs", same_inputs},
+                    // An output nobody reads (an unaudited built-in's timed call) stays there too.
+                    {"hold_output", flags.hold_output || flags.output_unused}};
     const double limit = case_seconds_left().value_or(request_timeout_.value_or(kDefaultCaseSeconds));
     json answer;
     try {
@@ -181,10 +185,12 @@ class WorkerBackend final : public Backend {
       throw Error(ErrorCode::backend, "", fmt::format("{}: {}", name_, message));
     }
     BackendOutput result;
-    try {
-      result.output = detail::read_npy(out, c.data.dtype(), c.data.shape(), detail::NpyTrust::worker_file);
-    } catch (const Error& e) {
-      throw BackendFault(fmt::format("{} wrote an invalid output: {}", name_, e.message()));
+    const auto held = answer.find("held");
+    if ((flags.hold_output || flags.output_unused) && held != answer.end() && held->is_boolean() && held->get<bool>()) {
+      result.held = true;
+      held_ = HeldOutput{c.data.dtype(), c.data.shape()};
+    } else {
+      result.output = read_output(out, c.data.dtype(), c.data.shape());  // a worker that predates hold_output wrote it
     }
     if (const auto it = answer.find("seconds"); it != answer.end()) result.seconds = time_of(*it, "seconds");
     if (const auto it = answer.find("samples"); it != answer.end() && it->is_array()) {
@@ -204,7 +210,33 @@ class WorkerBackend final : public Backend {
     return result;
   }
 
+  Tensor take_held_output() override {
+    if (!held_) return Backend::take_held_output();
+    const auto what = *std::exchange(held_, std::nullopt);
+    const PrivateDir request_dir(dir_->path(), std::to_string(++next_id_));
+    const std::string out = request_dir.path() + "/out.npy";
+    json answer;
+    try {
+      answer = process_->request({{"id", next_id_}, {"op", "output"}, {"out", out}},
+                                 request_timeout_.value_or(kDefaultCaseSeconds));
+    } catch (const ProcessFailure& failure) {
+      on_failure(failure);
+    }
+    if (text_of(answer, "status") != "ok") {
+      throw BackendFault(fmt::format("{} did not give the output it held: answered {}", name_, answer.dump()));
+    }
+    return read_output(out, what.dtype, what.shape);
+  }
+
  private:
+  Tensor read_output(const std::string& path, DType dtype, const Shape& shape) const {
+    try {
+      return detail::read_npy(path, dtype, shape, detail::NpyTrust::worker_file);
+    } catch (const Error& e) {
+      throw BackendFault(fmt::format("{} wrote an invalid output: {}", name_, e.message()));
+    }
+  }
+
   // Starts the worker and asks what it is, once; the answer decides availability.
   void ensure_hello() const {
     if (hello_done_) return;
@@ -331,6 +363,12 @@ class WorkerBackend final : public Backend {
     std::unique_ptr<PrivateDir> dir;
   };
   Inputs inputs_;
+  // The last run's output, kept by the worker (RunFlags::hold_output): its dtype and shape.
+  struct HeldOutput {
+    DType dtype;
+    Shape shape;
+  };
+  std::optional<HeldOutput> held_;
   mutable std::unique_ptr<WorkerProcess> process_;
   std::int64_t next_id_ = 0;
   int failures_in_a_row_ = 0;  // crashes and time-outs
