@@ -36,6 +36,7 @@ struct BenchFlags {
   int min_samples = 5;  // per benchmark and round
   bool no_verify = false;
   bool list = false;
+  bool progress = false;  // a line a benchmark on stderr also when it is no terminal
   std::uint64_t seed = 1;
   std::string gate;            // BASE,NEW: the paired gate after the run
   double gate_budget = 120.0;  // seconds of further rounds for undecided benchmarks
@@ -218,10 +219,19 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   const auto steps = items.size() * static_cast<std::size_t>(std::max(options.repetitions, 1));
   // An interrupt stops run_bench after the benchmark in hand; the report of those finished is
   // still written, so that a run ended by a time limit keeps its numbers.
+  auto last = std::chrono::steady_clock::now();
   auto result = run_bench(items, chosen->choice.run, options, [&](const std::string& name) {
-    if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", ++done, steps, name) << std::flush;
+    ++done;
+    if (o.progress) {
+      const auto now = std::chrono::steady_clock::now();
+      std::cerr << fmt::format("[{}/{}] {} ({:.1f} s since the last start)\n", done, steps, name,
+                               std::chrono::duration<double>(now - last).count());
+      last = now;
+    } else if (tty) {
+      std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, steps, name) << std::flush;
+    }
   });
-  if (tty) std::cerr << "\r\033[K" << std::flush;
+  if (tty && !o.progress) std::cerr << "\r\033[K" << std::flush;
   if (result.context.interrupted) {
     print_report(result, o);
     const auto measured = std::count_if(result.rows.begin(), result.rows.end(), [](const BenchRow& r) { return r.timed(); });
@@ -268,6 +278,9 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_flag("--list", o->list,
                 "print the selected benchmarks (op, dtype, shapes, bytes) and run nothing; --json FILE (- for stdout) "
                 "as JSON");
+  cmd->add_flag("--progress", o->progress,
+                "print a line as each benchmark starts, with the time since the last, also when stderr is no "
+                "terminal (a log of a run cut short shows where its time went)");
   cmd->add_option("--seed", o->seed, "seed of the order of the backends within each round (default 1)");
   cmd->add_option("--gate", o->gate,
                   "BASE,NEW: after the run, the paired gate of NEW against BASE (two labels of --backend); "

@@ -439,7 +439,7 @@ stage_bench() {
   for mode in nd elements update; do
     step "bench $mode" "$share" "$files/bench-$mode.txt" "$bin" bench --backend "$list" --python "$py" \
       --mode "$mode" --size "$size" --repetitions "$reps" --json "$files/bench-$mode.json" \
-      --markdown "$files/bench-$mode.md" "${sampling[@]}"
+      --markdown "$files/bench-$mode.md" --progress "${sampling[@]}"
     share=$((share - 1))
   done
   [ "$dry" -eq 1 ] && { echo "+ merge the reports; $py bench/summarize.py; $py scripts/plot_bench.py"; return; }

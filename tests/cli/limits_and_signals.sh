@@ -8,7 +8,8 @@
 #   beside it still passes (exit 1: "a case failed or errored", cli.md);
 # - SIGTERM and SIGINT in the middle of a run: non-zero exit, the cases that finished
 #   are in every report, each report complete (no half-written file, no temporary
-#   file left beside it).
+#   file left beside it);
+# - SIGTERM in the middle of a bench: exit 130, the report holds the rows measured before it.
 # Usage: bash limits_and_signals.sh /path/to/scatterctl /path/to/repo
 source "$(dirname "$0")/common.bash"
 KEEP_GOING=1
@@ -128,5 +129,37 @@ for sig in TERM INT HUP; do
   grep -qi 'interrupted' "$rep/r.md" || fail "$label: r.md does not say interrupted"
   echo "$label: stopped after $passed of 200 cases, exit $rc, reports complete"
 done
+
+# 4. bench cut short by SIGTERM (a time limit's signal) keeps the rows it measured: once the
+# third benchmark has started (--progress says so), the first two are in the report.
+rep="$TMP/reports_bench"
+mkdir "$rep"
+"$BIN" bench "$dir/many.json" --backend ref --repetitions 1 --min-samples 2 --max-seconds 0.05 --progress \
+  --json "$rep/b.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 600); do
+  grep -q '^\[3/200\] ' "$TMP/err" && break
+  sleep 0.1
+done
+kill -s TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] || fail "bench, SIGTERM: exit $rc, want 130"
+grep -q 'interrupted: the report holds the [0-9]* rows\? measured before it' "$TMP/err" ||
+  fail "bench, SIGTERM: stderr does not say what the report holds: $(tail -n 2 "$TMP/err")"
+if command -v python3 >/dev/null; then
+  python3 - "$rep/b.json" <<'PY' || fail "bench, SIGTERM: the report is wrong (above)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc["benchmarks"]
+measured = [b for b in rows if b.get("status") == "passed"]
+assert doc["context"]["interrupted"] is True, "context.interrupted is not true"
+assert 2 <= len(measured) < 200, f"{len(measured)} rows measured, want 2 to 199"
+assert all(b["iterations"] > 0 for b in measured), "a measured row without samples"
+cut = [b for b in rows if b.get("status") != "passed"]
+assert all(b.get("error_message") == "interrupted while it was measured" for b in cut), cut
+PY
+fi
+echo "bench, SIGTERM: exit $rc, the report holds the rows measured before the signal"
 
 end_checks
