@@ -10,8 +10,11 @@
 # into 15 MiB parts, gpu-check.tar.gz.part-aa and on, when larger), because the lending
 # machine returns at most 8 files; `tar -xzf` it (after `cat` of the parts) into a folder and
 # run scripts/assemble-results.sh on that folder.
-# Environment: STAGE_BUDGETS ("build=200 test=120 cases=60 sanitize=120 fuzz=60"), and
-# everything gpu-check.sh reads (COMMIT, BENCH_BACKENDS, BENCH_MAX_SECONDS, ...).
+# Environment: STAGES (the stages in their order, default "build test cases sanitize fuzz
+# bench"; bench takes the time left wherever it stands, less 60 s, the least budget, for each
+# stage after it),
+# STAGE_BUDGETS ("build=200 test=120 cases=60 sanitize=120 fuzz=60"), and everything
+# gpu-check.sh reads (COMMIT, BENCH_BACKENDS, BENCH_MAX_SECONDS, ...).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 total=${1:-560}
@@ -26,10 +29,16 @@ for stage in "${!budget[@]}"; do
     { echo "gpu-lease: the $stage budget must be 60 to 3600 s, not '${budget[$stage]}'" >&2; exit 2; }
 done
 
+stages=(${STAGES:-build test cases sanitize fuzz bench})
+for stage in "${stages[@]}"; do
+  [[ " build test cases sanitize fuzz bench " == *" $stage "* ]] || { echo "gpu-lease: unknown stage '$stage'" >&2; exit 2; }
+done
 verdicts=""
-for stage in build test cases sanitize fuzz bench; do
+for i in "${!stages[@]}"; do
+  stage=${stages[$i]}
   if [ "$stage" = bench ]; then
-    left=$((total - SECONDS - 25))
+    after=$((${#stages[@]} - i - 1))
+    left=$((total - SECONDS - 25 - 60 * after))
     [ "$left" -ge 60 ] || { verdicts+="bench: no time left ($left s); "; continue; }
     budget[bench]=$left
   fi
@@ -46,6 +55,6 @@ if [ "$(stat -c %s "$out/gpu-check.tar.gz")" -gt $((15 * 1048576)) ]; then
   split -b 15M "$out/gpu-check.tar.gz" "$out/gpu-check.tar.gz.part-" && rm "$out/gpu-check.tar.gz"
 fi
 echo "gpu-lease: ${verdicts% } in ${SECONDS} s"
-for stage in build test cases sanitize fuzz bench; do
+for stage in "${stages[@]}"; do
   [ -e "$scratch/$stage.md" ] && head -n 80 "$scratch/$stage.md"
 done | grep -E '^(# gpu-check|\| |ctest|fuzz|gpu-check|- \*\*|\*\*)' | head -n 120
