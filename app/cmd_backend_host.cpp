@@ -21,7 +21,7 @@ Command add_backend_host_command(CLI::App& app) {
             BackendConfig config;
             config.threads = flags->threads;
             auto backend = make_backend(flags->name, config);
-            return serve_backend(*backend, "", 3, 4);
+            return serve_backend(*backend, "", 3, 4, KeepCase::yes);
           }};
 }
 

@@ -243,6 +243,7 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   const int measured = print_report(result, o);
   const int gated = gate(result, o, items, chosen->choice.run, options);
   if (!o.json.empty()) write_text(o.json, bench_json(result));  // with the gate's further rounds
+  if (result.context.interrupted) return kExitInterrupted;
   return measured != kExitOk ? measured : gated;
 }
 

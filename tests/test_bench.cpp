@@ -723,6 +723,19 @@ TEST(BenchRounds, FurtherPassesAreNumberedAfterTheFirst) {
     EXPECT_GT(row.blocks[4], last_block) << "a further pass is a block of its own";
   }
   EXPECT_EQ(first.rows[0].blocks, first.rows[1].blocks);
+  // A further pass an interrupt cut short: its skipped rows leave the measured ones as they were.
+  auto cut = run_pair(a, b, 4, 0.0);
+  cut.context.interrupted = true;
+  for (auto& row : cut.rows) {
+    row.status = Status::skipped;
+    row.error = "interrupted while it was measured";
+  }
+  add_rounds(first, cut);
+  EXPECT_TRUE(first.context.interrupted);
+  for (const auto& row : first.rows) {
+    EXPECT_TRUE(row.timed()) << row.error;
+    EXPECT_EQ(row.timing.samples.size(), 8u);
+  }
 }
 
 // Every string a bench report prints is valid UTF-8 without control characters: a

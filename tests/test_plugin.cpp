@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -319,7 +320,10 @@ TEST(PluginBroken, CrashAndHangLoad) {
 // serve_plugin in a forked child, spoken to over two pipes as scatterctl will.
 class HostChild {
  public:
-  explicit HostChild(const std::string& plugin) {
+  explicit HostChild(const std::string& plugin)
+      : HostChild([plugin](int in, int out) { return serve_plugin(plugin, in, out); }) {}
+  // `serve(fd_in, fd_out)` in the child: serve_plugin or serve_backend.
+  explicit HostChild(const std::function<int(int, int)>& serve) {
     int requests[2];
     int answers[2];
     if (::pipe(requests) != 0 || ::pipe(answers) != 0) throw std::runtime_error("pipe failed");
@@ -329,7 +333,7 @@ class HostChild {
       ::close(answers[0]);
       int rc = 99;
       try {
-        rc = serve_plugin(plugin, requests[0], answers[1]);
+        rc = serve(requests[0], answers[1]);
       } catch (...) {
       }
       ::_exit(rc);
@@ -495,10 +499,14 @@ TEST(PluginHost, AnswersAnErrorForAMalformedRequest) {
   EXPECT_EQ(unknown->at("message"), "unknown op 'dance'");
 }
 
-// bench's later samples of a case say same_inputs: the host runs the case it kept and does not
-// read the files again; without it, or with another case, it reads them.
+// bench's later samples of a case say same_inputs: backend-host runs the case it kept and does
+// not read the files again; without it, or with another case, it reads them. A plugin's host
+// reads them every time.
 TEST(PluginHost, SameInputsRunsTheKeptCaseWithoutReadingTheFilesAgain) {
-  HostChild child(kExample);
+  HostChild child([](int in, int out) {
+    auto ref = make_backend("ref", BackendConfig{});
+    return serve_backend(*ref, "", in, out, KeepCase::yes);
+  });
   RunFiles files;
   const Case first = load_case(kSmallCase);
   Case second = load_case(kSmallCase);
@@ -518,6 +526,18 @@ TEST(PluginHost, SameInputsRunsTheKeptCaseWithoutReadingTheFilesAgain) {
   auto other_case = files.request(4, first, "scatter_elements", "none");
   other_case["case"]["name"] = "renamed";
   EXPECT_TRUE(same_bytes(output_of(other_case, true), reference_scatter(first)));
+
+  HostChild plugin(kExample);
+  const auto plugin_output_of = [&](json request) {
+    request["same_inputs"] = true;
+    plugin.send(request);
+    const auto answer = plugin.receive();
+    EXPECT_TRUE(answer.has_value() && answer->at("status") == "ok") << (answer ? answer->dump() : "no answer");
+    return read_npy(files.out());
+  };
+  EXPECT_TRUE(same_bytes(plugin_output_of(files.request(5, first, "scatter_elements", "none")), reference_scatter(first)));
+  EXPECT_TRUE(same_bytes(plugin_output_of(files.request(6, second, "scatter_elements", "none")), reference_scatter(second)))
+      << "a plugin's host kept its case";
 }
 
 // hold_output: the output is written only when an "output" request asks for it, once.

@@ -48,10 +48,10 @@ struct RunFlags {
   /// the backend is not audited). A backend may return an empty tensor instead of
   /// downloading it (cuda does); the time is the same either way, measured before.
   bool output_unused = false;
-  /// bench, an audited external backend: the backend may keep this call's output where it
-  /// ran (a worker process) and answer BackendOutput::held instead of sending it; the caller
-  /// takes it with take_held_output() if it audits this call. The worker learns whether it is
-  /// audited only after its time is in, so it cannot do the work for audited calls alone.
+  /// bench's timed calls: the backend may keep this call's output where it ran (a worker
+  /// process) and answer BackendOutput::held instead of sending it; the caller takes it with
+  /// take_held_output() if it audits this call. The worker learns whether it is audited only
+  /// after its time is in, so it cannot do the work for audited calls alone.
   bool hold_output = false;
 };
 

@@ -22,8 +22,14 @@ std::unique_ptr<Backend> make_plugin_backend(const std::string& path);
 /// 0 after `shutdown` or at the end of the requests, 1 when the channel breaks.
 int serve_plugin(const std::string& path, int fd_in, int fd_out);
 
+/// Whether a host keeps the last case for requests that say `same_inputs`: for scatterctl's own
+/// backends only. A plugin gets its inputs afresh from the files every request, so that one
+/// that changes them (past the fingerprints' size limit) cannot change the later calls' inputs.
+enum class KeepCase { no, yes };
+
 /// The same for any backend (`scatterctl backend-host NAME`, the far side of
 /// `exe:PATH:NAME`): `capabilities` is its declaration as JSON text, "" for every case.
-int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, int fd_out);
+int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, int fd_out,
+                  KeepCase keep = KeepCase::no);
 
 }  // namespace scatter

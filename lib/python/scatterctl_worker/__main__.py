@@ -138,12 +138,10 @@ def main(argv):
                     answer({"id": rid, "status": "error", "message": f"bad request: {e}"})
                     continue
                 try:
-                    if prep is None or a.fresh_inputs:
+                    if prep is None or a.untrusted:
                         prep = a.prepare(case, flags)
                     hold = req.get("hold_output") is True
-                    out, fields = a.run_prepared(prep, repeat, read_output=not hold)
-                    if hold:
-                        prep.check_inputs()  # every call, as result() would have
+                    out, fields = a.run_prepared(prep, repeat, read_output=not hold or a.untrusted)
                     kept = (key, case, prep)
                 except pm.Rejected as e:
                     answer({"id": rid, "status": "rejected", "code": e.code, "message": e.message[:4000]})
@@ -169,7 +167,7 @@ def main(argv):
                 # until an 'output' request asks for it: bench audits some calls, and says which
                 # only after the call's time is in.
                 if hold:
-                    held = (case, prep)
+                    held = (case, prep, out)  # out: None while the output stays on the device
                     answer({"id": rid, "status": "ok", "held": True} | fields)
                 else:
                     pm.check_output(case, out)
@@ -182,10 +180,11 @@ def main(argv):
                     answer({"id": rid, "status": "error",
                             "message": "no output is held" if held is None else "output: 'out' must be a path"})
                     continue
-                case, prep = held
+                case, prep, out = held
                 held = None
                 try:
-                    out = prep.result()
+                    if out is None:
+                        out = prep.result()
                     protocol_mod.check_output(case, out)
                     protocol_mod.write_npy(out_path, out)
                 except Exception as e:

@@ -32,17 +32,15 @@ class Prepared:
     def result(self):
         raise NotImplementedError
 
-    def check_inputs(self):
-        """Raises if the call changed its inputs (a user's kernel); result() checks it too."""
-
 
 class Adapter:
     """One framework. Subclasses set name and implement load(), capabilities(), prepare()."""
 
     name = "?"
-    # Whether a case kept between requests (same_inputs) is prepared again from its host
-    # tensors each request (new framework arrays) rather than run as it was prepared.
-    fresh_inputs = False
+    # A user's code rather than a framework's op: a case kept between requests (same_inputs) is
+    # prepared again from its host tensors each request (new arrays), and each call's output
+    # is read back and checked right after it (result()), also when the output is held.
+    untrusted = False
 
     def __init__(self):
         self.settings = {}

@@ -210,16 +210,12 @@ class _Call(Prepared):
         except Exception as e:
             raise KernelError(described(e, e.__traceback__.tb_next)) from e  # from the kernel's own frame
 
-    def check_inputs(self):
+    def result(self):
         case, arrays = self.case, self.adapter.arrays
         for name, tensor, given in zip(("data", "indices", "updates"), (case.data, case.indices, case.updates),
                                        self.inputs):
             if not _unchanged(tensor, given, arrays):
                 raise KernelError(f"the kernel modified its input {name} (inputs are read-only: return a new array)")
-
-    def result(self):
-        case, arrays = self.case, self.adapter.arrays
-        self.check_inputs()
         y = np.asarray(arrays.to_host(self.out, case.dtype))
         if y.shape != case.data.shape:
             raise KernelError(f"the kernel returned shape {y.shape}, data is {case.data.shape}")
@@ -230,9 +226,10 @@ class _Call(Prepared):
 
 
 class KernelAdapter(Adapter):
-    # A user's kernel gets new arrays every request, also when the case is kept between bench's
-    # samples: it cannot recognise its inputs by identity and return a cached output.
-    fresh_inputs = True
+    # New arrays every request, also when the case is kept between bench's samples, so that a
+    # kernel cannot recognise its inputs by identity and return a cached output; its output is
+    # read back after every call, so that work left running past the timer is caught.
+    untrusted = True
 
     def __init__(self, spec):
         super().__init__()

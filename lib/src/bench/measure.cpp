@@ -241,9 +241,10 @@ void audit_last(Contender& k, const BenchOptions& options) {
 double take_sample(Contender& k, const BenchOptions& options, Counts* events = nullptr) {
   double value = 0.0;
   k.flags.output_unused = !k.audited;
-  // An audited backend keeps each output where it ran; the draw after the call decides which
-  // ones travel here (the last one of the pass always does, in audit_last).
-  k.flags.hold_output = k.audited;
+  // A worker keeps each timed output where it ran: the draw after the call decides which ones
+  // travel here (the last one of the pass always does, in audit_last); an unaudited
+  // backend's never do.
+  k.flags.hold_output = true;
   for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
     auto out = k.backend->run(k.facts->c(), k.flags);
     ++k.calls;
@@ -474,6 +475,9 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
     for (std::size_t i = 0; i < items.size() && !interrupted(); ++i) {
       const auto& item = items[i];
       if (progress) progress(passes > 1 ? fmt::format("{} (pass {}/{})", item.name, pass + 1, passes) : item.name);
+      // Each row's samples before this pass: an interrupt during it takes the pass's back.
+      std::vector<std::size_t> sampled_before(backends.size());
+      for (std::size_t b = 0; b < backends.size(); ++b) sampled_before[b] = report.rows[i * backends.size() + b].timing.samples.size();
       try {
         std::optional<Case> c;
         std::string invalid;
@@ -517,12 +521,16 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
       } catch (const Error& e) {
         if (e.code() != ErrorCode::interrupted) throw;
       }
-      // A benchmark an interrupt cut short on its first pass has unpaired, partial samples, if
-      // any: it is left out of the numbers, and those finished before it stand.
-      if (interrupted() && pass == 0) {
+      // A pass an interrupt cut short has unpaired, partial samples, unaudited: they are left
+      // out, and the passes finished before it stand (a row with none is skipped).
+      if (interrupted()) {
         for (std::size_t b = 0; b < backends.size(); ++b) {
           auto& row = report.rows[i * backends.size() + b];
-          if (row.timed()) end_row(row, Status::skipped, "interrupted while it was measured");
+          if (!row.timed()) continue;
+          row.timing.samples.resize(std::min(row.timing.samples.size(), sampled_before[b]));
+          row.rounds.resize(std::min(row.rounds.size(), sampled_before[b]));
+          row.blocks.resize(std::min(row.blocks.size(), sampled_before[b]));
+          if (row.timing.samples.empty()) end_row(row, Status::skipped, "interrupted while it was measured");
         }
       }
     }
@@ -549,6 +557,8 @@ void add_rounds(BenchReport& into, const BenchReport& more) {
                            [&](const BenchRow& r) { return r.name == extra.name && r.backend == extra.backend; });
     if (it == into.rows.end() || !it->timed()) continue;
     if (!extra.timed()) {
+      // A benchmark an interrupt cut in the later run keeps what the earlier one measured.
+      if (more.context.interrupted && extra.status == Status::skipped) continue;
       it->status = extra.status;
       it->error = extra.error;
       continue;
@@ -560,6 +570,7 @@ void add_rounds(BenchReport& into, const BenchReport& more) {
     it->timing = summarize(std::move(samples));
   }
   into.context.load_end = more.context.load_end;
+  into.context.interrupted = into.context.interrupted || more.context.interrupted;
 }
 
 }  // namespace scatter

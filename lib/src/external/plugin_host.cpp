@@ -141,13 +141,14 @@ struct KeptCase {
 // What the host keeps between requests: the last case, and the last run's output when the
 // run said "hold_output" (bench asks for it with an "output" request only if it audits the call).
 struct HostState {
+  KeepCase keep = KeepCase::no;
   KeptCase kept;
   std::optional<Tensor> held;
 };
 
-const Case& case_for(const json& request, KeptCase& kept, bool& reused) {
+const Case& case_for(const json& request, KeepCase keep, KeptCase& kept, bool& reused) {
   json key = {request.at("case"), request.at("data"), request.at("indices"), request.at("updates")};
-  reused = request.value("same_inputs", false) && kept.c && kept.key == key;
+  reused = keep == KeepCase::yes && request.value("same_inputs", false) && kept.c && kept.key == key;
   if (!reused) {
     kept = {};
     kept.c = case_of(request);
@@ -166,7 +167,7 @@ json run(Backend& backend, const json& request, HostState& state) {
   }
   try {
     bool reused = false;
-    const Case& c = case_for(request, state.kept, reused);
+    const Case& c = case_for(request, state.keep, state.kept, reused);
     const auto flags_in = request.value("flags", json::object());
     RunFlags flags;
     flags.same_inputs = reused;
@@ -214,6 +215,7 @@ json run(Backend& backend, const json& request, HostState& state) {
     answer["status"] = "error";
     answer["message"] = e.what();
   }
+  if (answer.value("status", "") != "ok") state.kept = {};  // a case that failed is read afresh
   // A plugin lost during this call (its GPU context gone) says so once: the caller skips the rest.
   if (const auto availability = backend.availability(); !availability.available) answer["lost"] = availability.reason;
   return answer;
@@ -239,7 +241,7 @@ json held_output(const json& request, HostState& state) {
 
 }  // namespace
 
-int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, int fd_out) {
+int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, int fd_out, KeepCase keep) {
   // The parent may go away mid-answer: a failed write ends the loop, not a signal.
   ::signal(SIGPIPE, SIG_IGN);
   // Plugins print; stdout is not the channel, but keep it off whatever the parent reads.
@@ -248,6 +250,7 @@ int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, 
   LineReader reader(fd_in);
   std::string line;
   HostState state;
+  state.keep = keep;
   while (reader.next(line)) {
     if (line.empty()) continue;
     json answer;

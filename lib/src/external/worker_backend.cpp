@@ -114,6 +114,8 @@ class WorkerBackend final : public Backend {
     // written once a case: bench's later samples of it (RunFlags::same_inputs) name the same
     // files, and the worker may keep what it loaded from them. A large case's inputs are GBs:
     // written, read and uploaded again for every sample, they took most of a bench run's time.
+    // The pointer alone would not do (bench's Case of the next benchmark may sit at the same
+    // address); bench's flag says it is the same case, unchanged, as the last call's.
     const bool same_inputs = flags.same_inputs && inputs_.dir && inputs_.source == &c;
     if (!same_inputs) {
       inputs_ = {};
@@ -147,8 +149,7 @@ class WorkerBackend final : public Backend {
                       {"flush_caches", flags.flush_caches}}},
                     {"repeat", flags.repeat > 0 ? flags.repeat : 1},
                     {"same_inputs", same_inputs},
-                    // An output nobody reads (an unaudited built-in's timed call) stays there too.
-                    {"hold_output", flags.hold_output || flags.output_unused}};
+                    {"hold_output", flags.hold_output}};
     const double limit = case_seconds_left().value_or(request_timeout_.value_or(kDefaultCaseSeconds));
     json answer;
     try {
@@ -186,7 +187,7 @@ class WorkerBackend final : public Backend {
     }
     BackendOutput result;
     const auto held = answer.find("held");
-    if ((flags.hold_output || flags.output_unused) && held != answer.end() && held->is_boolean() && held->get<bool>()) {
+    if (flags.hold_output && held != answer.end() && held->is_boolean() && held->get<bool>()) {
       result.held = true;
       held_ = HeldOutput{c.data.dtype(), c.data.shape()};
     } else {
