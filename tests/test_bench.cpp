@@ -1,6 +1,8 @@
 // The regression gate and the byte model, on synthetic reports and hand-counted bytes.
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include <utility>
 
 #include "scatter/bench.hpp"
+#include "scatter/cancel.hpp"
 #include "test_util.hpp"
 
 namespace scatter {
@@ -470,6 +473,55 @@ TEST(BenchRun, OnlyOutputsThatAreJudgedAreAskedFor) {
   FlagRecorder external(BackendRole::external);
   ASSERT_EQ(run_bench({tiny_item("t")}, {&external}, options, nullptr).rows[0].status, Status::passed);
   for (std::size_t i = 0; i < external.unused.size(); ++i) EXPECT_FALSE(external.unused[i]) << "audited call " << i;
+}
+
+// Asks for an interrupt (as SIGTERM would) on its call number `at`.
+class InterruptAt final : public Backend {
+ public:
+  explicit InterruptAt(int at) : at_(at) {}
+  std::string_view name() const override { return "interrupt"; }
+  Availability availability() const override { return {true, ""}; }
+  std::string device() const override { return "test"; }
+  BackendOutput run(const Case& c, const RunFlags&) override {
+    if (++calls_ == at_) request_interrupt();
+    return {reference_scatter(c), 1e-6};
+  }
+
+ private:
+  int at_;
+  int calls_ = 0;
+};
+
+// An interrupt in the second pass takes that pass's samples back (unpaired, the pass's last
+// call unaudited); the first pass's stand. In a child process: the interrupt cannot be undone.
+TEST(BenchRun, AnInterruptInALaterPassKeepsTheEarlierPasses) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    BenchOptions options;
+    options.verify = false;
+    options.repetitions = 2;
+    options.min_samples = 4;
+    options.max_samples = 4;
+    InterruptAt backend(5 + 3);  // a pass is a warm-up and 4 samples: the 2nd sample of pass 2
+    const auto r = run_bench({tiny_item("t")}, {&backend}, options, nullptr);
+    const auto line = fmt::format("{} {} {} {}", r.rows.size(), r.rows[0].timed(), r.rows[0].timing.samples.size(),
+                                  r.context.interrupted);
+    const auto written = ::write(fds[1], line.data(), line.size());
+    ::_exit(written == static_cast<ssize_t>(line.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char chunk[256];
+  for (ssize_t n; (n = ::read(fds[0], chunk, sizeof chunk)) > 0;) text.append(chunk, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(text, "1 true 4 true") << "rows, timed, samples, interrupted";
 }
 
 TEST(BenchRun, RepetitionsPoolSamplesAndTheSlowdownKnobRepeatsTheOp) {
