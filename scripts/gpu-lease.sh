@@ -7,8 +7,8 @@
 # Each stage runs under its own budget (scripts/gpu-check.sh); bench gets the rest, less 25 s
 # for packing, and a bench mode the budget stops still writes the rows it finished. The
 # stages' files go to a scratch folder and come back packed as $OUT/gpu-check.tar.gz (split
-# into 15 MiB parts, gpu-check.tar.gz.part-aa and on, when larger), because the lending
-# machine returns at most 8 files; `tar -xzf` it (after `cat` of the parts) into a folder and
+# into 15 MiB parts, gpu-check.tar.gz.part-aa and on, when larger), so that a machine that
+# hands back only a few files gives back everything; `tar -xzf` it (after `cat` of the parts) into a folder and
 # run scripts/assemble-results.sh on that folder.
 # Environment: STAGES (the stages in their order, default "build test cases sanitize fuzz
 # bench"; bench takes the time left wherever it stands, less 60 s, the least budget, for each
