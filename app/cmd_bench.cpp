@@ -234,7 +234,8 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   if (tty && !o.progress) std::cerr << "\r\033[K" << std::flush;
   if (result.context.interrupted) {
     print_report(result, o);
-    const auto measured = std::count_if(result.rows.begin(), result.rows.end(), [](const BenchRow& r) { return r.timed(); });
+    const auto measured =
+        std::count_if(result.rows.begin(), result.rows.end(), [](const BenchRow& r) { return r.timed(); });
     std::cerr << fmt::format("scatterctl: interrupted: the report holds the {} row{} measured before it\n", measured,
                              measured == 1 ? "" : "s");
     return kExitInterrupted;

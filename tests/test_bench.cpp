@@ -315,12 +315,22 @@ TEST(BenchNames, GoogleBenchmarkRepetitionsMatchScatterctlRows) {
   EXPECT_EQ(row(c, "a@ref").next_samples, 5u);
 }
 
-// A backend whose output is wrong at element 0, and fast.
-class WrongBackend final : public Backend {
+// A test backend: always available, on the device "test"; subclasses give run().
+class TestBackend : public Backend {
  public:
-  std::string_view name() const override { return "wrong"; }
+  explicit TestBackend(std::string name) : name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
   Availability availability() const override { return {true, ""}; }
   std::string device() const override { return "test"; }
+
+ protected:
+  std::string name_;
+};
+
+// A backend whose output is wrong at element 0, and fast.
+class WrongBackend final : public TestBackend {
+ public:
+  WrongBackend() : TestBackend("wrong") {}
   BackendOutput run(const Case& c, const RunFlags&) override {
     ++calls;
     auto out = reference_scatter(c);
@@ -363,11 +373,9 @@ TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {
 
 // An external backend right on its first call of a case, then off by one at element 0 (an
 // output cached and reused, say): the check before timing passes it, the audit must not.
-class StaleAfterFirst final : public Backend {
+class StaleAfterFirst final : public TestBackend {
  public:
-  std::string_view name() const override { return "stale"; }
-  Availability availability() const override { return {true, ""}; }
-  std::string device() const override { return "test"; }
+  StaleAfterFirst() : TestBackend("stale") {}
   BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     auto out = reference_scatter(c);
@@ -444,12 +452,9 @@ TEST(BenchVerify, HeldOutputsTravelOnlyForTheAuditedCalls) {
 
 // Records each call's output_unused: the check before timing needs the output; a built-in
 // backend's timed calls do not (cuda skips their download), an audited external one's do.
-class FlagRecorder final : public Backend {
+class FlagRecorder final : public TestBackend {
  public:
-  explicit FlagRecorder(BackendRole role) : role_(role) {}
-  std::string_view name() const override { return "recorder"; }
-  Availability availability() const override { return {true, ""}; }
-  std::string device() const override { return "test"; }
+  explicit FlagRecorder(BackendRole role) : TestBackend("recorder"), role_(role) {}
   BackendTraits traits() const override { return {role_, MemoryKind::host, 1}; }
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     unused.push_back(flags.output_unused);
@@ -476,12 +481,9 @@ TEST(BenchRun, OnlyOutputsThatAreJudgedAreAskedFor) {
 }
 
 // Asks for an interrupt (as SIGTERM would) on its call number `at`.
-class InterruptAt final : public Backend {
+class InterruptAt final : public TestBackend {
  public:
-  explicit InterruptAt(int at) : at_(at) {}
-  std::string_view name() const override { return "interrupt"; }
-  Availability availability() const override { return {true, ""}; }
-  std::string device() const override { return "test"; }
+  explicit InterruptAt(int at) : TestBackend("interrupt"), at_(at) {}
   BackendOutput run(const Case& c, const RunFlags&) override {
     if (++calls_ == at_) request_interrupt();
     return {reference_scatter(c), 1e-6};
@@ -706,17 +708,13 @@ TEST(ByteModel, NoneWithDuplicatesCountsOnlyTheWinners) {
 }
 
 // A backend whose every other call takes 0.1% longer: stable within the spread target.
-class Alternating final : public Backend {
+class Alternating final : public TestBackend {
  public:
-  explicit Alternating(std::string name) : name_(std::move(name)) {}
-  std::string_view name() const override { return name_; }
-  Availability availability() const override { return {true, ""}; }
-  std::string device() const override { return "test"; }
+  explicit Alternating(std::string name) : TestBackend(std::move(name)) {}
   BackendOutput run(const Case& c, const RunFlags&) override {
     order.push_back(name_);
     return {reference_scatter(c), 0.001 * (++calls % 2 ? 1.0 : 1.001)};
   }
-  std::string name_;
   int calls = 0;
   inline static std::vector<std::string> order;
 };

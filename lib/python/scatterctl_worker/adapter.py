@@ -66,12 +66,9 @@ class Adapter:
                 "device": self.device, "settings": {k: str(v) for k, v in self.settings.items()},
                 "capabilities": self.capabilities()}
 
-    def run(self, case, flags, repeat):
-        """-> (output Tensor, answer fields)."""
-        return self.run_prepared(self.prepare(case, flags), repeat)
-
     def run_prepared(self, prep, repeat, read_output=True):
-        """Times a prepared case (one kept from an earlier request too: reset() restores it).
+        """Times a prepared case (one kept from an earlier request too: reset() restores it);
+        -> (output Tensor, answer fields).
         read_output False leaves the output where it is (None is returned for it): prep.result()
         reads it later, until the next call."""
         samples = []

@@ -446,6 +446,51 @@ std::array<std::uint64_t, 3> fingerprints(const Case& c) {
 
 }  // namespace
 
+// One pass of benchmark i: its case made, each backend's row started and checked (on the first
+// pass), then sampled in rounds; the inputs' fingerprints and the working set's copy line after.
+void measure_pass(const BenchItem& item, std::size_t i, int pass, const std::vector<Backend*>& backends,
+                  const BenchOptions& options, Numbering& numbering, BenchReport& report) {
+  std::optional<Case> c;
+  std::string invalid;
+  try {
+    c = materialize(item.decl);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::interrupted) throw;
+    invalid = e.message();
+  }
+  std::optional<CaseFacts> facts;
+  if (c) facts.emplace(*c);
+  std::vector<Contender> contenders;
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    BenchRow& row = report.rows[i * backends.size() + b];
+    if (pass == 0) start_row(row, item, *backends[b], options, c ? &*c : nullptr, invalid);
+    if (!c || !row.timed()) continue;
+    Contender k{backends[b], &row, &*facts, RunFlags{item.in_place, item.deterministic, options.cold}};
+    for (const auto& slow : options.slowdown) {
+      if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
+    }
+    if (pass == 0) check_row(k, options);
+    k.audited = row.verified && backends[b]->is_external();
+    k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
+                               static_cast<std::uint64_t>(pass));
+    if (row.timed()) contenders.push_back(std::move(k));
+  }
+  const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};
+  sample_in_rounds(contenders, options, numbering, options.seed + i);
+  if (c && fingerprints(*c) != inputs_before) {
+    for (auto& k : contenders) {
+      if (k.row->timed()) end_row(*k.row, Status::failed, "the case's inputs changed while it was timed (a backend wrote into them)");
+    }
+  }
+  if (pass == 0) {
+    for (auto& k : contenders) {
+      if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {
+        k.row->working_set_copy_bandwidth = probe->copy_of(k.row->bytes.total());
+      }
+    }
+  }
+}
+
 BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
                       const BenchOptions& options, const std::function<void(const std::string&)>& progress) {
   BenchReport report;
@@ -477,47 +522,11 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
       if (progress) progress(passes > 1 ? fmt::format("{} (pass {}/{})", item.name, pass + 1, passes) : item.name);
       // Each row's samples before this pass: an interrupt during it takes the pass's back.
       std::vector<std::size_t> sampled_before(backends.size());
-      for (std::size_t b = 0; b < backends.size(); ++b) sampled_before[b] = report.rows[i * backends.size() + b].timing.samples.size();
+      for (std::size_t b = 0; b < backends.size(); ++b) {
+        sampled_before[b] = report.rows[i * backends.size() + b].timing.samples.size();
+      }
       try {
-        std::optional<Case> c;
-        std::string invalid;
-        try {
-          c = materialize(item.decl);
-        } catch (const Error& e) {
-          if (e.code() == ErrorCode::interrupted) throw;
-          invalid = e.message();
-        }
-        std::optional<CaseFacts> facts;
-        if (c) facts.emplace(*c);
-        std::vector<Contender> contenders;
-        for (std::size_t b = 0; b < backends.size(); ++b) {
-          BenchRow& row = report.rows[i * backends.size() + b];
-          if (pass == 0) start_row(row, item, *backends[b], options, c ? &*c : nullptr, invalid);
-          if (!c || !row.timed()) continue;
-          Contender k{backends[b], &row, &*facts, RunFlags{item.in_place, item.deterministic, options.cold}};
-          for (const auto& slow : options.slowdown) {
-            if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
-          }
-          if (pass == 0) check_row(k, options);
-          k.audited = row.verified && backends[b]->is_external();
-          k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
-                                     static_cast<std::uint64_t>(pass));
-          if (row.timed()) contenders.push_back(std::move(k));
-        }
-        const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};
-        sample_in_rounds(contenders, options, numbering[i], options.seed + i);
-        if (c && fingerprints(*c) != inputs_before) {
-          for (auto& k : contenders) {
-            if (k.row->timed()) end_row(*k.row, Status::failed, "the case's inputs changed while it was timed (a backend wrote into them)");
-          }
-        }
-        if (pass == 0) {
-          for (auto& k : contenders) {
-            if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {
-              k.row->working_set_copy_bandwidth = probe->copy_of(k.row->bytes.total());
-            }
-          }
-        }
+        measure_pass(item, i, pass, backends, options, numbering[i], report);
       } catch (const Error& e) {
         if (e.code() != ErrorCode::interrupted) throw;
       }

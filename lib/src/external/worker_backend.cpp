@@ -191,7 +191,8 @@ class WorkerBackend final : public Backend {
       result.held = true;
       held_ = HeldOutput{c.data.dtype(), c.data.shape()};
     } else {
-      result.output = read_output(out, c.data.dtype(), c.data.shape());  // a worker that predates hold_output wrote it
+      // Asked to write it, or a worker that predates hold_output wrote it anyway.
+      result.output = read_output(out, c.data.dtype(), c.data.shape());
     }
     if (const auto it = answer.find("seconds"); it != answer.end()) result.seconds = time_of(*it, "seconds");
     if (const auto it = answer.find("samples"); it != answer.end() && it->is_array()) {
