@@ -220,15 +220,19 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   // An interrupt stops run_bench after the benchmark in hand; the report of those finished is
   // still written, so that a run ended by a time limit keeps its numbers.
   auto last = std::chrono::steady_clock::now();
-  auto result = run_bench(items, chosen->choice.run, options, [&](const std::string& name) {
+  auto result = run_bench(items, chosen->choice.run, options, [&](const BenchProgress& step) {
+    if (!step.took.empty()) {
+      if (o.progress) std::cerr << fmt::format("      {}\n", step.took);
+      return;
+    }
     ++done;
     if (o.progress) {
       const auto now = std::chrono::steady_clock::now();
-      std::cerr << fmt::format("[{}/{}] {} ({:.1f} s since the last start)\n", done, steps, name,
+      std::cerr << fmt::format("[{}/{}] {} ({:.1f} s since the last start)\n", done, steps, step.name,
                                std::chrono::duration<double>(now - last).count());
       last = now;
     } else if (tty) {
-      std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, steps, name) << std::flush;
+      std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, steps, step.name) << std::flush;
     }
   });
   if (tty && !o.progress) std::cerr << "\r\033[K" << std::flush;

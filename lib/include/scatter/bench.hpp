@@ -198,9 +198,18 @@ struct BenchReport {
   std::vector<BenchRow> rows;
 };
 
-/// Runs each item on each backend. `progress` is told each benchmark's name as it starts.
+/// A benchmark's start (`took` empty) or its end, with where its wall time went: the case's
+/// making, each backend's check, calls and audits (and the time those calls measured), the
+/// inputs' fingerprints and the copy line. On a large case the harness, not the timed calls,
+/// takes most of a benchmark's minute; this says which part.
+struct BenchProgress {
+  std::string name;
+  std::string took;
+};
+
+/// Runs each item on each backend. `progress` is told each benchmark's start and end.
 BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
-                      const BenchOptions& options, const std::function<void(const std::string&)>& progress);
+                      const BenchOptions& options, const std::function<void(const BenchProgress&)>& progress);
 
 /// Adds the samples of `more` (a later run_bench of some of the same benchmarks and backends)
 /// to the rows of `into`, its rounds numbered after theirs, and recomputes the statistics:

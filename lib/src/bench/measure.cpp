@@ -35,6 +35,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   const double pos = q * static_cast<double>(v.size() - 1);
@@ -176,6 +180,12 @@ struct Contender {
   int calls = 0;  // calls of this pass, warm-ups included
   std::optional<Tensor> unaudited_last = std::nullopt;  // the latest call's output, when not audited at once
   bool last_held = false;  // the latest call's output is held by the backend, not audited yet
+  // Wall seconds of this pass, for BenchProgress: the check, the calls (warm-ups included),
+  // what the samples measured, and the audits (an output fetched and judged).
+  double check_wall = 0.0;
+  double calls_wall = 0.0;
+  double measured_time = 0.0;
+  double audit_wall = 0.0;
 };
 
 // A call's output: returned, or held by the backend (RunFlags::hold_output) and taken now.
@@ -218,7 +228,9 @@ void end_row(BenchRow& row, Status status, std::string why) {
 // Judges the output of timed call `call` as the check before timing judged its output: any
 // other verdict means that the output changed between calls, and the row fails.
 void audit(Contender& k, Tensor output, int call, const BenchOptions& options) {
+  const auto start = Clock::now();
   const auto t = judge(*k.backend, *k.facts, trial_options(k, options), std::move(output));
+  k.audit_wall += seconds_since(start);
   if (t.status == k.row->status) return;
   end_row(*k.row, Status::failed,
           fmt::format("timed call {} returned another output than the call checked before timing (an output cached, "
@@ -229,9 +241,11 @@ void audit(Contender& k, Tensor output, int call, const BenchOptions& options) {
 // Audits the pass's last call, unless it was audited when it returned.
 void audit_last(Contender& k, const BenchOptions& options) {
   if (!(k.unaudited_last || k.last_held) || !k.row->timed()) return;
+  const auto start = Clock::now();
   auto last = k.last_held ? k.backend->take_held_output() : std::move(*k.unaudited_last);
   k.unaudited_last.reset();
   k.last_held = false;
+  k.audit_wall += seconds_since(start);  // the fetch; audit() adds the judging
   audit(k, std::move(last), k.calls, options);
 }
 
@@ -246,13 +260,18 @@ double take_sample(Contender& k, const BenchOptions& options, Counts* events = n
   // backend's never do.
   k.flags.hold_output = true;
   for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
+    const auto start = Clock::now();
     auto out = k.backend->run(k.facts->c(), k.flags);
+    k.calls_wall += seconds_since(start);
     ++k.calls;
     if (k.audited) {
       k.unaudited_last.reset();
       k.last_held = false;
       if (k.audit_draws.next() % kAuditOneIn == 0) {
-        audit(k, output_of(k, out), k.calls, options);
+        const auto fetch = Clock::now();
+        auto output = output_of(k, out);
+        k.audit_wall += seconds_since(fetch);
+        audit(k, std::move(output), k.calls, options);
         if (!k.row->timed()) throw AuditFailed{};
       } else if (out.held) {
         k.last_held = true;
@@ -359,7 +378,9 @@ void start_block(std::vector<Contender>& contenders, const BenchOptions& options
   std::iota(order.begin(), order.end(), 0);
   shuffle(order, rng);
   if (renew) {
-    for (const auto j : order) contenders[j].backend->renew();
+    for (const auto j : order) {
+      if (contenders[j].row->timed()) contenders[j].backend->renew();
+    }
   }
   for (const auto j : order) {
     auto& k = contenders[j];
@@ -387,10 +408,10 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
                       std::uint64_t seed) {
   SplitMix64 order_rng(seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(at.round + 1)));
   start_block(contenders, options, order_rng, false);
-  std::erase_if(contenders, [](const Contender& k) { return !k.row->timed(); });
-  if (contenders.empty()) return;
+  const auto timed = std::count_if(contenders.begin(), contenders.end(), [](const Contender& k) { return k.row->timed(); });
+  if (timed == 0) return;
   ++at.block;  // a pass starts a block of its own
-  const auto budget = options.max_seconds * static_cast<double>(contenders.size());
+  const auto budget = options.max_seconds * static_cast<double>(timed);
   const auto start = Clock::now();
   std::vector<std::size_t> order(contenders.size());
   std::iota(order.begin(), order.end(), 0);
@@ -406,6 +427,7 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       try {
         Counts events;
         k.row->timing.samples.push_back(take_sample(k, options, &events));
+        if (k.row->counter == Counter::time) k.measured_time += k.row->timing.samples.back();
         k.row->rounds.push_back(at.round);
         k.row->blocks.push_back(at.block);
         add_events(*k.row, events);
@@ -446,10 +468,27 @@ std::array<std::uint64_t, 3> fingerprints(const Case& c) {
 
 }  // namespace
 
+// Where a pass's wall time went, for BenchProgress::took.
+std::string wall_breakdown(double total, double making, const std::vector<Contender>& contenders, double fingerprinting,
+                           double copy_line) {
+  std::string text = fmt::format("{:.1f} s: case {:.1f} s", total, making);
+  for (const auto& k : contenders) {
+    text += fmt::format("; {}: check {:.1f} s, {} call{} {:.1f} s", k.backend->label(), k.check_wall, k.calls,
+                        k.calls == 1 ? "" : "s", k.calls_wall);
+    if (k.row->counter == Counter::time) text += fmt::format(" (samples measured {:.3f} s)", k.measured_time);
+    if (k.audit_wall > 0) text += fmt::format(", audits {:.1f} s", k.audit_wall);
+  }
+  text += fmt::format("; inputs' fingerprints {:.1f} s", fingerprinting);
+  if (copy_line > 0) text += fmt::format("; copy line {:.1f} s", copy_line);
+  return text;
+}
+
 // One pass of benchmark i: its case made, each backend's row started and checked (on the first
 // pass), then sampled in rounds; the inputs' fingerprints and the working set's copy line after.
-void measure_pass(const BenchItem& item, std::size_t i, int pass, const std::vector<Backend*>& backends,
-                  const BenchOptions& options, Numbering& numbering, BenchReport& report) {
+// Returns where its wall time went.
+std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const std::vector<Backend*>& backends,
+                         const BenchOptions& options, Numbering& numbering, BenchReport& report) {
+  const auto start = Clock::now();
   std::optional<Case> c;
   std::string invalid;
   try {
@@ -460,6 +499,7 @@ void measure_pass(const BenchItem& item, std::size_t i, int pass, const std::vec
   }
   std::optional<CaseFacts> facts;
   if (c) facts.emplace(*c);
+  const double making = seconds_since(start);
   std::vector<Contender> contenders;
   for (std::size_t b = 0; b < backends.size(); ++b) {
     BenchRow& row = report.rows[i * backends.size() + b];
@@ -469,19 +509,27 @@ void measure_pass(const BenchItem& item, std::size_t i, int pass, const std::vec
     for (const auto& slow : options.slowdown) {
       if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
     }
+    const auto check_start = Clock::now();
     if (pass == 0) check_row(k, options);
+    k.check_wall = seconds_since(check_start);
     k.audited = row.verified && backends[b]->is_external();
     k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
                                static_cast<std::uint64_t>(pass));
-    if (row.timed()) contenders.push_back(std::move(k));
+    contenders.push_back(std::move(k));
   }
+  auto fingerprint_start = Clock::now();
   const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};
+  double fingerprinting = seconds_since(fingerprint_start);
+  // A row its check failed is left out of the rounds, but its check's time is still told.
   sample_in_rounds(contenders, options, numbering, options.seed + i);
+  fingerprint_start = Clock::now();
   if (c && fingerprints(*c) != inputs_before) {
     for (auto& k : contenders) {
       if (k.row->timed()) end_row(*k.row, Status::failed, "the case's inputs changed while it was timed (a backend wrote into them)");
     }
   }
+  fingerprinting += seconds_since(fingerprint_start);
+  const auto copy_line_start = Clock::now();
   if (pass == 0) {
     for (auto& k : contenders) {
       if (auto* probe = probe_for(*k.backend); probe && k.row->timed()) {
@@ -489,10 +537,11 @@ void measure_pass(const BenchItem& item, std::size_t i, int pass, const std::vec
       }
     }
   }
+  return wall_breakdown(seconds_since(start), making, contenders, fingerprinting, seconds_since(copy_line_start));
 }
 
 BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
-                      const BenchOptions& options, const std::function<void(const std::string&)>& progress) {
+                      const BenchOptions& options, const std::function<void(const BenchProgress&)>& progress) {
   BenchReport report;
   report.context.version = std::string(kVersion);
   report.context.git_commit = std::string(kGitCommit);
@@ -519,14 +568,16 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   for (int pass = 0; pass < passes && !interrupted(); ++pass) {
     for (std::size_t i = 0; i < items.size() && !interrupted(); ++i) {
       const auto& item = items[i];
-      if (progress) progress(passes > 1 ? fmt::format("{} (pass {}/{})", item.name, pass + 1, passes) : item.name);
+      const auto name = passes > 1 ? fmt::format("{} (pass {}/{})", item.name, pass + 1, passes) : item.name;
+      if (progress) progress({name, ""});
       // Each row's samples before this pass: an interrupt during it takes the pass's back.
       std::vector<std::size_t> sampled_before(backends.size());
       for (std::size_t b = 0; b < backends.size(); ++b) {
         sampled_before[b] = report.rows[i * backends.size() + b].timing.samples.size();
       }
       try {
-        measure_pass(item, i, pass, backends, options, numbering[i], report);
+        const auto took = measure_pass(item, i, pass, backends, options, numbering[i], report);
+        if (progress) progress({name, took});
       } catch (const Error& e) {
         if (e.code() != ErrorCode::interrupted) throw;
       }
