@@ -458,9 +458,11 @@ class FlagRecorder final : public TestBackend {
   BackendTraits traits() const override { return {role_, MemoryKind::host, 1}; }
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     unused.push_back(flags.output_unused);
+    same.push_back(flags.same_inputs);
     return {reference_scatter(c), 1e-6};
   }
   std::vector<bool> unused;
+  std::vector<bool> same;  // RunFlags::same_inputs of each call
 
  private:
   BackendRole role_;
@@ -478,6 +480,23 @@ TEST(BenchRun, OnlyOutputsThatAreJudgedAreAskedFor) {
   FlagRecorder external(BackendRole::external);
   ASSERT_EQ(run_bench({tiny_item("t")}, {&external}, options, nullptr).rows[0].status, Status::passed);
   for (std::size_t i = 0; i < external.unused.size(); ++i) EXPECT_FALSE(external.unused[i]) << "audited call " << i;
+}
+
+// A large case's inputs are GBs: the check writes and uploads them, and every timed call after
+// it, the first warm-up included, may keep them. A second pass makes its case again.
+TEST(BenchRun, OnlyTheCheckOfAPassSendsTheInputs) {
+  BenchOptions options;
+  options.min_samples = 2;
+  options.max_samples = 2;
+  options.repetitions = 2;
+  FlagRecorder external(BackendRole::external);
+  ASSERT_EQ(run_bench({tiny_item("t")}, {&external}, options, nullptr).rows[0].status, Status::passed);
+  // Pass 1: check, warm-up, 2 samples. Pass 2: warm-up (a new case), 2 samples.
+  EXPECT_EQ(external.same, (std::vector<bool>{false, true, true, true, false, true, true}));
+  options.verify = false;  // no check: the first warm-up sends them
+  FlagRecorder unchecked(BackendRole::external);
+  ASSERT_EQ(run_bench({tiny_item("t")}, {&unchecked}, options, nullptr).rows[0].status, Status::passed);
+  EXPECT_EQ(unchecked.same, (std::vector<bool>{false, true, true, false, true, true}));
 }
 
 // Asks for an interrupt (as SIGTERM would) on its call number `at`.

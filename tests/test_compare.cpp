@@ -444,3 +444,57 @@ TEST(CompareFeatures, NegativeIndexTupleInScatterNd) {
 }
 
 }  // namespace
+
+namespace {
+
+// 12288 float32 zeros, axis 0, add: out[5] = 1, out[5000] = 2 + 2 (a duplicate), out[9000] = 3.
+// Three blocks of the comparison's 4096 elements, so that equal blocks take the bitwise path and
+// a differing element sits among equal ones.
+scatter::Case three_block_case() {
+  constexpr int kElements = 12288;
+  std::string zeros, want;
+  for (int i = 0; i < kElements; ++i) {
+    const char* sep = i ? ", " : "";
+    zeros += std::string(sep) + "0";
+    want += std::string(sep) + (i == 5 ? "1" : i == 5000 ? "4" : i == 9000 ? "3" : "0");
+  }
+  const auto shape = "[" + std::to_string(kElements) + "]";
+  return load_case(expecting_case(R"("op": "scatter_elements", "reduction": "add")",
+                                  tensor("float32", shape, "[" + zeros + "]"),
+                                  tensor("int64", "[4]", "[5, 5000, 5000, 9000]"), tensor("float32", "[4]", "[1, 2, 2, 3]"),
+                                  tensor("float32", shape, "[" + want + "]")));
+}
+
+}  // namespace
+
+// Against a want that untouched elements are judged by (the reference, in a trial), blocks
+// equal to want pass whole: the verdict and its counts must be the element loop's.
+TEST(CompareBlocks, EqualBlocksPassWithTheirDuplicatesCounted) {
+  const auto c = three_block_case();
+  scatter::CompareOptions options;
+  options.untouched_from_want = true;
+  const auto same = compare(c, c.expected->clone(), options);
+  EXPECT_TRUE(same.passed);
+  EXPECT_EQ(same.mismatches, 0);
+  EXPECT_EQ(same.duplicate_elements, 1);  // out[5000]
+  EXPECT_EQ(same.elements, 12288);
+}
+
+TEST(CompareBlocks, AnElementAmongEqualBlocksStillFails) {
+  const auto c = three_block_case();
+  scatter::CompareOptions options;
+  options.untouched_from_want = true;
+  const auto updated = compare(c, changed(c, 9000, 7.0), options);
+  EXPECT_FALSE(updated.passed);
+  EXPECT_EQ(updated.mismatches, 1);
+  EXPECT_EQ(updated.duplicate_elements, 1);
+  const auto untouched = compare(c, changed(c, 12287, -2.0), options);
+  EXPECT_FALSE(untouched.passed);
+  EXPECT_EQ(untouched.mismatches, 1);
+  ASSERT_FALSE(untouched.worst.empty());
+  EXPECT_EQ(untouched.worst.front().coord, (Coord{12287}));
+  // Within the tolerance of its two updates, the duplicate passes by the allclose rule.
+  auto close = c.expected->clone();
+  close.data<float>()[5000] = std::nextafter(4.0f, 5.0f);
+  EXPECT_TRUE(compare(c, close, options).passed);
+}

@@ -309,6 +309,7 @@ CaseFeatures features_of(const Case& c) {
   const auto n = c.indices.numel();
   std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
+    if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();  // seconds on a large case
     const auto v = index_at(c.indices, i);
     const auto s = data[static_cast<std::size_t>(nd ? i % k : c.attrs.axis)];
     // The spec's ranges: [-s, s-1], but [0, s-1] for scatter_update (whose negative

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "scatter/cancel.hpp"
 #include "targets.hpp"
 
 namespace scatter {
@@ -216,6 +217,9 @@ double smallest_normal_of(DType dtype) { return format_of(dtype).smallest_normal
 
 double epsilon_of(DType dtype) { return format_of(dtype).epsilon; }
 
+// Elements compared a block at a time: the unit of the bitwise fast path and of the interrupt poll.
+constexpr std::int64_t kBlockElements = 4096;
+
 Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want, bool against_expected,
                            const CompareOptions& options) {
   Comparison r;
@@ -238,8 +242,9 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
 
   const bool tolerant = is_order_dependent(c.attrs.reduction, c.data.dtype());
   const bool dup_any = c.attrs.reduction == Reduction::none;
-  // Elements that are not equal but may pass by their duplicates' rule.
-  std::vector<std::uint8_t> pending(static_cast<std::size_t>(n), 0);
+  // Elements that are not equal but may pass by their duplicates' rule (allocated at the
+  // first: a large output's bytes, zeroed, for every comparison otherwise).
+  std::vector<std::uint8_t> pending;
   std::int64_t pending_count = 0;
   Worst worst(options.max_reported);
   std::vector<std::uint32_t> failed;  // kFailed per differing element; allocated on a failure
@@ -264,18 +269,33 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     }
   };
 
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (hits[i] >= 2) ++r.duplicate_elements;
-    // Untouched elements keep data bit for bit (NaN payloads included).
-    const Tensor& untouched = options.untouched_from_want ? want : c.data;
-    if (exact_equal(got, i, want, i) && (hits[i] > 0 || same_bits(got, i, untouched, i))) continue;
-    if (hits[i] >= 2 && (dup_any || tolerant)) {
-      pending[i] = 1;
-      ++pending_count;
+  // Untouched elements keep data bit for bit (NaN payloads included).
+  const Tensor& untouched = options.untouched_from_want ? want : c.data;
+  const auto width = size_of(want.dtype());
+  for (std::int64_t start = 0; start < n; start += kBlockElements) {
+    const auto end = std::min(n, start + kBlockElements);
+    if (start % (64 * kBlockElements) == 0) poll_cancel();
+    // A block equal to want bit for bit passes whole when untouched elements are judged against
+    // want too: the element loop would find every element same_bits. A large output that
+    // passes is compared at memcmp's speed rather than one dtype dispatch per element.
+    if (options.untouched_from_want &&
+        std::memcmp(got.bytes() + static_cast<std::size_t>(start) * width, want.bytes() + static_cast<std::size_t>(start) * width,
+                    static_cast<std::size_t>(end - start) * width) == 0) {
+      for (auto i = start; i < end; ++i) r.duplicate_elements += hits[i] >= 2 ? 1 : 0;
       continue;
     }
-    note_error(i);
-    fail(i, Rule::exact, 0.0);
+    for (auto i = start; i < end; ++i) {
+      if (hits[i] >= 2) ++r.duplicate_elements;
+      if (exact_equal(got, i, want, i) && (hits[i] > 0 || same_bits(got, i, untouched, i))) continue;
+      if (hits[i] >= 2 && (dup_any || tolerant)) {
+        if (pending.empty()) pending.assign(static_cast<std::size_t>(n), 0);
+        pending[i] = 1;
+        ++pending_count;
+        continue;
+      }
+      note_error(i);
+      fail(i, Rule::exact, 0.0);
+    }
   }
 
   std::string tolerance_text;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "scatter/cancel.hpp"
 #include "scatter/case.hpp"
 
 namespace scatter::detail {
@@ -33,6 +34,7 @@ inline std::vector<std::int64_t> normalized_indices(const Case& c) {
   const auto k = c.indices.rank() == 0 ? 1 : c.indices.shape().back();
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
+    if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();  // seconds on a large case
     const auto v = index_at(c.indices, i);
     const auto dim = c.attrs.op == Op::scatter_nd ? i % k : c.attrs.axis;
     out[i] = v < 0 ? v + data[static_cast<std::size_t>(dim)] : v;
@@ -142,7 +144,12 @@ void visit_targets(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn)
 /// duplicate rules and the fuzz verdict's exact-where-short rule read it.
 inline std::vector<std::uint32_t> hits_per_element(const Case& c, const std::vector<std::int64_t>& idx) {
   std::vector<std::uint32_t> hits(static_cast<std::size_t>(c.data.numel()), 0);
+  std::int64_t since_poll = 0;
   visit_targets(c, idx, [&](std::int64_t, std::int64_t o, std::int64_t len) {
+    if ((since_poll += len) >= (1 << 20)) {  // seconds on a large case
+      since_poll = 0;
+      poll_cancel();
+    }
     for (std::int64_t j = 0; j < len; ++j) {
       auto& h = hits[static_cast<std::size_t>(o + j)];
       h += h != UINT32_MAX;

@@ -60,12 +60,14 @@ for name in ("x1", "x4"):
     base, new = rows[name + "@base"], rows[name + "@new"]
     assert base["time_unit"] == "instructions" and base["status"] == "passed", base
     # Round by round, both processes count the same, to the instruction. From round to round a
-    # count may move by a few instructions: memcpy takes other paths for other alignments of
-    # the buffers a request allocates.
+    # count may move by some hundreds of instructions: memcpy takes other paths for other
+    # alignments of the buffers a request allocates (the first round after the warm-up counts
+    # about 500 fewer here, 0.3%, since the warm-up reuses the check's inputs), well under the
+    # 1% the gate must catch below.
     assert base["rounds"] == new["rounds"] and len(base["rounds"]) == 3, (base, new)
     assert base["samples_instructions"] == new["samples_instructions"], (base, new)
     counts = base["samples_instructions"]
-    assert max(counts) - min(counts) <= 0.001 * min(counts), counts
+    assert max(counts) - min(counts) <= 0.005 * min(counts), counts
     for event in ("Ir", "D1mr", "DLmr", "Dr", "Dw"):
         assert event in base["events"], base["events"]
 x1, x4 = rows["x1@base"]["instructions"], rows["x4@base"]["instructions"]

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ namespace scatter {
 
 /// The facts of one materialized case, each computed when first asked for and then shared
 /// by every backend's trial: features (capabilities, expectations), normalized indices and
-/// hits per element (the comparison), the reference's output. Not thread-safe.
+/// hits per element (the comparison), the reference's output. Each is computed once even
+/// when asked from two threads (a caller waits for the other's): bench computes them in the
+/// background while the checks' calls run (CaseFacts::prepare).
 class CaseFacts {
  public:
   explicit CaseFacts(const Case& c) : case_(c) {}
@@ -35,9 +38,13 @@ class CaseFacts {
   const Tensor& want() const { return case_.expected ? *case_.expected : reference(); }
   /// The traps the case exercises, as the conformance matrix names them.
   std::vector<std::string> trap_names(bool invalid) const;
+  /// Computes every fact a trial asks for, in the order a trial asks (features first: the
+  /// capabilities' check). A failure is dropped: the trial that asks again meets it itself.
+  void prepare() const noexcept;
 
  private:
   const Case& case_;
+  mutable std::once_flag features_once_, indices_once_, hits_once_, reference_once_;
   mutable std::optional<CaseFeatures> features_;
   mutable std::optional<std::vector<std::int64_t>> indices_;
   mutable std::optional<std::vector<std::uint32_t>> hits_;

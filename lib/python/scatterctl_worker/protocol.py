@@ -95,11 +95,14 @@ def read_npy(path):
             if d < 0:
                 raise ProtocolError(f"{path}: negative dimension in shape {shape}")
             count *= d
-        raw = f.read()
-    need = count * hold.itemsize
-    if len(raw) < need:
-        raise ProtocolError(f"{path}: {len(raw)} bytes of data, {need} needed for shape {shape} {dtype}")
-    arr = np.frombuffer(raw, dtype=hold, count=count).reshape(shape).copy()
+        # Read straight into the array: a large case's inputs are GBs, and read() then copy()
+        # moved each byte twice more.
+        arr = np.empty(count, dtype=hold)
+        need = count * hold.itemsize
+        got = f.readinto(memoryview(arr.view(np.uint8))) if need else 0
+        if got < need:
+            raise ProtocolError(f"{path}: {got} bytes of data, {need} needed for shape {shape} {dtype}")
+        arr = arr.reshape(shape)
     if dtype == "bool" and arr.size and arr.view(np.uint8).max() > 1:
         raise ProtocolError(f"{path}: bool values other than 0 and 1")
     return Tensor(dtype, arr.astype(HOLD[dtype], copy=False))
@@ -115,11 +118,12 @@ def write_npy(path, tensor):
     header += " " * ((64 - total % 64) % 64) + "\n"
     if len(header) > 0xFFFF:
         raise ProtocolError("output .npy header too long for version 1.0")
-    body = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes() if arr.dtype.itemsize > 1 else arr.tobytes()
+    if arr.dtype.itemsize > 1:
+        arr = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("<"), copy=False))
     tmp = path + ".part"
     with open(tmp, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
-        f.write(body)
+        f.write(memoryview(arr.reshape(-1).view(np.uint8)))  # no copy of a GB output into bytes
     os.replace(tmp, path)
 
 
