@@ -38,8 +38,8 @@ class CaseFacts {
   const Tensor& want() const { return case_.expected ? *case_.expected : reference(); }
   /// The traps the case exercises, as the conformance matrix names them.
   std::vector<std::string> trap_names(bool invalid) const;
-  /// Computes every fact a trial asks for, in the order a trial asks (features first: the
-  /// capabilities' check). A failure is dropped: the trial that asks again meets it itself.
+  /// Computes every fact a trial asks for, the independent ones on threads of their own. A
+  /// failure is dropped: the trial that asks again meets it itself.
   void prepare() const noexcept;
 
  private:
