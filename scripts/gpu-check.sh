@@ -37,6 +37,8 @@
 # CTEST_ARGS (e.g. "-R cuda"), FUZZ_ITERATIONS (per stream, default 100000: the budget ends
 # it first), FUZZ_SEED (1), BENCH_BACKENDS (cuda,torch,jax), BENCH_SIZE (large),
 # BENCH_REPETITIONS (1), BENCH_MAX_SECONDS (bench's --max-seconds; its default when unset),
+# BENCH_FILTERS (globs, space-separated, each a bench --filter: one run of the chosen
+# benchmarks of every mode, so that a short loan measures the rows still missing),
 # PYTHON (python3), COMPUTE_SANITIZER (its path).
 # Without a GPU, for testing this script: GPU_CHECK_ASSUME_GPU=1 skips the nvidia-smi check,
 # GPU_CHECK_BACKEND=ref runs the stages on ref instead of cuda.
@@ -419,8 +421,13 @@ EOF
 stage_bench() {
   need_build || return
   local want=${BENCH_BACKENDS:-cuda,torch,jax} size=${BENCH_SIZE:-large} reps=${BENCH_REPETITIONS:-1}
-  local py=${PYTHON:-python3} mode share=3 list=$want sampling=()
+  local py=${PYTHON:-python3} mode share=3 list=$want sampling=() modes=(nd elements update)
   [ -n "${BENCH_MAX_SECONDS:-}" ] && sampling=(--max-seconds "$BENCH_MAX_SECONDS")
+  local globs=()
+  read -ra globs <<< "${BENCH_FILTERS:-}"  # not expanded against this folder's files
+  for glob in "${globs[@]}"; do sampling+=(--filter "$glob"); done
+  # Chosen benchmarks run as one report: shares per mode would leave time unused.
+  [ -n "${BENCH_FILTERS:-}" ] && modes=(all) share=1
   [ "$backend" = cuda ] || want=${want//cuda/$backend}
   [ "$backend" = cuda ] || list=$want
   if [ "$dry" -eq 0 ]; then
@@ -436,7 +443,7 @@ stage_bench() {
   fi
   # One run per mode, each with its share of the budget. A run the budget stops writes the
   # rows it finished (bench stops on SIGTERM after the benchmark in hand).
-  for mode in nd elements update; do
+  for mode in "${modes[@]}"; do
     step "bench $mode" "$share" "$files/bench-$mode.txt" "$bin" bench --backend "$list" --python "$py" \
       --mode "$mode" --size "$size" --repetitions "$reps" --json "$files/bench-$mode.json" \
       --markdown "$files/bench-$mode.md" --progress "${sampling[@]}"
@@ -446,7 +453,7 @@ stage_bench() {
   python3 - "$files" "$work/report.json" <<'EOF'
 import json, os, sys
 files, merged = sys.argv[1:]
-reports = [(m, json.load(open(f"{files}/bench-{m}.json"))) for m in ("nd", "elements", "update")
+reports = [(m, json.load(open(f"{files}/bench-{m}.json"))) for m in ("nd", "elements", "update", "all")
            if os.path.exists(f"{files}/bench-{m}.json")]
 if reports:
     context = dict(reports[0][1]["context"])

@@ -47,4 +47,16 @@ check "only k_reduce_block, k_row_tile and k_update_gather declare __shared__ (e
   test "$shared" = "k_reduce_block k_row_tile k_update_gather "
 check "some bundled case is tagged contention" test -n "$("$BIN" list cases --tag contention 2>/dev/null)"
 check "a dry run writes nothing" test ! -e "$TMP/res/sanitize.md"
+
+GPU_CHECK_ASSUME_GPU=1 BUILD_DIR=$build scripts/gpu-check.sh bench --dry-run --out "$TMP/res" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "bench --dry-run: exit 0" rc_is 0
+check "bench runs each mode on its own" test "$(grep -Ec '^\+ .* bench .*--mode (nd|elements|update) ' "$TMP/out")" -eq 3
+GPU_CHECK_ASSUME_GPU=1 BUILD_DIR=$build BENCH_FILTERS="nd/element/* update/rows_4096B/*" \
+  scripts/gpu-check.sh bench --dry-run --out "$TMP/res" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "bench with BENCH_FILTERS --dry-run: exit 0" rc_is 0
+check "BENCH_FILTERS: one run of every mode, with each glob as it was given" \
+  grep -Eq -- '--mode all .*--filter nd/element/\\\* --filter update/rows_4096B/\\\*' "$TMP/out"
+check "BENCH_FILTERS: no run per mode" test "$(grep -Ec -- '--mode (nd|elements|update) ' "$TMP/out")" -eq 0
 echo "gpu_check_plan: ok"
