@@ -499,6 +499,30 @@ TEST(BenchRun, OnlyTheCheckOfAPassSendsTheInputs) {
   EXPECT_EQ(unchecked.same, (std::vector<bool>{false, true, true, false, true, true}));
 }
 
+// Progress: each benchmark's start, then its end with where the wall time went, each backend
+// named with its check and its calls (a wrong backend's row takes none after its check).
+TEST(BenchRun, ProgressTellsEachBenchmarksStartAndWhereItsTimeWent) {
+  BenchOptions options;
+  options.min_samples = 2;
+  options.max_samples = 2;
+  FlagRecorder recorder(BackendRole::builtin);
+  WrongBackend wrong;
+  std::vector<BenchProgress> told;
+  run_bench({tiny_item("a"), tiny_item("b")}, {&recorder, &wrong}, options,
+            [&](const BenchProgress& p) { told.push_back(p); });
+  ASSERT_EQ(told.size(), 4u);
+  EXPECT_EQ(told[0].name, "a");
+  EXPECT_TRUE(told[0].took.empty());
+  EXPECT_EQ(told[1].name, "a");
+  EXPECT_EQ(told[3].name, "b");
+  const auto& took = told[1].took;
+  EXPECT_NE(took.find(": case "), std::string::npos) << took;
+  EXPECT_NE(took.find("recorder: check "), std::string::npos) << took;
+  EXPECT_NE(took.find(", 3 calls "), std::string::npos) << "a warm-up and two samples: " << took;
+  EXPECT_NE(took.find("wrong: check "), std::string::npos) << took;
+  EXPECT_NE(took.find(", 0 calls "), std::string::npos) << "the failed check's row is not timed: " << took;
+}
+
 // Asks for an interrupt (as SIGTERM would) on its call number `at`.
 class InterruptAt final : public TestBackend {
  public:

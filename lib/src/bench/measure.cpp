@@ -467,8 +467,6 @@ std::array<std::uint64_t, 3> fingerprints(const Case& c) {
   return {fingerprint(c.data), fingerprint(c.indices), fingerprint(c.updates)};
 }
 
-}  // namespace
-
 // Where a pass's wall time went, for BenchProgress::took.
 std::string wall_breakdown(double total, double making, const std::vector<Contender>& contenders, double fingerprinting,
                            double copy_line) {
@@ -483,6 +481,8 @@ std::string wall_breakdown(double total, double making, const std::vector<Conten
   if (copy_line > 0) text += fmt::format("; copy line {:.1f} s", copy_line);
   return text;
 }
+
+}  // namespace
 
 // One pass of benchmark i: its case made, each backend's row started and checked (on the first
 // pass), then sampled in rounds; the inputs' fingerprints and the working set's copy line after.
