@@ -7,11 +7,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <random>
 #include <regex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "scatter/bench.hpp"
@@ -521,6 +524,49 @@ TEST(BenchRun, ProgressTellsEachBenchmarksStartAndWhereItsTimeWent) {
   EXPECT_NE(took.find(", 3 calls "), std::string::npos) << "a warm-up and two samples: " << took;
   EXPECT_NE(took.find("wrong: check "), std::string::npos) << took;
   EXPECT_NE(took.find(", 0 calls "), std::string::npos) << "the failed check's row is not timed: " << took;
+}
+
+// An external backend whose first call (the check) waits, up to 10 s, for the other one's first
+// call to start: both meet only when the checks run side by side.
+class Rendezvous final : public TestBackend {
+ public:
+  Rendezvous(std::string name, std::atomic<int>& arrived) : TestBackend(std::move(name)), arrived_(arrived) {}
+  BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
+  BackendOutput run(const Case& c, const RunFlags&) override {
+    if (calls_++ == 0) {
+      ++arrived_;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (arrived_ < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      met = arrived_ >= 2;
+    }
+    return {reference_scatter(c), 1e-6};
+  }
+  bool met = false;
+
+ private:
+  std::atomic<int>& arrived_;
+  int calls_ = 0;
+};
+
+// External backends' checks wait on their workers: they run side by side, and the rows are as
+// if they had run one after the other (each checked, each timed).
+TEST(BenchRun, TheExternalBackendsChecksRunSideBySide) {
+  BenchOptions options;
+  options.min_samples = 2;
+  options.max_samples = 2;
+  std::atomic<int> arrived{0};
+  Rendezvous first("first", arrived), second("second", arrived);
+  FlagRecorder builtin(BackendRole::builtin);
+  const auto r = run_bench({tiny_item("t")}, {&first, &builtin, &second}, options, nullptr);
+  EXPECT_TRUE(first.met);
+  EXPECT_TRUE(second.met);
+  ASSERT_EQ(r.rows.size(), 3u);
+  for (const auto& row : r.rows) {
+    EXPECT_EQ(row.status, Status::passed) << row.backend << ": " << row.error;
+    EXPECT_TRUE(row.verified) << row.backend;
+    EXPECT_EQ(row.timing.samples.size(), 2u) << row.backend;
+  }
+  EXPECT_EQ(builtin.same.front(), false) << "the in-process check sends the inputs";
 }
 
 // Asks for an interrupt (as SIGTERM would) on its call number `at`.

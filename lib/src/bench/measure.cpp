@@ -348,6 +348,45 @@ void check_row(Contender& k, const BenchOptions& options) {
   if (!k.row->timed()) k.row->error = one_line(*t);
 }
 
+// The checks before timing, each backend's on its own row. An external backend's call waits on
+// its worker process (GBs written, loaded, uploaded and read back on a large case), so those run
+// on threads of their own beside the in-process backends' checks, which stay on this thread (a
+// device's context is bound to it). Afterwards the timed calls may keep what a check sent
+// (RunFlags::same_inputs). An exception (an interrupt) is rethrown once every check has ended.
+void check_all(std::vector<Contender>& contenders, const BenchOptions& options) {
+  const auto check = [&options](Contender& k) {
+    const auto start = Clock::now();
+    check_row(k, options);
+    k.check_wall = seconds_since(start);
+    if (options.verify) k.flags.same_inputs = true;
+  };
+  // Asked once, before any thread starts: a backend is then touched by its own thread alone.
+  std::vector<bool> external;
+  for (const auto& k : contenders) external.push_back(k.backend->is_external());
+  std::vector<std::future<void>> on_threads;
+  for (std::size_t j = 0; j < contenders.size(); ++j) {
+    if (external[j]) on_threads.push_back(std::async(std::launch::async, check, std::ref(contenders[j])));
+  }
+  std::exception_ptr failure;
+  for (std::size_t j = 0; j < contenders.size(); ++j) {
+    if (external[j]) continue;
+    try {
+      check(contenders[j]);
+    } catch (...) {
+      failure = std::current_exception();
+      break;
+    }
+  }
+  for (auto& f : on_threads) {
+    try {
+      f.get();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
 // Whether a backend's samples of this pass are enough: min_samples, and a spread under the
 // target or the time up.
 bool settled(const std::vector<double>& samples, int sampled, const BenchOptions& options) {
@@ -514,17 +553,12 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
     for (const auto& slow : options.slowdown) {
       if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
     }
-    const auto check_start = Clock::now();
-    if (pass == 0) check_row(k, options);
-    k.check_wall = seconds_since(check_start);
-    // The check ran this case here: the timed calls may keep what it wrote and uploaded (a
-    // large case's inputs are GBs; written again, the first warm-up took seconds).
-    if (pass == 0 && options.verify) k.flags.same_inputs = true;
-    k.audited = row.verified && backends[b]->is_external();
     k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
                                static_cast<std::uint64_t>(pass));
     contenders.push_back(std::move(k));
   }
+  if (pass == 0) check_all(contenders, options);
+  for (auto& k : contenders) k.audited = k.row->verified && k.backend->is_external();
   if (facts_ready.valid()) facts_ready.wait();
   auto fingerprint_start = Clock::now();
   const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};

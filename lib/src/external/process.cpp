@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -74,6 +75,14 @@ std::set<pid_t>& live_workers() {
   return pids;
 }
 
+// Held over live_workers and from a worker's fork to its entry there: bench checks several
+// workers on threads at once, and a sweep for orphans between one's fork and its entry would
+// take the new worker for an orphan and kill it.
+std::mutex& workers_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 // A worker's child that calls setsid() escapes the process group that ends a worker; as the
 // workers' subreaper, this process adopts it when its parent ends, and ends it.
 void adopt_orphans() {
@@ -102,6 +111,7 @@ pid_t parent_of(const std::string& pid) {
 // Kills and reaps every adopted descendant; each one's own children are adopted in turn when
 // it ends, hence the rounds.
 void end_adopted_orphans() {
+  const std::lock_guard lock(workers_mutex());
   const pid_t self = ::getpid();
   for (int round = 0; round < 16; ++round) {
     std::vector<pid_t> orphans;
@@ -158,7 +168,10 @@ WorkerProcess::~WorkerProcess() {
 }
 
 void WorkerProcess::forget_reaped() {
-  live_workers().erase(pid_);
+  {
+    const std::lock_guard lock(workers_mutex());
+    live_workers().erase(pid_);
+  }
   pid_ = -1;
   end_adopted_orphans();
 }
@@ -205,8 +218,12 @@ void WorkerProcess::start() {
   for (auto& a : argv_) argvp.push_back(a.data());
   argvp.push_back(nullptr);
 
+  // The child only calls async-signal-safe functions before exec, so the lock it inherits held
+  // is never waited for.
+  std::unique_lock lock(workers_mutex());
   const pid_t pid = ::fork();
   if (pid < 0) {
+    lock.unlock();
     const int err = errno;
     for (int fd : {requests[0], requests[1], answers[0], answers[1]}) ::close(fd);
     fail(ProcessFailure::Kind::exited, fmt::format("fork failed: {}", std::strerror(err)));
@@ -238,6 +255,7 @@ void WorkerProcess::start() {
   }
   ::setpgid(pid, pid);  // also from the parent, so that a kill never races the child's own call
   live_workers().insert(pid);
+  lock.unlock();
   ::close(requests[0]);
   ::close(answers[1]);
   pid_ = pid;
