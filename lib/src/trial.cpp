@@ -4,7 +4,9 @@
 #include "scatter/trial.hpp"
 
 #include <new>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,18 +38,23 @@ const Tensor& CaseFacts::reference() const {
 void CaseFacts::prepare() const noexcept {
   // Three independent chains, each one thread's seconds on a large case: side by side.
   const auto quietly = [](auto fact) {
-    return [fact] {
-      try {
-        fact();
-      } catch (...) {
-      }
-    };
+    try {
+      fact();
+    } catch (...) {
+    }
   };
-  std::thread features_thread(quietly([this] { features(); }));
-  std::thread hits_thread(quietly([this] { hits(); }));
-  if (!case_.expected) quietly([this] { reference(); })();
-  features_thread.join();
-  hits_thread.join();
+  std::vector<std::thread> side;
+  const auto beside = [&](auto fact) {
+    try {
+      side.emplace_back([=] { quietly(fact); });
+    } catch (const std::system_error&) {
+      quietly(fact);  // no thread to spare: here, in turn
+    }
+  };
+  beside([this] { features(); });
+  beside([this] { hits(); });
+  if (!case_.expected) quietly([this] { reference(); });
+  for (auto& t : side) t.join();
 }
 
 std::vector<std::string> CaseFacts::trap_names(bool invalid) const {

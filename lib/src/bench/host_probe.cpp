@@ -18,8 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
 // [begin, end) of part t of n equal parts of `size`.
 std::pair<std::size_t, std::size_t> part(std::size_t size, int t, int n) {
   return {size * static_cast<std::size_t>(t) / static_cast<std::size_t>(n),

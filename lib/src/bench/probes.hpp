@@ -1,12 +1,19 @@
 #pragma once
-// The probes' makers, and the host cache flush that cold host runs share.
+// The probes' makers, the host cache flush that cold host runs share, and the wall clock of
+// the bench driver and the probes.
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "scatter/probe.hpp"
 
 namespace scatter {
+
+/// Seconds of wall time since `start` (steady_clock).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 /// Host memory: memcpy and random stores on this machine's CPU, `threads` at once.
 std::unique_ptr<BandwidthProbe> make_host_probe(int threads = 1);
