@@ -348,18 +348,23 @@ stage_sanitize() {
   else
     note "scatterctl run has no --check-launches: an asynchronous error is reported at the next synchronization"
   fi
-  # racecheck finds hazards on shared memory only. Four paths use it: CUB's radix sort under
+  # racecheck finds hazards on shared memory only. Five paths use it: CUB's radix sort under
   # --deterministic (float add, sub, mul and mean); k_reduce_block, the contention path
   # (its table of targets and partials), which the cases tagged `contention` reach;
-  # k_row_tile, which every bundled scatter_elements case along the last axis takes; and
-  # k_update_gather, which the bundled scatter_update cases take out of place. Any other
-  # kernel that declares __shared__ is named here, since racecheck would not cover it.
+  # k_row_tile, which every bundled scatter_elements case along the last axis takes;
+  # k_update_gather, which the bundled scatter_update cases take out of place; and the
+  # chunked path's k_chunk_count and k_chunk_partition (histograms, ranks, runs), which only
+  # outputs of several L2s take, so a fuzz stream runs it under a pretend 16-byte L2
+  # (SCATTER_CUDA_L2_BYTES=16: about one case in 20 takes it), under memcheck too. Any other kernel that declares __shared__ is
+  # named here, since racecheck would not cover it.
   local shared
   shared=$(awk '/__global__/ { if (match($0, /k_[a-z_0-9]+\(/)) kernel = substr($0, RSTART, RLENGTH - 1) }
-                /__shared__/ { print kernel }' lib/src/cuda/*.cu 2>/dev/null | sort -u | grep -vx -e k_reduce_block -e k_row_tile -e k_update_gather | tr '\n' ' ')
+                /__shared__/ { print kernel }' lib/src/cuda/*.cu 2>/dev/null | sort -u |
+           grep -vx -e k_reduce_block -e k_row_tile -e k_update_gather -e k_chunk_count -e k_chunk_partition | tr '\n' ' ')
   if [ -n "$shared" ]; then
-    note "**note**: kernels other than k_reduce_block, k_row_tile and k_update_gather declare \`__shared__\` ($shared): racecheck does not cover them; widen it"
+    note "**note**: kernels other than k_reduce_block, k_row_tile, k_update_gather, k_chunk_count and k_chunk_partition declare \`__shared__\` ($shared): racecheck does not cover them; widen it"
   fi
+  local chunks=(env SCATTER_CUDA_L2_BYTES=16)
   if [ -x "$bin" ]; then
     while read -r name; do race+=(--filter "$name"); done < <("$bin" list "${sel[@]}" 2>/dev/null |
       awk '$3 ~ /^(add|sub|mul|mean)$/ && $4 ~ /^(float64|float32|float16|bfloat16)$/ { print $1 }')
@@ -368,18 +373,22 @@ stage_sanitize() {
     race=(--filter "<each float add/sub/mul/mean case>")
   fi
   local san=("$sanitizer" --error-exitcode 86 --print-limit 20)
-  step "memcheck, free order" 7 "$files/memcheck-run.log" "${san[@]}" --tool memcheck \
+  step "memcheck, free order" 9 "$files/memcheck-run.log" "${san[@]}" --tool memcheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q "${cl[@]}"
-  step "memcheck, deterministic in place" 6 "$files/memcheck-deterministic.log" "${san[@]}" --tool memcheck \
+  step "memcheck, deterministic in place" 8 "$files/memcheck-deterministic.log" "${san[@]}" --tool memcheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q --deterministic --in-place "${cl[@]}"
-  step "memcheck, fuzz" 5 "$files/memcheck-fuzz.log" "${san[@]}" --tool memcheck \
+  step "memcheck, fuzz" 7 "$files/memcheck-fuzz.log" "${san[@]}" --tool memcheck \
     "$bin" fuzz --backend "$backend" --iterations 200 --seed 9 --out "$work/failures/memcheck-fuzz" "${cl[@]}"
-  step "racecheck, deterministic float reductions" 4 "$files/racecheck.log" "${san[@]}" --tool racecheck \
+  step "memcheck, chunks" 6 "$files/memcheck-chunks.log" "${chunks[@]}" "${san[@]}" --tool memcheck \
+    "$bin" fuzz --backend "$backend" --iterations 400 --seed 20261126 --out "$work/failures/memcheck-chunks" "${cl[@]}"
+  step "racecheck, deterministic float reductions" 5 "$files/racecheck.log" "${san[@]}" --tool racecheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q --deterministic "${race[@]}" "${cl[@]}"
-  step "racecheck, contention" 4 "$files/racecheck-contention.log" "${san[@]}" --tool racecheck \
+  step "racecheck, contention" 5 "$files/racecheck-contention.log" "${san[@]}" --tool racecheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q --tag contention "${cl[@]}"
   step "racecheck, row tile and gather" 4 "$files/racecheck-tiles.log" "${san[@]}" --tool racecheck \
     "$bin" run cases/scatter_elements cases/scatter_update --backend "$backend" -q "${cl[@]}"
+  step "racecheck, chunks" 4 "$files/racecheck-chunks.log" "${chunks[@]}" "${san[@]}" --tool racecheck \
+    "$bin" fuzz --backend "$backend" --iterations 200 --seed 20261126 --out "$work/failures/racecheck-chunks" "${cl[@]}"
   step "synccheck" 3 "$files/synccheck.log" "${san[@]}" --tool synccheck \
     "$bin" run "${sel[@]}" --backend "$backend" -q "${cl[@]}"
   step "initcheck" 2 "$files/initcheck.log" "${san[@]}" --tool initcheck \
@@ -392,8 +401,10 @@ stage_sanitize() {
 import json, re, sys
 steps, files, counts, notes = sys.argv[1:]
 logs = {"memcheck, free order": "memcheck-run", "memcheck, deterministic in place": "memcheck-deterministic",
-        "memcheck, fuzz": "memcheck-fuzz", "racecheck, deterministic float reductions": "racecheck",
+        "memcheck, fuzz": "memcheck-fuzz", "memcheck, chunks": "memcheck-chunks",
+        "racecheck, deterministic float reductions": "racecheck",
         "racecheck, contention": "racecheck-contention", "racecheck, row tile and gather": "racecheck-tiles",
+        "racecheck, chunks": "racecheck-chunks",
         "synccheck": "synccheck", "initcheck": "initcheck", "initcheck, deterministic": "initcheck-deterministic"}
 out, lines = [], []
 for row in open(steps):

@@ -13,6 +13,7 @@
 #include "scatter/compare.hpp"
 #include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
+#include "chunked_cases.hpp"
 
 namespace {
 
@@ -104,6 +105,31 @@ TEST(CudaBackend, FuzzedCasesMatchTheReference) {
     });
     EXPECT_EQ(summary.failures, 0) << first;
   }
+}
+
+// The chunked path is sized by L2, so on a real device only cases of hundreds of MiB take
+// it. Under SCATTER_CUDA_L2_BYTES=16 the planner takes a 16-byte L2: the fuzzed cases that
+// then take it (chunked_cases.hpp; CudaPlan.FuzzedCasesReachTheChunksUnderAPretendL2 counts
+// them) run the count, the partition and the steps in 64-byte chunks, out of place and in place.
+TEST(CudaBackend, TheChunkedPathPassesFuzzedCasesUnderAPretendL2) {
+  struct PretendL2 {
+    PretendL2() { setenv("SCATTER_CUDA_L2_BYTES", std::to_string(scatter::testing::kPretendL2Bytes).c_str(), 1); }
+    ~PretendL2() { unsetenv("SCATTER_CUDA_L2_BYTES"); }
+  } pretend;
+  CUDA_OR_SKIP(cuda);
+  int ran = 0;
+  for (std::int64_t i = 0; i < 20000 && !::testing::Test::HasFailure(); ++i) {
+    const auto text = scatter::fuzz_case(scatter::testing::kChunkedFuzzSeed, i, scatter::testing::kChunkedFuzzElements);
+    const auto c = materialize(text);
+    if (!scatter::testing::chunks_under_pretend_l2(c)) continue;
+    const auto want = scatter::reference_scatter(c);
+    for (const scatter::RunFlags flags : {scatter::RunFlags{false, false}, scatter::RunFlags{true, false}}) {
+      EXPECT_EQ(scatter::fuzz_verdict(c, cuda->run(c, flags).output, want, flags), "")
+          << (flags.in_place ? "in place: " : "") << text;
+    }
+    ++ran;
+  }
+  EXPECT_GT(ran, 600);
 }
 
 // The device-side guard: indices the host would have rejected never reach memory.

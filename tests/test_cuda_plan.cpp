@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../lib/src/cuda/plan.hpp"
+#include "chunked_cases.hpp"
 #include "../lib/src/dispatch.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/fuzz.hpp"
@@ -137,8 +138,17 @@ TEST(CudaPlan, CasesTheTileCannotHoldKeepTheDirectPaths) {
   nd.geometry.n = 1024;
   nd.geometry.u = 64;
   nd.geometry.slice = 16;
+  EXPECT_EQ(cu::plan_of(nd).path, cu::Path::tiny) << "a few KiB out of place: the copy and the stores in one launch";
+  EXPECT_EQ(cu::plan_of(nd).launches, 1);
+  EXPECT_TRUE(cu::plan_of(nd).fuses_copy);
+  nd.in_place = true;
   EXPECT_EQ(cu::plan_of(nd).path, cu::Path::rows_free);
   EXPECT_EQ(cu::plan_of(nd).launches, 1);
+  EXPECT_FALSE(cu::plan_of(nd).fuses_copy);
+  nd.in_place = false;
+  nd.geometry.n = cu::kTinyElements + 16;
+  EXPECT_EQ(cu::plan_of(nd).path, cu::Path::rows_free);
+  nd.geometry.n = 1024;
   nd.deterministic = true;
   EXPECT_EQ(cu::plan_of(nd).path, cu::Path::rows_direct);
   EXPECT_EQ(cu::plan_of(nd).launches, 5);
@@ -208,6 +218,132 @@ TEST(CudaPlan, LongRowsOutOfPlaceSkipTheRowsUpdatesOverwrite) {
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
 }
 
+// A scatter_nd launch of the large suite's shape on an H100 (132 SMs, 50 MiB of L2): data
+// [rows, slice] float32, `updates` update rows of `slice` elements with k = 1.
+cu::Launch nd_launch(std::int64_t rows, std::int64_t slice, std::int64_t updates, Reduction r) {
+  cu::Launch l;
+  auto& g = l.geometry;
+  g.op = Op::scatter_nd;
+  g.rank = slice == 1 ? 1 : 2;
+  g.k = 1;
+  g.dshape[0] = rows;
+  g.ostride[0] = slice;
+  g.slice = slice;
+  g.n = rows * slice;
+  g.u = updates * slice;
+  l.reduction = r;
+  l.sm_count = 132;
+  l.l2_bytes = 50 << 20;
+  return l;
+}
+
+// Random element and 16-byte-row targets over a 1 GiB output: the updates partitioned by
+// 16 MiB chunks (the largest power of two within a third of 50 MiB), 64 of them, then a
+// step per chunk and one more: the counters' memset, the count, the partition, 65 steps.
+TEST(CudaPlan, RandomTargetsFarPastL2ArePartitionedByChunksOfTheOutput) {
+  auto l = nd_launch(std::int64_t{1} << 28, 1, std::int64_t{1} << 26, Reduction::none);  // nd/element/unique
+  auto p = cu::plan_of(l);
+  ASSERT_EQ(p.path, cu::Path::chunked);
+  EXPECT_EQ(p.chunks.unit_bytes, 4);
+  EXPECT_EQ(p.chunks.shift, 22) << "2^22 float32 elements: 16 MiB";
+  EXPECT_EQ(p.chunks.chunks, 64);
+  EXPECT_EQ(p.chunks.updates, std::int64_t{1} << 26);
+  EXPECT_EQ(p.launches, 3 + 65);
+  EXPECT_TRUE(p.fuses_copy) << "out of place the steps copy data chunk by chunk";
+  l.in_place = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked);
+  EXPECT_FALSE(cu::plan_of(l).fuses_copy) << "in place the steps read each chunk into L2";
+  l.in_place = false;
+  l.deterministic = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_direct) << "the last writer, as the reference";
+
+  l = nd_launch(std::int64_t{1} << 26, 4, std::int64_t{1} << 25, Reduction::none);  // nd/slice_16B: 16-byte rows
+  p = cu::plan_of(l);
+  ASSERT_EQ(p.path, cu::Path::chunked);
+  EXPECT_EQ(p.chunks.unit_bytes, 16);
+  EXPECT_EQ(p.chunks.shift, 20);
+  EXPECT_EQ(p.chunks.chunks, 64);
+  EXPECT_EQ(p.chunks.units, std::int64_t{1} << 26) << "units are rows";
+  EXPECT_EQ(p.chunks.updates, std::int64_t{1} << 25);
+  l = nd_launch(std::int64_t{1} << 24, 16, std::int64_t{1} << 23, Reduction::none);  // 64-byte rows: whole sectors already
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+  l = nd_launch(std::int64_t{1} << 26, 3, std::int64_t{1} << 25, Reduction::none);  // 12-byte rows: no word moves them
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+
+  l = rows_launch(65536, 8192, 256, Reduction::none);  // scatter_elements whose row the tile cannot hold
+  l.l2_bytes = 50 << 20;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked) << "2 GiB of float32, an update per 32 elements";
+  EXPECT_EQ(cu::plan_of(l).chunks.chunks, 128);
+}
+
+// Each reduction that one atomic per update gives takes the chunks: the atomics meet their
+// chunk in L2. Not mean, use_init_val = false, contention or the sorted --deterministic.
+TEST(CudaPlan, ReductionsTakeTheChunksWhereTheirAtomicsNeedNoOtherPass) {
+  auto l = nd_launch(std::int64_t{1} << 28, 1, std::int64_t{1} << 26, Reduction::add);  // nd/reduce/add/f32
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked);
+  l.type = DType::float16;
+  l.reduction = Reduction::mul;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked) << "a CAS loop is an atomic too";
+  l.type = DType::int32;
+  l.reduction = Reduction::max;
+  l.deterministic = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked) << "integer max gives the same bits in every order";
+  l.type = DType::float32;
+  l.reduction = Reduction::add;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::sorted) << "--deterministic float sums keep the reference's order";
+  l.deterministic = false;
+  l.reduction = Reduction::mean;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+  l.reduction = Reduction::add;
+  l.use_init_val = false;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+  l.use_init_val = true;
+  l.block_aggregate = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_block);
+  l = nd_launch(std::int64_t{1} << 24, 4, std::int64_t{1} << 23, Reduction::add);  // rows of 4 elements
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce) << "a reduction combines elements, not rows";
+}
+
+// The chunks pay only far past L2 and with enough updates to fill sectors.
+TEST(CudaPlan, TheChunksAreLeftOutWhereTheyCannotPay) {
+  auto l = nd_launch(std::int64_t{1} << 25, 1, std::int64_t{1} << 23, Reduction::none);  // 128 MiB: under 4 L2s
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+  l = nd_launch(std::int64_t{1} << 28, 1, std::int64_t{1} << 21, Reduction::none);  // an update per 32 sectors
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+  l = nd_launch(std::int64_t{1} << 28, 1, std::int64_t{1} << 23, Reduction::none);  // an update per 4 sectors
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked);
+  l.l2_bytes = 0;  // no device told its L2
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+  l = nd_launch(std::int64_t{1} << 28, 1, std::int64_t{1} << 26, Reduction::none);
+  l.l2_bytes = 96 << 10;  // 32 KiB chunks: 32768 of them, past kMaxChunks
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+  l = nd_launch(std::int64_t{1} << 31, 1, std::int64_t{1} << 29, Reduction::none);  // 64-bit offsets
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
+  EXPECT_EQ(cu::chunk_bytes_for(50 << 20), std::int64_t{16} << 20);
+  EXPECT_EQ(cu::chunk_bytes_for(60 << 20), std::int64_t{16} << 20);
+  EXPECT_EQ(cu::chunk_bytes_for(1 << 10), 256);
+  EXPECT_EQ(cu::chunk_bytes_for(64), cu::kChunkMinBytes);
+}
+
+// The fuzzed cases CudaBackend.TheChunkedPathPassesFuzzedCasesUnderAPretendL2 runs on a GPU
+// (chunked_cases.hpp): enough of them take the chunks, of every unit size, for that test to
+// check them.
+TEST(CudaPlan, FuzzedCasesReachTheChunksUnderAPretendL2) {
+  int by_unit[17] = {};
+  int chunked = 0;
+  for (std::int64_t i = 0; i < 20000; ++i) {
+    const auto c = scatter::testing::load_case(
+        scatter::fuzz_case(scatter::testing::kChunkedFuzzSeed, i, scatter::testing::kChunkedFuzzElements));
+    if (const auto shape = scatter::testing::chunks_under_pretend_l2(c)) {
+      ++by_unit[shape->unit_bytes];
+      ++chunked;
+    }
+  }
+  for (const int unit : {1, 2, 4, 8}) EXPECT_GT(by_unit[unit], 5) << unit << "-byte units";
+  EXPECT_GE(by_unit[16], 1) << "16-byte rows (rarer in the stream; the emulation runs more)";
+  EXPECT_GT(chunked, 600);
+}
+
 // The float16 merge overflow: 2^17 float16 ones onto one element stall at 2048 one step at
 // a time, while a block's merged partial of 63 K reaches inf. So 16-bit float sums never take
 // the block tables; float32 sums, and float16 max, still do.
@@ -220,7 +356,7 @@ TEST(CudaPlan, SixteenBitFloatSumsNeverMergeInBlockTables) {
     const auto c = scatter::testing::load_case(text);
     std::string why;
     const auto g = cu::make_geometry(c, why);
-    return cu::make_launch(c, *g, scatter::RunFlags{}, 132);
+    return cu::make_launch(c, *g, scatter::RunFlags{}, 132, 0);
   };
   EXPECT_TRUE(launch_for("float32", "add").block_aggregate);
   EXPECT_FALSE(launch_for("float16", "add").block_aggregate);
@@ -322,6 +458,16 @@ Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape&
 
 const scatter::RunFlags kExact{false, true};
 
+// A path's emulation against the reference: bit for bit in update order (`forward`), within
+// the comparison's rules in reverse (the case's own `expected` where it has one).
+void expect_both_orders(const std::string& what, const Case& c, const Tensor& want, const Tensor& forward,
+                        const Tensor& reversed) {
+  EXPECT_EQ(scatter::fuzz_verdict(c, forward, want, kExact), "") << what;
+  const auto cmp = scatter::compare_outputs(c, reversed, c.expected ? *c.expected : want, c.expected.has_value());
+  EXPECT_TRUE(cmp.passed) << what << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
+                          << cmp.rule;
+}
+
 // The tile as planned, and with 3 rows a tile (so that groups end mid-tensor and the last
 // one is short): bit for bit in update order; in reverse order within the comparison's
 // rules. In place and out of place run the same steps (out of place the rows come from
@@ -331,7 +477,7 @@ bool check_row_tile(const std::string& what, const Case& c) {
   const auto g = cu::make_geometry(c, why);
   if (!g) return false;
   scatter::RunFlags flags;
-  cu::Launch l = cu::make_launch(c, *g, flags, 1);
+  cu::Launch l = cu::make_launch(c, *g, flags, 1, 0);
   const auto plan = cu::plan_of(l);
   if (plan.path != cu::Path::row_tile) return false;
   const auto want = scatter::reference_scatter(c);
@@ -340,11 +486,8 @@ bool check_row_tile(const std::string& what, const Case& c) {
   small.groups = (small.data_rows + small.rows - 1) / small.rows;
   for (const auto& shape : {plan.tile, small}) {
     const std::string where = what + " (" + std::to_string(shape.rows) + " rows a tile)";
-    EXPECT_EQ(scatter::fuzz_verdict(c, emulate_row_tile(c, l, shape, Order::update), want, kExact), "") << where;
-    const auto cmp = scatter::compare_outputs(c, emulate_row_tile(c, l, shape, Order::reverse),
-                                            c.expected ? *c.expected : want, c.expected.has_value());
-    EXPECT_TRUE(cmp.passed) << where << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
-                            << cmp.rule;
+    expect_both_orders(where, c, want, emulate_row_tile(c, l, shape, Order::update),
+                       emulate_row_tile(c, l, shape, Order::reverse));
   }
   return true;
 }
@@ -379,7 +522,7 @@ bool check_update_gather(const std::string& what, const Case& c) {
   std::string why;
   const auto g = cu::make_geometry(c, why);
   if (!g) return false;
-  const cu::Launch l = cu::make_launch(c, *g, scatter::RunFlags{}, 1);
+  const cu::Launch l = cu::make_launch(c, *g, scatter::RunFlags{}, 1, 0);
   if (cu::plan_of(l).path != cu::Path::update_gather) return false;
   EXPECT_EQ(scatter::fuzz_verdict(c, emulate_update_gather(c, *g), scatter::reference_scatter(c), kExact), "") << what;
   return true;
@@ -420,11 +563,7 @@ TEST(CudaPlan, TheFusedRowCopyMatchesTheReference) {
     const auto g = cu::make_geometry(c, why);
     if (!g || c.attrs.reduction != Reduction::none || c.attrs.op == Op::scatter_elements || g->u == 0) return;
     const auto want = scatter::reference_scatter(c);
-    EXPECT_EQ(scatter::fuzz_verdict(c, emulate_rows_fused(c, *g, false), want, kExact), "") << what;
-    const auto cmp = scatter::compare_outputs(c, emulate_rows_fused(c, *g, true), c.expected ? *c.expected : want,
-                                            c.expected.has_value());
-    EXPECT_TRUE(cmp.passed) << what << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
-                            << cmp.rule;
+    expect_both_orders(what, c, want, emulate_rows_fused(c, *g, false), emulate_rows_fused(c, *g, true));
     ++fused;
   };
   for (const auto& [what, c] : scatter::testing::bundled_cases()) check(what, c);
@@ -433,6 +572,183 @@ TEST(CudaPlan, TheFusedRowCopyMatchesTheReference) {
     check(text, scatter::testing::load_case(text));
   }
   EXPECT_GT(fused, 300) << "bundled and fuzzed slice cases of none (every row size: the emulation does not ask the planner)";
+}
+
+// Path::chunked on the host, as its kernels run it with `shape`: the count, each chunk's
+// first entry, the partition in tiles of `tile` units (tiles, and the ranks within a tile,
+// forward or both reversed: the atomics give any order), then the steps, step j copying
+// chunk j (out of place, into a poisoned output; in place the output holds data) and applying
+// chunk j - 1's pairs in entry order. A pair that reaches outside chunk j - 1, by its unit or
+// by the 4-byte word a 1- or 2-byte element's atomic takes, fails the test: step j copies
+// chunk j meanwhile.
+template <class T, class IndexT>
+Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape& shape, std::int64_t tile, Order order) {
+  const auto& g = l.geometry;
+  const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
+  const auto unit = static_cast<std::size_t>(shape.unit_bytes);
+  const std::int64_t bytes = shape.units * shape.unit_bytes;
+  const auto chunks = static_cast<std::size_t>(shape.chunks);
+  Tensor out = c.data.clone();
+  if (!l.in_place) std::memset(out.bytes(), 0xA5, out.nbytes());
+  std::vector<int> target(static_cast<std::size_t>(shape.updates));
+  std::vector<unsigned> first(chunks + 1, 0);
+  for (std::int64_t m = 0; m < shape.updates; ++m) {
+    const int t = cu::unit_target_of<int>(g, idx, static_cast<int>(m));
+    if (t < 0 || t >= shape.units) throw std::runtime_error("update unit " + std::to_string(m) + " outside the output");
+    target[static_cast<std::size_t>(m)] = t;
+    ++first[(static_cast<unsigned>(t) >> shape.shift) + 1];
+  }
+  for (std::size_t j = 0; j < chunks; ++j) first[j + 1] += first[j];
+  std::vector<unsigned> fill(chunks, 0);
+  std::vector<unsigned> offset(static_cast<std::size_t>(shape.updates));
+  std::vector<std::byte> value(static_cast<std::size_t>(shape.updates) * unit);
+  const std::int64_t tiles = (shape.updates + tile - 1) / tile;
+  for (std::int64_t k = 0; k < tiles; ++k) {
+    const std::int64_t from = (order == Order::update ? k : tiles - 1 - k) * tile;
+    const std::int64_t to = std::min(from + tile, shape.updates);
+    std::vector<unsigned> in_tile(chunks, 0);
+    std::vector<unsigned> rank(static_cast<std::size_t>(to - from));
+    for (std::int64_t q = 0; q < to - from; ++q) {
+      const std::int64_t m = order == Order::update ? from + q : to - 1 - q;
+      rank[static_cast<std::size_t>(m - from)] = in_tile[static_cast<unsigned>(target[static_cast<std::size_t>(m)]) >> shape.shift]++;
+    }
+    for (std::int64_t m = from; m < to; ++m) {
+      const auto t = static_cast<unsigned>(target[static_cast<std::size_t>(m)]);
+      const unsigned p = first[t >> shape.shift] + fill[t >> shape.shift] + rank[static_cast<std::size_t>(m - from)];
+      offset[p] = t & ((1u << shape.shift) - 1u);
+      std::memcpy(value.data() + p * unit, c.updates.bytes() + static_cast<std::size_t>(m) * unit, unit);
+    }
+    for (std::size_t j = 0; j < chunks; ++j) fill[j] += in_tile[j];
+  }
+  for (int j = 0; j <= shape.chunks; ++j) {
+    if (j < shape.chunks && !l.in_place) {
+      const auto range = cu::chunk_bytes_of(shape, j, bytes);
+      std::memcpy(out.bytes() + range.first, c.data.bytes() + range.first, static_cast<std::size_t>(range.end - range.first));
+    }
+    if (j == 0) continue;
+    const auto applied = cu::chunk_bytes_of(shape, j - 1, bytes);
+    for (unsigned p = first[static_cast<std::size_t>(j - 1)]; p < first[static_cast<std::size_t>(j)]; ++p) {
+      const std::int64_t at = ((std::int64_t{j} - 1) << shape.shift | offset[p]) * shape.unit_bytes;
+      const std::int64_t word = at / 4 * 4;
+      if (at < applied.first || at + shape.unit_bytes > applied.end || word < applied.first ||
+          (word + 4 > applied.end && applied.end != bytes)) {
+        throw std::runtime_error("step " + std::to_string(j) + " applies byte " + std::to_string(at) + " outside chunk " +
+                                 std::to_string(j - 1));
+      }
+      if (l.reduction == Reduction::none) {
+        std::memcpy(out.bytes() + at, value.data() + p * unit, unit);
+      } else {
+        T now;
+        T v;
+        std::memcpy(&now, out.bytes() + at, sizeof(T));
+        std::memcpy(&v, value.data() + p * unit, sizeof(T));
+        now = cu::combine(l.reduction, now, v);
+        std::memcpy(out.bytes() + at, &now, sizeof(T));
+      }
+    }
+  }
+  return out;
+}
+
+Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape& shape, std::int64_t tile, Order order) {
+  return scatter::detail::dispatch(c.data.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return c.indices.dtype() == DType::int64 ? emulate_chunked<T, std::int64_t>(c, l, shape, tile, order)
+                                             : emulate_chunked<T, std::int32_t>(c, l, shape, tile, order);
+  });
+}
+
+// Every case Path::chunked could run (chunked_unit_bytes: the sizes aside), out of place and in
+// place, with chunks of 16 and 64 bytes (many per case, the last one short) and tiles of 5
+// and 2048 units: bit for bit forward (the runs keep update order, so the last writer wins and
+// each target reduces in the reference's order); reversed, within the comparison's rules.
+// Returns whether the case could take the path.
+bool check_chunked(const std::string& what, const Case& c) {
+  std::string why;
+  const auto g = cu::make_geometry(c, why);
+  if (!g) return false;
+  const auto want = scatter::reference_scatter(c);
+  bool took = false;
+  for (const bool in_place : {false, true}) {
+    scatter::RunFlags flags;
+    flags.in_place = in_place;
+    cu::Launch l = cu::make_launch(c, *g, flags, 1, 0);
+    const int unit = cu::chunked_unit_bytes(l);
+    if (unit == 0) return false;
+    took = true;
+    const std::int64_t per_unit = unit / scatter::info_of(l.type).bytes;
+    for (const std::int64_t chunk_bytes : {16, 64}) {
+      const auto shape = cu::chunk_shape(g->n / per_unit, g->u / per_unit, unit, chunk_bytes);
+      if (shape.chunks > cu::kMaxChunks) continue;
+      for (const std::int64_t tile : {5, 2048}) {
+        const std::string where = what + (in_place ? " in place" : "") + ", chunks of " + std::to_string(chunk_bytes) +
+                                  " bytes, tiles of " + std::to_string(tile);
+        expect_both_orders(where, c, want, emulate_chunked(c, l, shape, tile, Order::update),
+                           emulate_chunked(c, l, shape, tile, Order::reverse));
+      }
+    }
+  }
+  return took;
+}
+
+TEST(CudaPlan, TheChunkedPathMatchesTheReferenceOnBundledAndFuzzedCases) {
+  int chunked = 0;
+  int by_unit[17] = {};
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) chunked += check_chunked(what, c);
+  EXPECT_GT(chunked, 100) << "the bundled cases of none and of the one-step reductions";
+  for (std::int64_t i = 0; i < 2000 && !::testing::Test::HasFailure(); ++i) {
+    const auto text = scatter::fuzz_case(41, i, 1024);
+    const auto c = scatter::testing::load_case(text);
+    if (check_chunked(text, c)) {
+      ++chunked;
+      std::string why;
+      const auto g = cu::make_geometry(c, why);
+      ++by_unit[cu::chunked_unit_bytes(cu::make_launch(c, *g, scatter::RunFlags{}, 1, 0))];
+    }
+  }
+  for (const int unit : {1, 2, 4, 8, 16}) EXPECT_GT(by_unit[unit], 5) << "fuzzed cases of " << unit << "-byte units";
+}
+
+// Path::tiny on the host, as k_tiny runs it: data copied, then each update element stored
+// where target_of (the 32-bit path) sends it, in update order or reversed (the block's
+// threads store in any order).
+template <class IndexT>
+Tensor emulate_tiny(const Case& c, const cu::Geometry& g, Order order) {
+  Tensor out = c.data.clone();
+  const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
+  const auto element = static_cast<std::size_t>(scatter::info_of(c.data.dtype()).bytes);
+  for (int k = 0; k < static_cast<int>(g.u); ++k) {
+    const int f = order == Order::update ? k : static_cast<int>(g.u) - 1 - k;
+    const int o = cu::target_of<int>(g, idx, f);
+    if (o < 0 || o >= g.n) throw std::runtime_error("update " + std::to_string(f) + " outside the output");
+    std::memcpy(out.bytes() + static_cast<std::size_t>(o) * element, c.updates.bytes() + static_cast<std::size_t>(f) * element,
+                element);
+  }
+  return out;
+}
+
+// Every bundled and fuzzed case the planner sends to Path::tiny: bit for bit in update order,
+// within the comparison's rules reversed.
+TEST(CudaPlan, TheTinyPathMatchesTheReference) {
+  int tiny = 0;
+  auto check = [&](const std::string& what, const Case& c) {
+    std::string why;
+    const auto g = cu::make_geometry(c, why);
+    if (!g || cu::plan_of(cu::make_launch(c, *g, scatter::RunFlags{}, 1, 0)).path != cu::Path::tiny) return;
+    auto emulate = [&](Order order) {
+      return c.indices.dtype() == DType::int64 ? emulate_tiny<std::int64_t>(c, *g, order)
+                                               : emulate_tiny<std::int32_t>(c, *g, order);
+    };
+    expect_both_orders(what, c, scatter::reference_scatter(c), emulate(Order::update), emulate(Order::reverse));
+    ++tiny;
+  };
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) check(what, c);
+  EXPECT_GT(tiny, 50) << "the bundled none cases that the row tile and the gather leave";
+  for (std::int64_t i = 0; i < 2000 && !::testing::Test::HasFailure(); ++i) {
+    const auto text = scatter::fuzz_case(43, i, 1024);
+    check(text, scatter::testing::load_case(text));
+  }
+  EXPECT_GT(tiny, 300);
 }
 
 TEST(CudaPlan, TheRowTileMatchesTheReferenceOnBundledCases) {

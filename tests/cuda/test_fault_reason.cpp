@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "../../lib/src/cuda/device.hpp"
 
 namespace {
@@ -30,6 +33,15 @@ TEST(FaultReason, WithoutChecksListsTheEnqueuedKernelsAndTheFlag) {
   EXPECT_NE(text.find("--check-launches names the kernel"), std::string::npos) << text;
 }
 
+TEST(FaultReason, AKernelLaunchedAgainInARowIsListedOnce) {
+  LaunchTrace trace;
+  trace.record("k_chunk_count");
+  trace.record("k_chunk_partition");
+  for (int step = 0; step < 65; ++step) trace.record("k_chunk_step");
+  const auto text = fault_reason(trace, cudaErrorLaunchFailure);
+  EXPECT_EQ(text.rfind("device fault in one of k_chunk_count, k_chunk_partition, k_chunk_step (", 0), 0u) << text;
+}
+
 TEST(FaultReason, OneKernelIsNamedAndNoneIsSaid) {
   LaunchTrace one;
   one.record("k_mean");
@@ -39,8 +51,11 @@ TEST(FaultReason, OneKernelIsNamedAndNoneIsSaid) {
 
 TEST(FaultReason, TheTraceKeepsTheFirstKernelsOnly) {
   LaunchTrace trace;
-  for (int i = 0; i < LaunchTrace::kMax + 3; ++i) trace.record("k");
+  std::vector<std::string> names;
+  for (int i = 0; i < LaunchTrace::kMax + 3; ++i) names.push_back("k" + std::to_string(i));
+  for (const auto& name : names) trace.record(name.c_str());
   EXPECT_EQ(trace.count, LaunchTrace::kMax);
+  EXPECT_STREQ(trace.kernels[LaunchTrace::kMax - 1], names[LaunchTrace::kMax - 1].c_str());
 }
 
 }  // namespace

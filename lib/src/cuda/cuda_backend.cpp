@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -37,6 +38,11 @@ class CudaBackend final : public Backend {
       return;
     }
     sm_count_ = props.multiProcessorCount;
+    l2_bytes_ = props.l2CacheSize;
+    // SCATTER_CUDA_L2_BYTES: the L2 size the planner assumes, so that the chunked path
+    // (sized by L2) runs on small cases; the GPU tests set it. Reports name it when set.
+    const char* pretend_l2 = std::getenv("SCATTER_CUDA_L2_BYTES");
+    if (pretend_l2 != nullptr) l2_bytes_ = std::max<long long>(0, std::atoll(pretend_l2));
     flush_ = std::make_unique<L2Flush>(static_cast<std::size_t>(std::max(props.l2CacheSize, 1 << 20)), sm_count_);
     int driver = 0;
     int runtime = 0;
@@ -56,6 +62,7 @@ class CudaBackend final : public Backend {
                    {"memory_bus_width_bits", std::to_string(props.memoryBusWidth)},
                    {"l2_cache_bytes", std::to_string(props.l2CacheSize)},
                    {"global_memory_bytes", std::to_string(props.totalGlobalMem)}};
+    if (pretend_l2 != nullptr) properties_.emplace_back("planned_l2_bytes (SCATTER_CUDA_L2_BYTES)", std::to_string(l2_bytes_));
     device_ = fmt::format("{} (sm_{}{}, {} SMs, {:.0f} GiB)", props.name, props.major, props.minor,
                           props.multiProcessorCount, static_cast<double>(props.totalGlobalMem) / (1ULL << 30));
     available_ = true;
@@ -125,7 +132,7 @@ class CudaBackend final : public Backend {
     p->source = &c;
     p->in_place = flags.in_place;
     p->deterministic = flags.deterministic;
-    p->launch = make_launch(c, *geometry, flags, sm_count_);
+    p->launch = make_launch(c, *geometry, flags, sm_count_, l2_bytes_);
     const Launch& launch = p->launch;
     if (launch.deterministic && geometry->u > INT32_MAX) {
       throw Error(ErrorCode::backend, "",
@@ -241,6 +248,7 @@ class CudaBackend final : public Backend {
   std::string fault_;  ///< set by a sticky device fault: the backend is lost for the run
   std::string device_;
   int sm_count_ = 1;
+  std::int64_t l2_bytes_ = 0;  ///< Path::chunked sizes its chunks by it
   std::vector<std::pair<std::string, std::string>> properties_;
   std::unique_ptr<L2Flush> flush_;  ///< cold samples (RunFlags::flush_caches)
   std::unique_ptr<Prepared> prepared_;  ///< the last case's device state (see Prepared)

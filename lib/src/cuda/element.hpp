@@ -254,6 +254,35 @@ inline bool may_block_aggregate(Reduction r, DType t) {
 /// small case keeps the single-step atomics.
 inline constexpr std::int64_t kBlockAggregateMinUpdates = std::int64_t{1} << 16;
 
+/// Path::chunked's shape: the output as units (an element; for the slice ops' `none` a row of
+/// at most 16 bytes, moved as one word), cut into chunks of 2^shift units.
+struct ChunkShape {
+  int unit_bytes = 0;        ///< 1, 2, 4, 8 or 16
+  int shift = 0;             ///< log2 of the units in a chunk
+  int chunks = 0;
+  std::int64_t units = 0;    ///< the output's units: n, or n / slice
+  std::int64_t updates = 0;  ///< the updates' units: u, or u / slice
+};
+
+/// Path::chunked: the output unit that update unit `m` lands in (an element for
+/// scatter_elements and the reductions, a row for the slice ops), or -1 when out of range.
+template <class Off = std::int64_t, class IndexT>
+SCATTER_HD Off unit_target_of(const Geometry& g, const IndexT* idx, Off m) {
+  return g.op == Op::scatter_elements ? element_target_of<Off>(g, idx, m) : row_target_of<Off>(g, idx, m);
+}
+
+/// Path::chunked: the bytes of chunk `j` of an output of `bytes` bytes, [first, end): step j
+/// copies them (or reads them into L2, in place) while it applies chunk j - 1's updates.
+struct ByteRange {
+  std::int64_t first = 0;
+  std::int64_t end = 0;
+};
+SCATTER_HD ByteRange chunk_bytes_of(const ChunkShape& s, int j, std::int64_t bytes) {
+  const std::int64_t size = std::int64_t{s.unit_bytes} << s.shift;
+  const std::int64_t first = size * j;
+  return {first < bytes ? first : bytes, first + size < bytes ? first + size : bytes};
+}
+
 // ---- 1-byte elements live in 32-bit words for the atomics ----
 
 /// `word` with byte lane `shift` (0, 8, 16, 24) replaced by `next`.

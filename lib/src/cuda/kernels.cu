@@ -46,6 +46,12 @@ struct Queue {
   }
 };
 
+// The unsigned word as wide as T: the bits the sort and the partition move.
+template <class T>
+using BitsOf = std::conditional_t<
+    sizeof(T) == 8, unsigned long long,
+    std::conditional_t<sizeof(T) == 4, unsigned int, std::conditional_t<sizeof(T) == 2, unsigned short, unsigned char>>>;
+
 template <class To, class From>
 __device__ __forceinline__ To bits_as(From v) {
   static_assert(sizeof(To) == sizeof(From));
@@ -226,6 +232,172 @@ __global__ void __launch_bounds__(kThreads) k_scatter_free(Geometry g, const Ind
       } else if (target[k] != -2) {
         *guard = 1;  // out of range (-1), or past the output: never written
       }
+    }
+  }
+}
+
+// Path::tiny (out of place, `none` in free order, a few KiB): data copied, the block's
+// barrier, then the updates' plain stores, all in one block and one launch.
+template <class T, class IndexT>
+__global__ void __launch_bounds__(kThreads) k_tiny(Geometry g, const T* __restrict__ data,
+                                                   const IndexT* __restrict__ idx, const T* __restrict__ upd,
+                                                   T* __restrict__ out, int* guard) {
+  const int n = static_cast<int>(g.n);
+  for (int e = threadIdx.x; e < n; e += kThreads) out[e] = data[e];
+  __syncthreads();  // the block's copies come before its stores
+  const int u = static_cast<int>(g.u);
+  for (int f = threadIdx.x; f < u; f += kThreads) {
+    const int o = guarded(target_of<int>(g, idx, f), n, guard);
+    if (o >= 0) out[o] = upd[f];
+  }
+}
+
+// Path::chunked (docs/cuda.md): the update units partitioned by L2-sized chunks of the
+// output, then one step per chunk that meets the chunk in L2. An out-of-range target raises
+// the guard in the count and is dropped there and in the partition alike.
+constexpr int kChunkPerThread = 8;  // update units a thread takes per tile of the partition
+constexpr int kChunkTile = kThreads * kChunkPerThread;
+
+// Pass 1: each chunk's update units, through a shared histogram per block: one global
+// atomic per chunk per block.
+template <class IndexT>
+__global__ void __launch_bounds__(kThreads) k_chunk_count(Geometry g, ChunkShape shape, const IndexT* __restrict__ idx,
+                                                          unsigned int* __restrict__ count, int* guard) {
+  extern __shared__ unsigned int histogram[];
+  for (int c = threadIdx.x; c < shape.chunks; c += kThreads) histogram[c] = 0;
+  __syncthreads();
+  const int units = static_cast<int>(shape.units);
+  const int updates = static_cast<int>(shape.updates);
+  for (int m = thread_start<int>(); m < updates; m += grid_stride<int>()) {
+    const int t = guarded(unit_target_of<int>(g, idx, m), units, guard);
+    if (t >= 0) atomicAdd(histogram + (static_cast<unsigned int>(t) >> shape.shift), 1u);
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < shape.chunks; c += kThreads) {
+    if (histogram[c] != 0) atomicAdd(count + c, histogram[c]);
+  }
+}
+
+// Pass 2: every block turns the counts into each chunk's first entry (block 0 also keeps
+// them, for the steps), then takes tiles of kChunkTile update units: all their index and value
+// loads first, each unit's rank among the tile's units of its chunk (a shared atomic), one
+// global atomic per chunk the tile meets to reserve its run there, and the (offset in the
+// chunk, value) pairs written into the runs. A run holds a tile's units of one chunk (32 on
+// average for 64 chunks), so the pairs go out in whole sectors. Free order: the runs of a
+// chunk land in the order their tiles reserve them.
+template <class IndexT, class W>
+__global__ void __launch_bounds__(kThreads) k_chunk_partition(Geometry g, ChunkShape shape,
+                                                              const IndexT* __restrict__ idx, const W* __restrict__ upd,
+                                                              const unsigned int* __restrict__ count,
+                                                              unsigned int* __restrict__ fill,
+                                                              unsigned int* __restrict__ first_entry,
+                                                              unsigned int* __restrict__ offset, W* __restrict__ value) {
+  using Scan = cub::BlockScan<unsigned int, kThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  extern __shared__ unsigned int counters[];
+  unsigned int* start = counters;                       // chunks + 1
+  unsigned int* in_tile = start + shape.chunks + 1;     // chunks
+  unsigned int* run = in_tile + shape.chunks;           // chunks
+  constexpr int kChunksPerThread = (kMaxChunks + kThreads - 1) / kThreads;
+  unsigned int sums[kChunksPerThread];
+#pragma unroll
+  for (int k = 0; k < kChunksPerThread; ++k) {
+    const int c = static_cast<int>(threadIdx.x) * kChunksPerThread + k;
+    sums[k] = c < shape.chunks ? count[c] : 0u;
+  }
+  unsigned int total = 0;
+  Scan(scan).ExclusiveSum(sums, sums, total);
+#pragma unroll
+  for (int k = 0; k < kChunksPerThread; ++k) {
+    const int c = static_cast<int>(threadIdx.x) * kChunksPerThread + k;
+    if (c < shape.chunks) start[c] = sums[k];
+  }
+  if (threadIdx.x == 0) start[shape.chunks] = total;
+  __syncthreads();
+  if (blockIdx.x == 0) {
+    for (int c = threadIdx.x; c <= shape.chunks; c += kThreads) first_entry[c] = start[c];
+  }
+  const int units = static_cast<int>(shape.units);
+  const int updates = static_cast<int>(shape.updates);
+  const unsigned int within = (1u << shape.shift) - 1u;
+  // Fits: offsets_fit_32 leaves 2^24 past u, and the grid is at most kBlocksPerSm blocks an SM.
+  for (int tile = static_cast<int>(blockIdx.x) * kChunkTile; tile < updates; tile += static_cast<int>(gridDim.x) * kChunkTile) {
+    for (int c = threadIdx.x; c < shape.chunks; c += kThreads) in_tile[c] = 0;
+    __syncthreads();
+    int target[kChunkPerThread];
+    W v[kChunkPerThread];
+#pragma unroll
+    for (int k = 0; k < kChunkPerThread; ++k) {
+      const int m = tile + k * kThreads + static_cast<int>(threadIdx.x);
+      target[k] = m < updates ? unit_target_of<int>(g, idx, m) : -1;
+      if (m < updates) v[k] = upd[m];
+      if (target[k] >= units) target[k] = -1;
+    }
+    unsigned int rank[kChunkPerThread];
+#pragma unroll
+    for (int k = 0; k < kChunkPerThread; ++k) {
+      if (target[k] >= 0) rank[k] = atomicAdd(in_tile + (static_cast<unsigned int>(target[k]) >> shape.shift), 1u);
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < shape.chunks; c += kThreads) {
+      if (in_tile[c] != 0) run[c] = start[c] + atomicAdd(fill + c, in_tile[c]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kChunkPerThread; ++k) {
+      if (target[k] < 0) continue;
+      const auto t = static_cast<unsigned int>(target[k]);
+      const unsigned int p = run[t >> shape.shift] + rank[k];
+      offset[p] = t & within;
+      value[p] = v[k];
+    }
+    __syncthreads();  // the next tile clears in_tile and run
+  }
+}
+
+// Pass 3, step j: chunk j's bytes copied from data into the output (out of place), or read
+// into L2 (in place: the loads' values go to an empty asm), and chunk j - 1's pairs applied,
+// plain stores for `none` (kReduce false, T = W) and atomic_combine for the reductions.
+// The two chunks are disjoint (a unit, and a 1- or 2-byte element's 4-byte atomic word,
+// never crosses a chunk: chunks are a power of two of at least 64 bytes), and both fit in L2,
+// where step j - 1 left chunk j - 1: its stores and atomics hit L2, and each of its lines
+// goes back to DRAM once.
+template <class W, class T, bool kReduce>
+__global__ void __launch_bounds__(kThreads) k_chunk_step(ChunkShape shape, int j, std::int64_t bytes,
+                                                         const unsigned char* __restrict__ data, unsigned char* out,
+                                                         const unsigned int* __restrict__ first_entry,
+                                                         const unsigned int* __restrict__ offset,
+                                                         const W* __restrict__ value, Reduction r, bool native_add) {
+  if (j < shape.chunks) {
+    const ByteRange range = chunk_bytes_of(shape, j, bytes);
+    const auto vectors = static_cast<unsigned int>((range.end - range.first) / 16);
+    auto* to = reinterpret_cast<uint4*>(out + range.first);
+    if (data) {
+      const auto* from = reinterpret_cast<const uint4*>(data + range.first);
+      for (unsigned int i = thread_start<unsigned int>(); i < vectors; i += grid_stride<unsigned int>()) {
+        to[i] = __ldcs(from + i);  // data and the pairs are read once: evict them first, keep the chunks
+      }
+    } else {
+      for (unsigned int i = thread_start<unsigned int>(); i < vectors; i += grid_stride<unsigned int>()) {
+        // In place: the load alone, into L2. A volatile load (LDG.E.128.STRONG.SYS): ptxas
+        // drops a plain or relaxed one whose value nothing uses, even from an asm volatile.
+        unsigned int x, y, z, w;
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "l"(to + i));
+      }
+    }
+    const std::int64_t tail = range.first + std::int64_t{vectors} * 16;  // the output's last bytes past a 16-byte multiple
+    if (data && blockIdx.x == 0 && tail + threadIdx.x < range.end) out[tail + threadIdx.x] = data[tail + threadIdx.x];
+  }
+  if (j == 0) return;
+  const unsigned int first = first_entry[j - 1];
+  const unsigned int end = first_entry[j];
+  const unsigned int base = static_cast<unsigned int>(j - 1) << shape.shift;
+  for (unsigned int p = first + thread_start<unsigned int>(); p < end; p += grid_stride<unsigned int>()) {
+    const unsigned int o = base + __ldcs(offset + p);
+    if constexpr (kReduce) {
+      atomic_combine(reinterpret_cast<T*>(out) + o, bits_as<T>(__ldcs(value + p)), r, native_add);
+    } else {
+      reinterpret_cast<W*>(out)[o] = __ldcs(value + p);
     }
   }
 }
@@ -635,6 +807,10 @@ struct Scratch {
   std::uint32_t* piece_count[2] = {nullptr, nullptr};
   void* cub = nullptr;
   std::size_t cub_bytes = 0;
+  unsigned int* chunk_count = nullptr;   // Path::chunked: per chunk its units, then (adjacent) the partition's fill
+  unsigned int* chunk_first = nullptr;   // chunks + 1: each chunk's first entry, and the end
+  unsigned int* chunk_offset = nullptr;  // per update unit: its unit's offset in its chunk
+  void* chunk_value = nullptr;           // per update unit: its bits, unit_bytes each
   std::size_t total = 0;
 };
 
@@ -669,11 +845,12 @@ bool narrow_winners(std::int64_t bidders) { return bidders <= INT32_MAX; }
 std::size_t winner_size(std::int64_t bidders) { return narrow_winners(bidders) ? sizeof(int) : sizeof(long long); }
 
 // Lays out the scratch parts of the plan's path; with base == nullptr it only measures.
-Scratch layout(const Launch& l, Path path, void* base) {
+Scratch layout(const Launch& l, const Plan& plan, void* base) {
   Scratch s;
   const auto& g = l.geometry;
-  if (path == Path::nothing || path == Path::row_tile || path == Path::elements_free || path == Path::rows_free ||
-      path == Path::update_gather) {
+  const Path path = plan.path;
+  if (path == Path::nothing || path == Path::tiny || path == Path::row_tile || path == Path::elements_free ||
+      path == Path::rows_free || path == Path::update_gather) {
     return s;  // nothing runs, it all happens in shared memory, or plain stores
   }
   const bool by_rows = path == Path::rows_direct;
@@ -682,6 +859,16 @@ Scratch layout(const Launch& l, Path path, void* base) {
     s.total += align256(bytes);
     return p;
   };
+  if (path == Path::chunked) {
+    const auto& shape = plan.chunks;
+    const auto chunks = static_cast<std::size_t>(shape.chunks);
+    const auto updates = static_cast<std::size_t>(shape.updates);
+    s.chunk_count = static_cast<unsigned int*>(take(2 * chunks * sizeof(unsigned int)));  // count and fill: one memset
+    s.chunk_first = static_cast<unsigned int*>(take((chunks + 1) * sizeof(unsigned int)));
+    s.chunk_offset = static_cast<unsigned int*>(take(updates * sizeof(unsigned int)));
+    s.chunk_value = take(updates * static_cast<std::size_t>(shape.unit_bytes));
+    return s;
+  }
   if (path == Path::rows_fused) {  // one bit per output row
     s.seen = static_cast<unsigned int*>(take(static_cast<std::size_t>((g.n / g.slice + 31) / 32) * sizeof(unsigned int)));
     return s;
@@ -836,6 +1023,50 @@ cudaError_t rows_fused(const Launch& l, const Buffers& b, const Scratch& s, std:
   });
 }
 
+// Path::chunked: the counters' memset, the count, the partition, then chunks + 1 steps (step
+// j copies chunk j and applies chunk j - 1's pairs). W moves a unit's bits; T and kReduce as
+// in k_chunk_step. The steps move the output in 16-byte vectors and the partition the updates
+// in W: cudaMalloc's 256-byte bases always allow both, and other bases are refused.
+template <class IndexT, class W, class T, bool kReduce>
+cudaError_t chunked(const Launch& l, const ChunkShape& shape, const Buffers& b, const Scratch& s, Queue& q) {
+  if (alignment_of(16, {b.out, b.data}) % 16 != 0 || alignment_of(sizeof(W), {b.updates}) % sizeof(W) != 0) {
+    return cudaErrorMisalignedAddress;
+  }
+  const auto& g = l.geometry;
+  const auto* idx = static_cast<const IndexT*>(b.indices);
+  const std::size_t counters = static_cast<std::size_t>(shape.chunks) * sizeof(unsigned int);
+  if (cudaError_t e = cudaMemsetAsync(s.chunk_count, 0, 2 * counters, q.stream)) return e;
+  k_chunk_count<IndexT><<<blocks_for(shape.updates, l.sm_count), kThreads, counters, q.stream>>>(g, shape, idx,
+                                                                                                 s.chunk_count, b.guard);
+  if (cudaError_t e = q.launched("k_chunk_count")) return e;
+  const std::int64_t tiles = (shape.updates + kChunkTile - 1) / kChunkTile;
+  const auto partition_blocks = static_cast<int>(std::min<std::int64_t>(tiles, std::int64_t{l.sm_count} * kBlocksPerSm));
+  k_chunk_partition<IndexT, W><<<partition_blocks, kThreads, 3 * counters + sizeof(unsigned int), q.stream>>>(
+      g, shape, idx, static_cast<const W*>(b.updates), s.chunk_count, s.chunk_count + shape.chunks, s.chunk_first,
+      s.chunk_offset, static_cast<W*>(s.chunk_value));
+  if (cudaError_t e = q.launched("k_chunk_partition")) return e;
+  const std::int64_t bytes = shape.units * shape.unit_bytes;
+  const int step_blocks = blocks_for((std::int64_t{shape.unit_bytes} << shape.shift) / 16, l.sm_count);
+  for (int j = 0; j <= shape.chunks; ++j) {
+    k_chunk_step<W, T, kReduce><<<step_blocks, kThreads, 0, q.stream>>>(
+        shape, j, bytes, static_cast<const unsigned char*>(b.data), static_cast<unsigned char*>(b.out), s.chunk_first,
+        s.chunk_offset, static_cast<const W*>(s.chunk_value), l.reduction, l.native_add);
+    if (cudaError_t e = q.launched("k_chunk_step")) return e;
+  }
+  return cudaSuccess;
+}
+
+// Path::chunked by what a unit is: `none` moves a unit's bytes as one word whatever the dtype
+// (with_widest_chunk of a power of two is the word of that size), a reduction combines Ts.
+template <class T, class IndexT>
+cudaError_t chunked_path(const Launch& l, const ChunkShape& shape, const Buffers& b, const Scratch& s, Queue& q) {
+  if (l.reduction != Reduction::none) return chunked<IndexT, BitsOf<T>, T, true>(l, shape, b, s, q);
+  return with_widest_chunk(static_cast<std::uintptr_t>(shape.unit_bytes), [&](auto word) {
+    using W = decltype(word);
+    return chunked<IndexT, W, W, false>(l, shape, b, s, q);
+  });
+}
+
 // The slice ops' `none`: it moves bytes, so it depends on the row's size, not the dtype.
 template <class Off, class IndexT>
 cudaError_t run_rows(const Launch& l, const Buffers& b, const Scratch& s, std::size_t element_bytes, bool last_writer,
@@ -885,8 +1116,7 @@ cudaError_t row_tile(const Launch& l, const TileShape& shape, const Buffers& b, 
 // between the two piece buffers (one level when u <= kSerialRun: every run is short).
 template <class T, class K, class Off, class IndexT>
 cudaError_t run_sorted(const Launch& l, const Buffers& b, const Scratch& s, int init, Queue& q) {
-  using Bits = std::conditional_t<sizeof(T) == 8, unsigned long long,
-                                  std::conditional_t<sizeof(T) == 4, unsigned int, unsigned short>>;
+  using Bits = BitsOf<T>;
   const auto& g = l.geometry;
   auto* keys_in = static_cast<K*>(s.keys[0]);
   auto* keys = static_cast<K*>(s.keys[1]);
@@ -927,11 +1157,14 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   const auto* upd = static_cast<const T*>(b.updates);
   const auto* idx = static_cast<const IndexT*>(b.indices);
   const Plan plan = plan_of(l);
-  const Scratch s = layout(l, plan.path, b.scratch);
+  const Scratch s = layout(l, plan, b.scratch);
   const int blocks = blocks_for(g.u, l.sm_count);
   switch (plan.path) {
     case Path::nothing:
       return cudaSuccess;
+    case Path::tiny:
+      k_tiny<T, IndexT><<<1, kThreads, 0, q.stream>>>(g, static_cast<const T*>(b.data), idx, upd, out, b.guard);
+      return q.launched("k_tiny");
     case Path::row_tile:
       return row_tile<T, IndexT>(l, plan.tile, b, q);
     case Path::update_gather:
@@ -948,6 +1181,9 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
     case Path::elements_direct:
       return narrow_winners(g.u) ? elements_none<T, Off, IndexT, int>(l, b, s, q)
                                  : elements_none<T, Off, IndexT, long long>(l, b, s, q);
+    case Path::chunked:
+      if constexpr (sizeof(Off) == 4) return chunked_path<T, IndexT>(l, plan.chunks, b, s, q);
+      return cudaErrorInvalidValue;  // chunked_for takes 32-bit offsets only
     case Path::reduce:
     case Path::reduce_block:
     case Path::sorted:
@@ -1011,7 +1247,7 @@ cudaError_t run_index(const Launch& l, const Buffers& b, Queue& q) {
 
 }  // namespace
 
-std::size_t scratch_bytes(const Launch& launch) { return layout(launch, plan_of(launch).path, nullptr).total; }
+std::size_t scratch_bytes(const Launch& launch) { return layout(launch, plan_of(launch), nullptr).total; }
 
 namespace {
 __global__ void k_sector_writes(unsigned int* buffer, unsigned long long sectors, long long stores) {

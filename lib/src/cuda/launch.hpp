@@ -3,6 +3,7 @@
 // backend is compiled by the C++ compiler and only kernels.cu by nvcc.
 
 #include <cstddef>
+#include <string_view>
 #include <cuda_runtime_api.h>
 
 #include "plan.hpp"
@@ -29,7 +30,9 @@ struct LaunchTrace {
   int count = 0;
   const char* failed = nullptr;
 
+  /// A kernel launched again right after itself (the chunked path's steps) is listed once.
   void record(const char* kernel) {
+    if (count > 0 && std::string_view(kernels[count - 1]) == kernel) return;
     if (count < kMax) kernels[count++] = kernel;
   }
 };

@@ -29,11 +29,13 @@ struct Launch {
   /// f32_native_add_exact, float16/bfloat16 (packed pairs) where data has no NaN; else CAS.
   bool native_add = true;
   int sm_count = 1;
+  std::int64_t l2_bytes = 0;  ///< the device's L2 cache; 0 (unknown) rules out Path::chunked
 };
 
 /// The launch's choices for a case: the geometry, the flags, and what the host's scans of
 /// indices and values decide (contention, warp duplicates, the native adds).
-inline Launch make_launch(const Case& c, const Geometry& geometry, const RunFlags& flags, int sm_count) {
+inline Launch make_launch(const Case& c, const Geometry& geometry, const RunFlags& flags, int sm_count,
+                          std::int64_t l2_bytes) {
   Launch launch;
   launch.geometry = geometry;
   launch.type = c.data.dtype();
@@ -43,6 +45,7 @@ inline Launch make_launch(const Case& c, const Geometry& geometry, const RunFlag
   launch.deterministic = flags.deterministic;
   launch.in_place = flags.in_place;
   launch.sm_count = sm_count;
+  launch.l2_bytes = l2_bytes;
   // Contention: per-block aggregation where the reduction merges and the sample shows few
   // targets (free order only for the order-dependent floats: --deterministic sorts).
   const bool sorts = launch.deterministic && is_order_dependent(launch.reduction, launch.type);
@@ -65,9 +68,11 @@ inline Launch make_launch(const Case& c, const Geometry& geometry, const RunFlag
 /// The kernels' paths (docs/cuda.md, "Kernels").
 enum class Path {
   nothing,          ///< no updates: the output is data
+  tiny,             ///< `none` in free order out of place, a few KiB: k_tiny copies data and stores the updates in one block, one launch
   row_tile,         ///< scatter_elements along a contiguous last axis: k_row_tile, one launch
   update_gather,    ///< scatter_update with a small axis, out of place: k_update_gather, each output row read once from its winner or data
   rows_fused,       ///< the slice ops' `none`, free order, out of place, rows of 128 bytes or more: mark the target rows, then one launch copies data's other rows and the update rows
+  chunked,          ///< free order, element or short-row targets over an output of several L2s: the updates partitioned by L2-sized chunks of the output, then each chunk copied and its updates applied while it is in L2
   elements_free,    ///< element `none`, free order: k_scatter_free, plain stores (duplicates: any candidate)
   rows_free,        ///< the slice ops' `none`, free order: k_row_direct copies the rows, nothing more
   elements_direct,  ///< element `none` under --deterministic: k_write_direct, then the winner passes (last writer)
@@ -102,6 +107,7 @@ struct Plan {
   int launches = 0;          ///< stream operations enqueue_scatter makes: kernels, memsets, CUB's sort as one
   bool fuses_copy = false;   ///< out of place, the path reads data itself: the backend copies nothing first
   TileShape tile;            ///< Path::row_tile only
+  ChunkShape chunks;         ///< Path::chunked only
 };
 
 inline bool uses_sort(const Launch& l) { return l.deterministic && is_order_dependent(l.reduction, l.type); }
@@ -169,6 +175,19 @@ inline bool update_gather_fits(const Launch& l) {
   return g.count * blocks <= 4 * chunks;
 }
 
+/// At most this many data elements and update elements for Path::tiny: one block of 256
+/// threads copies and stores them in 8 steps each, where the copy and a direct kernel are
+/// two stream operations of a few microseconds each.
+inline constexpr std::int64_t kTinyElements = 2048;
+
+/// Whether a launch takes Path::tiny: `none` in free order (a duplicate keeps any candidate),
+/// out of place (in place the direct kernels are one launch already), a few KiB.
+inline bool tiny_fits(const Launch& l) {
+  const auto& g = l.geometry;
+  return l.reduction == Reduction::none && !l.deterministic && !l.in_place && g.n <= kTinyElements &&
+         g.u <= kTinyElements;
+}
+
 /// The slice ops' rows at least this long, out of place, copy data's rows only where no
 /// update row lands (Path::rows_fused): the bitmap of target rows costs a bit a row.
 inline constexpr std::int64_t kFusedRowBytes = 128;
@@ -178,6 +197,81 @@ inline bool rows_fused_fit(const Launch& l) {
   const std::int64_t row_bytes = g.slice * info_of(l.type).bytes;
   return g.op != Op::scatter_elements && l.reduction == Reduction::none && !l.deterministic && !l.in_place &&
          row_bytes >= kFusedRowBytes && g.n + g.u <= kOffsetLimit32 && offsets_fit_32(g);  // data's and the updates' chunks in one int range
+}
+
+/// Path::chunked (docs/cuda.md). Where every update writes a 32-byte sector of its own in an
+/// output far past L2, the direct paths run at the device's random-sector rate (a partial
+/// sector costs a read and a write of DRAM) whatever the kernel. Partitioned by chunks of
+/// the output, the updates of one chunk meet it in L2: each line goes back to DRAM once.
+/// A chunk is the largest power of two of bytes at most a third of L2 (two are in flight:
+/// the step that copies one stores the previous one's updates), at least kChunkMinBytes:
+/// whole 16-byte vectors for the steps' copy and whole 4-byte words for the atomics of 1-
+/// and 2-byte elements. (Only a pretend L2, SCATTER_CUDA_L2_BYTES, makes chunks that small.)
+inline constexpr std::int64_t kChunkMinBytes = 64;
+/// At most this many chunks: the count and partition keep a counter per chunk in shared memory.
+inline constexpr int kMaxChunks = 1024;
+/// Only outputs of at least this many L2s: below, the direct paths' sectors mostly stay in L2.
+inline constexpr std::int64_t kChunkedOutputPerL2 = 4;
+/// Only with at least one update unit per this many 32-byte sectors of output: the chunks
+/// copy (or read, in place) the whole output and read the indices twice, which pays only
+/// where the direct paths would write that many sectors at the random-sector rate.
+inline constexpr std::int64_t kChunkedSectorsPerUpdate = 4;
+
+inline std::int64_t chunk_bytes_for(std::int64_t l2_bytes) {
+  std::int64_t bytes = kChunkMinBytes;
+  while (bytes * 2 <= l2_bytes / 3) bytes *= 2;
+  return bytes;
+}
+
+/// The shape for an output of `units` units of `unit_bytes` (a power of two, at most 16) in
+/// chunks of `chunk_bytes` (a power of two, at least 16).
+inline ChunkShape chunk_shape(std::int64_t units, std::int64_t updates, int unit_bytes, std::int64_t chunk_bytes) {
+  ChunkShape s;
+  s.unit_bytes = unit_bytes;
+  while ((std::int64_t{unit_bytes} << (s.shift + 1)) <= chunk_bytes) ++s.shift;
+  s.units = units;
+  s.updates = updates;
+  s.chunks = static_cast<int>(std::min<std::int64_t>((units + (std::int64_t{1} << s.shift) - 1) >> s.shift, kMaxChunks + 1));
+  return s;
+}
+
+/// The unit Path::chunked would move for a launch, in bytes, or 0 where it cannot run it
+/// whatever the sizes. `none` moves an element (scatter_elements) or a whole row of 1, 2,
+/// 4, 8 or 16 bytes (the slice ops), in free order: a duplicate keeps any of its candidates.
+/// A reduction combines elements, so only where an update is one (slice 1); --deterministic
+/// only where the atomics give the same bits in every order (else it sorts); not mean or
+/// use_init_val = false (both need a pass over every target before the reduction), nor
+/// contention (the block tables merge in shared memory). 32-bit offsets only.
+inline int chunked_unit_bytes(const Launch& l) {
+  const auto& g = l.geometry;
+  if (g.u == 0 || !offsets_fit_32(g)) return 0;
+  const std::int64_t element = info_of(l.type).bytes;
+  if (l.reduction == Reduction::none) {
+    if (l.deterministic) return 0;
+    if (g.op == Op::scatter_elements) return static_cast<int>(element);
+    const std::int64_t row = g.slice * element;
+    return row == 1 || row == 2 || row == 4 || row == 8 || row == 16 ? static_cast<int>(row) : 0;
+  }
+  if (uses_sort(l) || l.reduction == Reduction::mean || !l.use_init_val || l.block_aggregate) return 0;
+  return g.op == Op::scatter_elements || g.slice == 1 ? static_cast<int>(element) : 0;
+}
+
+/// Whether a launch takes Path::chunked, and its shape: a unit it can move
+/// (chunked_unit_bytes), an output of kChunkedOutputPerL2 L2s or more with an update unit per
+/// kChunkedSectorsPerUpdate sectors, at most kMaxChunks chunks.
+inline std::optional<ChunkShape> chunked_for(const Launch& l) {
+  const auto& g = l.geometry;
+  const int unit = chunked_unit_bytes(l);
+  if (unit == 0 || l.l2_bytes <= 0) return std::nullopt;
+  const std::int64_t output_bytes = g.n * info_of(l.type).bytes;
+  const std::int64_t per_unit = unit / info_of(l.type).bytes;
+  const std::int64_t updates = g.u / per_unit;
+  if (output_bytes < kChunkedOutputPerL2 * l.l2_bytes || updates * 32 * kChunkedSectorsPerUpdate < output_bytes) {
+    return std::nullopt;
+  }
+  const ChunkShape shape = chunk_shape(g.n / per_unit, updates, unit, chunk_bytes_for(l.l2_bytes));
+  if (shape.chunks > kMaxChunks) return std::nullopt;
+  return shape;
 }
 
 /// The path a launch takes and the stream operations it makes. The one place the kernels'
@@ -199,10 +293,23 @@ inline Plan plan_of(const Launch& l) {
     p.fuses_copy = true;
     return p;
   }
+  if (tiny_fits(l)) {
+    p.path = Path::tiny;
+    p.launches = 1;
+    p.fuses_copy = true;
+    return p;
+  }
   if (rows_fused_fit(l)) {
     p.path = Path::rows_fused;
     p.launches = 3;  // the bitmap's memset, k_mark_rows, k_rows_fused
     p.fuses_copy = true;
+    return p;
+  }
+  if (const auto shape = chunked_for(l)) {
+    p.path = Path::chunked;
+    p.chunks = *shape;
+    p.launches = 3 + shape->chunks + 1;  // the counters' memset, k_chunk_count, k_chunk_partition, the steps
+    p.fuses_copy = !l.in_place;
     return p;
   }
   if (l.reduction == Reduction::none) {
