@@ -68,10 +68,11 @@ class _Prepared(Prepared):
         return start.elapsed_time(stop) / 1e3  # elapsed_time is in milliseconds; timed_call returns seconds
 
     def result(self):
+        # From a GPU, .cpu() is a new host tensor already: only a CPU output, which .cpu()
+        # returns as it is (and the next call may overwrite), is copied again.
         y = self.out.cpu()
-        if self.case.dtype == "bfloat16":
-            return Tensor("bfloat16", y.view(self.torch.int16).numpy().view(np.uint16).copy())
-        return Tensor(self.case.dtype, y.numpy().copy())
+        arr = y.view(self.torch.int16).numpy().view(np.uint16) if self.case.dtype == "bfloat16" else y.numpy()
+        return Tensor(self.case.dtype, arr if self.out.device.type != "cpu" else arr.copy())
 
 
 class TorchAdapter(Adapter):
