@@ -11,6 +11,9 @@ was). No GPU needed: nvcc emits the PTX at build time.
 substring of a PTX line), e.g. the packed float16 atomic in the float16 reductions.
 --forbid: no kernel whose name contains NAME may contain INSTRUCTION (local memory, a
 global atomic), and at least one kernel must match NAME.
+--require-run NAME=INSTRUCTION*COUNT (SASS): every kernel whose name contains NAME has COUNT
+memory instructions in a row that start with INSTRUCTION, no other load, store, atomic or
+barrier between them: loads issued together, before what uses them.
 
 Exit 0 when every entry has a store (st., atom., red.), 1 with the names of those that
 have none, 2 on a usage error or when fewer than N kernels were found (a PTX file that
@@ -35,11 +38,24 @@ def sass_kernels(text):
         yield parts[i], parts[i + 1]
 
 
-def check_rule(found, name_part, instruction, wanted):
-    """The number of kernels named *name_part* that break the rule (INSTRUCTION in each body
-    when wanted, in none otherwise), or 1 when no kernel has such a name; says which."""
+def has_run(body, instruction, count):
+    """Whether a SASS body has `count` memory instructions or barriers in a row that start
+    with `instruction`."""
+    ops = re.findall(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?((?:LD[GSL]?|ST[GSL]?|ATOM[GS]?|REDG?|BAR)(?:\.\S*)?)\s",
+                     body, re.M)  # not LDC: constants are no memory traffic
+    run = 0
+    for op in ops:
+        run = run + 1 if op.startswith(instruction) else 0
+        if run >= count:
+            return True
+    return False
+
+
+def check_rule(found, name_part, instruction, wanted, has=lambda body, instruction: instruction in body):
+    """The number of kernels named *name_part* that break the rule (`has` INSTRUCTION in each
+    body when wanted, in none otherwise), or 1 when no kernel has such a name; says which."""
     matched = [(name, body) for name, body in found if name_part in name]
-    breaking = [name for name, body in matched if (instruction in body) != wanted]
+    breaking = [name for name, body in matched if has(body, instruction) != wanted]
     if not matched:
         print(f"ptx_kernels_store: no kernel's name contains {name_part}")
         return 1
@@ -51,6 +67,11 @@ def check_rule(found, name_part, instruction, wanted):
     return len(breaking)
 
 
+def run_of(body, rule):
+    instruction, count = rule.rsplit("*", 1)
+    return has_run(body, instruction, int(count))
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -60,6 +81,7 @@ def main(argv):
         minimum = int(argv[argv.index("--min-kernels") + 1])
     required = [argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--require"]
     forbidden = [argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--forbid"]
+    runs = [argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--require-run"]
     sass = "--sass" in argv
     if sass:
         argv = [a for a in argv if a != "--sass"]
@@ -79,6 +101,7 @@ def main(argv):
     print(f"ptx_kernels_store: {len(found) - len(empty)} of {len(found)} kernels write memory")
     missing = sum(check_rule(found, name_part, instruction, True) for name_part, instruction in required)
     missing += sum(check_rule(found, name_part, instruction, False) for name_part, instruction in forbidden)
+    missing += sum(check_rule(found, name_part, rule, True, run_of) for name_part, rule in runs)
     return 1 if empty or missing else 0
 
 

@@ -661,6 +661,11 @@ __global__ void __launch_bounds__(kThreads) k_reduce_block(Geometry g, const Ind
 // `none` is last-writer-wins, exactly: the largest update position per element (an int
 // beside it, shared atomicMax), then that update alone writes. Reductions use the same
 // atomics as k_reduce on the shared copy; mean and use_init_val = false count hits there.
+// k_row_tile: the updates a thread loads before it applies them (4 of 8-byte types: with 8,
+// k_row_tile<double> spilled a register around mean's out-of-line division).
+template <class T>
+constexpr int kTileBatch = sizeof(T) == 8 ? 4 : 8;
+
 template <class T, class IndexT>
 __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivide by_row_updates, bool wide,
                                                        const T* data, const IndexT* __restrict__ idx,
@@ -694,26 +699,54 @@ __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivi
     __syncthreads();
     const int first = row0 * row_updates;  // the group's first update: update row q is data row q
     const int updates = rows * row_updates;  // every row has its row of updates
-    auto place = [&](int f) {  // out of range raises the guard
-      const int e = tile_place(static_cast<std::int64_t>(idx[first + f]), columns, by_row_updates, f);
-      if (e < 0) *guard = 1;
-      return e;
+    // A thread's updates of the group go kTileBatch at a time, every index (and value) load
+    // of a batch issued before its first shared atomic: one update an iteration left each
+    // iteration waiting on a load (the SASS read LDG, ATOMS, LDG, ATOMS...). `place` is
+    // where update f lands in the tile, -1 past the group's end or out of range (which
+    // raises the guard).
+    int e[kTileBatch<T>];
+    T v[kTileBatch<T>];
+    auto place = [&](int f0) {
+#pragma unroll
+      for (int k = 0; k < kTileBatch<T>; ++k) {
+        const int f = f0 + k * threads;
+        e[k] = f < updates ? tile_place(static_cast<std::int64_t>(idx[first + f]), columns, by_row_updates, f) : -2;
+      }
+#pragma unroll
+      for (int k = 0; k < kTileBatch<T>; ++k) {
+        if (e[k] == -1) *guard = 1;
+      }
     };
+    const int batch = threads * kTileBatch<T>;
     if (r == Reduction::none) {
-      for (int f = tid; f < updates; f += threads) {
-        const int e = place(f);
-        if (e >= 0) atomicMax(side + e, f);
+      for (int f0 = tid; f0 < updates; f0 += batch) {
+        place(f0);
+#pragma unroll
+        for (int k = 0; k < kTileBatch<T>; ++k) {
+          if (e[k] >= 0) atomicMax(side + e[k], f0 + k * threads);
+        }
       }
       __syncthreads();
-      for (int f = tid; f < updates; f += threads) {
-        const int e = place(f);
-        if (e >= 0 && side[e] == f) tile[e] = upd[first + f];
+      for (int f0 = tid; f0 < updates; f0 += batch) {
+        place(f0);
+#pragma unroll
+        for (int k = 0; k < kTileBatch<T>; ++k) {  // only the winners' values are read, all of them at once
+          if (e[k] >= 0 && side[e[k]] == f0 + k * threads) v[k] = upd[first + f0 + k * threads];
+          else e[k] = -2;
+        }
+#pragma unroll
+        for (int k = 0; k < kTileBatch<T>; ++k) {
+          if (e[k] >= 0) tile[e[k]] = v[k];
+        }
       }
     } else {
       if (counts) {
-        for (int f = tid; f < updates; f += threads) {
-          const int e = place(f);
-          if (e >= 0) atomicAdd(side + e, 1);
+        for (int f0 = tid; f0 < updates; f0 += batch) {
+          place(f0);
+#pragma unroll
+          for (int k = 0; k < kTileBatch<T>; ++k) {
+            if (e[k] >= 0) atomicAdd(side + e[k], 1);
+          }
         }
         __syncthreads();
         if (!use_init_val) {
@@ -723,9 +756,16 @@ __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivi
           __syncthreads();
         }
       }
-      for (int f = tid; f < updates; f += threads) {
-        const int e = place(f);
-        if (e >= 0) atomic_combine(tile + e, upd[first + f], r, native_add);
+      for (int f0 = tid; f0 < updates; f0 += batch) {
+        place(f0);
+#pragma unroll
+        for (int k = 0; k < kTileBatch<T>; ++k) {
+          if (e[k] >= 0) v[k] = upd[first + f0 + k * threads];
+        }
+#pragma unroll
+        for (int k = 0; k < kTileBatch<T>; ++k) {
+          if (e[k] >= 0) atomic_combine(tile + e[k], v[k], r, native_add);
+        }
       }
       if constexpr (!__is_same(T, Bool)) {
         if (mean) {
