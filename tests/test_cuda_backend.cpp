@@ -107,21 +107,24 @@ TEST(CudaBackend, FuzzedCasesMatchTheReference) {
   }
 }
 
+// SCATTER_CUDA_L2_BYTES for one test: the backend reads it when it is made.
+struct PretendL2 {
+  explicit PretendL2(std::int64_t bytes) { setenv("SCATTER_CUDA_L2_BYTES", std::to_string(bytes).c_str(), 1); }
+  ~PretendL2() { unsetenv("SCATTER_CUDA_L2_BYTES"); }
+};
+
 // The chunked path is sized by L2, so on a real device only cases of hundreds of MiB take
 // it. Under SCATTER_CUDA_L2_BYTES=16 the planner takes a 16-byte L2: the fuzzed cases that
 // then take it (chunked_cases.hpp; CudaPlan.FuzzedCasesReachTheChunksUnderAPretendL2 counts
 // them) run the count, the partition and the steps in 64-byte chunks, out of place and in place.
 TEST(CudaBackend, TheChunkedPathPassesFuzzedCasesUnderAPretendL2) {
-  struct PretendL2 {
-    PretendL2() { setenv("SCATTER_CUDA_L2_BYTES", std::to_string(scatter::testing::kPretendL2Bytes).c_str(), 1); }
-    ~PretendL2() { unsetenv("SCATTER_CUDA_L2_BYTES"); }
-  } pretend;
+  const PretendL2 pretend(scatter::testing::kPretendL2Bytes);
   CUDA_OR_SKIP(cuda);
   int ran = 0;
   for (std::int64_t i = 0; i < 20000 && !::testing::Test::HasFailure(); ++i) {
     const auto text = scatter::fuzz_case(scatter::testing::kChunkedFuzzSeed, i, scatter::testing::kChunkedFuzzElements);
     const auto c = materialize(text);
-    if (!scatter::testing::chunks_under_pretend_l2(c)) continue;
+    if (!scatter::testing::chunks_under_pretend_l2(c, scatter::testing::kPretendL2Bytes)) continue;
     const auto want = scatter::reference_scatter(c);
     for (const scatter::RunFlags flags : {scatter::RunFlags{false, false}, scatter::RunFlags{true, false}}) {
       EXPECT_EQ(scatter::fuzz_verdict(c, cuda->run(c, flags).output, want, flags), "")
@@ -130,6 +133,30 @@ TEST(CudaBackend, TheChunkedPathPassesFuzzedCasesUnderAPretendL2) {
     ++ran;
   }
   EXPECT_GT(ran, 600);
+}
+
+// Outputs of 4 MiB in 256 chunks of 16 KiB (chunked_cases.hpp): many blocks reserve runs in
+// each chunk, and each step copies and applies on several blocks. An index past the host's
+// check is the guard's: an index error, nothing written outside the output.
+TEST(CudaBackend, TheChunkedPathPassesMultiBlockCasesUnderAPretendL2) {
+  const PretendL2 pretend(scatter::testing::kPretendL2BytesMultiBlock);
+  CUDA_OR_SKIP(cuda);
+  for (const auto& text : scatter::testing::multi_block_chunked_cases()) {
+    const auto c = materialize(text);
+    const auto want = scatter::reference_scatter(c);
+    for (const scatter::RunFlags flags : {scatter::RunFlags{false, false}, scatter::RunFlags{true, false}}) {
+      EXPECT_EQ(scatter::fuzz_verdict(c, cuda->run(c, flags).output, want, flags), "")
+          << (flags.in_place ? "in place: " : "") << text;
+    }
+  }
+  auto c = materialize(scatter::testing::multi_block_chunked_cases().front());
+  c.indices.data<std::int64_t>()[7] = std::int64_t{1} << 30;  // past the host's check
+  try {
+    cuda->run(c, {});
+    ADD_FAILURE() << "an out-of-range target went unreported";
+  } catch (const scatter::Error& e) {
+    EXPECT_EQ(e.code(), scatter::ErrorCode::index) << e.message();
+  }
 }
 
 // The device-side guard: indices the host would have rejected never reach memory.

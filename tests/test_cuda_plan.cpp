@@ -300,6 +300,10 @@ TEST(CudaPlan, ReductionsTakeTheChunksWhereTheirAtomicsNeedNoOtherPass) {
   l.use_init_val = true;
   l.block_aggregate = true;
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_block);
+  l.block_aggregate = false;
+  l.reduction = Reduction::max;
+  l.aggregate = true;  // warps of duplicates: k_reduce merges them, the steps would not
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
   l = nd_launch(std::int64_t{1} << 24, 4, std::int64_t{1} << 23, Reduction::add);  // rows of 4 elements
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce) << "a reduction combines elements, not rows";
 }
@@ -312,6 +316,11 @@ TEST(CudaPlan, TheChunksAreLeftOutWhereTheyCannotPay) {
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
   l = nd_launch(std::int64_t{1} << 28, 1, std::int64_t{1} << 23, Reduction::none);  // an update per 4 sectors
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked);
+  l.in_place = true;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free) << "in place, only with an update per sector or more";
+  l.geometry.u = std::int64_t{1} << 25;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::chunked);
+  l.in_place = false;
   l.l2_bytes = 0;  // no device told its L2
   EXPECT_EQ(cu::plan_of(l).path, cu::Path::rows_free);
   l = nd_launch(std::int64_t{1} << 28, 1, std::int64_t{1} << 26, Reduction::none);
@@ -334,7 +343,7 @@ TEST(CudaPlan, FuzzedCasesReachTheChunksUnderAPretendL2) {
   for (std::int64_t i = 0; i < 20000; ++i) {
     const auto c = scatter::testing::load_case(
         scatter::fuzz_case(scatter::testing::kChunkedFuzzSeed, i, scatter::testing::kChunkedFuzzElements));
-    if (const auto shape = scatter::testing::chunks_under_pretend_l2(c)) {
+    if (const auto shape = scatter::testing::chunks_under_pretend_l2(c, scatter::testing::kPretendL2Bytes)) {
       ++by_unit[shape->unit_bytes];
       ++chunked;
     }
@@ -342,6 +351,20 @@ TEST(CudaPlan, FuzzedCasesReachTheChunksUnderAPretendL2) {
   for (const int unit : {1, 2, 4, 8}) EXPECT_GT(by_unit[unit], 5) << unit << "-byte units";
   EXPECT_GE(by_unit[16], 1) << "16-byte rows (rarer in the stream; the emulation runs more)";
   EXPECT_GT(chunked, 600);
+}
+
+// The cases CudaBackend.TheChunkedPathPassesMultiBlockCasesUnderAPretendL2 runs on a GPU take
+// 256 chunks of 16 KiB, out of place and in place.
+TEST(CudaPlan, TheMultiBlockCasesTakeTheChunksUnderAPretendL2) {
+  for (const auto& text : scatter::testing::multi_block_chunked_cases()) {
+    const auto c = scatter::testing::load_case(text);
+    for (const bool in_place : {false, true}) {
+      const auto shape = scatter::testing::chunks_under_pretend_l2(c, scatter::testing::kPretendL2BytesMultiBlock, in_place);
+      ASSERT_TRUE(shape.has_value()) << (in_place ? "in place: " : "") << text;
+      EXPECT_EQ(shape->chunks, 256) << text;
+      EXPECT_EQ(std::int64_t{shape->unit_bytes} << shape->shift, 16384) << text;
+    }
+  }
 }
 
 // The float16 merge overflow: 2^17 float16 ones onto one element stall at 2048 one step at

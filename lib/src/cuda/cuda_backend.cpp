@@ -4,8 +4,10 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +20,18 @@
 
 namespace scatter::cuda {
 namespace {
+
+// SCATTER_CUDA_L2_BYTES: the L2 size the planner assumes, so that the chunked path (sized by
+// L2) runs on small cases; the GPU tests set it. Only a whole number of bytes from 0 to 2^40
+// counts; reports name the value, or that it was ignored.
+std::optional<std::int64_t> pretend_l2_bytes(const char* text) {
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long bytes = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || bytes < 0 || bytes > (1LL << 40)) return std::nullopt;
+  return bytes;
+}
 
 class CudaBackend final : public Backend {
  public:
@@ -39,10 +53,9 @@ class CudaBackend final : public Backend {
     }
     sm_count_ = props.multiProcessorCount;
     l2_bytes_ = props.l2CacheSize;
-    // SCATTER_CUDA_L2_BYTES: the L2 size the planner assumes, so that the chunked path
-    // (sized by L2) runs on small cases; the GPU tests set it. Reports name it when set.
     const char* pretend_l2 = std::getenv("SCATTER_CUDA_L2_BYTES");
-    if (pretend_l2 != nullptr) l2_bytes_ = std::max<long long>(0, std::atoll(pretend_l2));
+    const auto pretend = pretend_l2_bytes(pretend_l2);
+    if (pretend) l2_bytes_ = *pretend;
     flush_ = std::make_unique<L2Flush>(static_cast<std::size_t>(std::max(props.l2CacheSize, 1 << 20)), sm_count_);
     int driver = 0;
     int runtime = 0;
@@ -62,7 +75,11 @@ class CudaBackend final : public Backend {
                    {"memory_bus_width_bits", std::to_string(props.memoryBusWidth)},
                    {"l2_cache_bytes", std::to_string(props.l2CacheSize)},
                    {"global_memory_bytes", std::to_string(props.totalGlobalMem)}};
-    if (pretend_l2 != nullptr) properties_.emplace_back("planned_l2_bytes (SCATTER_CUDA_L2_BYTES)", std::to_string(l2_bytes_));
+    if (pretend_l2 != nullptr) {
+      properties_.emplace_back("planned_l2_bytes (SCATTER_CUDA_L2_BYTES)",
+                               pretend ? std::to_string(l2_bytes_)
+                                       : fmt::format("ignored: '{}' is not a byte count from 0 to 2^40", pretend_l2));
+    }
     device_ = fmt::format("{} (sm_{}{}, {} SMs, {:.0f} GiB)", props.name, props.major, props.minor,
                           props.multiProcessorCount, static_cast<double>(props.totalGlobalMem) / (1ULL << 30));
     available_ = true;

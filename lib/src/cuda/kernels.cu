@@ -257,6 +257,33 @@ __global__ void __launch_bounds__(kThreads) k_tiny(Geometry g, const T* __restri
 // the guard in the count and is dropped there and in the partition alike.
 constexpr int kChunkPerThread = 8;  // update units a thread takes per tile of the partition
 constexpr int kChunkTile = kThreads * kChunkPerThread;
+// The count's and the partition's grid at most: a tile loop's stride, kMaxTileBlocks x
+// kChunkTile = 2^23, stays within the 2^24 that offsets_fit_32 leaves past the updates.
+constexpr std::int64_t kMaxTileBlocks = 4096;
+
+// The targets of a thread's update units in the tile that starts at `tile` (units tile +
+// k x kThreads + threadIdx.x), every index load issued before the first target is used;
+// -1 past the end or out of range (which raises `guard`, where given).
+template <class IndexT>
+__device__ __forceinline__ void tile_targets(const Geometry& g, const ChunkShape& shape, const IndexT* __restrict__ idx,
+                                             int tile, int (&target)[kChunkPerThread], int* guard) {
+  const int units = static_cast<int>(shape.units);
+  const int updates = static_cast<int>(shape.updates);
+#pragma unroll
+  for (int k = 0; k < kChunkPerThread; ++k) {
+    const int m = tile + k * kThreads + static_cast<int>(threadIdx.x);
+    target[k] = m < updates ? unit_target_of<int>(g, idx, m) : -2;
+  }
+#pragma unroll
+  for (int k = 0; k < kChunkPerThread; ++k) {
+    if (target[k] == -2) {
+      target[k] = -1;
+    } else if (target[k] < 0 || target[k] >= units) {
+      target[k] = -1;
+      if (guard) *guard = 1;
+    }
+  }
+}
 
 // Pass 1: each chunk's update units, through a shared histogram per block: one global
 // atomic per chunk per block.
@@ -266,11 +293,15 @@ __global__ void __launch_bounds__(kThreads) k_chunk_count(Geometry g, ChunkShape
   extern __shared__ unsigned int histogram[];
   for (int c = threadIdx.x; c < shape.chunks; c += kThreads) histogram[c] = 0;
   __syncthreads();
-  const int units = static_cast<int>(shape.units);
   const int updates = static_cast<int>(shape.updates);
-  for (int m = thread_start<int>(); m < updates; m += grid_stride<int>()) {
-    const int t = guarded(unit_target_of<int>(g, idx, m), units, guard);
-    if (t >= 0) atomicAdd(histogram + (static_cast<unsigned int>(t) >> shape.shift), 1u);
+  // Fits: the grid is at most kMaxTileBlocks.
+  for (int tile = static_cast<int>(blockIdx.x) * kChunkTile; tile < updates; tile += static_cast<int>(gridDim.x) * kChunkTile) {
+    int target[kChunkPerThread];
+    tile_targets(g, shape, idx, tile, target, guard);
+#pragma unroll
+    for (int k = 0; k < kChunkPerThread; ++k) {
+      if (target[k] >= 0) atomicAdd(histogram + (static_cast<unsigned int>(target[k]) >> shape.shift), 1u);
+    }
   }
   __syncthreads();
   for (int c = threadIdx.x; c < shape.chunks; c += kThreads) {
@@ -317,21 +348,17 @@ __global__ void __launch_bounds__(kThreads) k_chunk_partition(Geometry g, ChunkS
   if (blockIdx.x == 0) {
     for (int c = threadIdx.x; c <= shape.chunks; c += kThreads) first_entry[c] = start[c];
   }
-  const int units = static_cast<int>(shape.units);
   const int updates = static_cast<int>(shape.updates);
   const unsigned int within = (1u << shape.shift) - 1u;
-  // Fits: offsets_fit_32 leaves 2^24 past u, and the grid is at most kBlocksPerSm blocks an SM.
   for (int tile = static_cast<int>(blockIdx.x) * kChunkTile; tile < updates; tile += static_cast<int>(gridDim.x) * kChunkTile) {
     for (int c = threadIdx.x; c < shape.chunks; c += kThreads) in_tile[c] = 0;
     __syncthreads();
     int target[kChunkPerThread];
+    tile_targets(g, shape, idx, tile, target, nullptr);  // the count raised the guard
     W v[kChunkPerThread];
 #pragma unroll
     for (int k = 0; k < kChunkPerThread; ++k) {
-      const int m = tile + k * kThreads + static_cast<int>(threadIdx.x);
-      target[k] = m < updates ? unit_target_of<int>(g, idx, m) : -1;
-      if (m < updates) v[k] = upd[m];
-      if (target[k] >= units) target[k] = -1;
+      if (target[k] >= 0) v[k] = upd[tile + k * kThreads + static_cast<int>(threadIdx.x)];
     }
     unsigned int rank[kChunkPerThread];
 #pragma unroll
@@ -382,7 +409,9 @@ __global__ void __launch_bounds__(kThreads) k_chunk_step(ChunkShape shape, int j
         // In place: the load alone, into L2. A volatile load (LDG.E.128.STRONG.SYS): ptxas
         // drops a plain or relaxed one whose value nothing uses, even from an asm volatile.
         unsigned int x, y, z, w;
-        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "l"(to + i));
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+                     : "l"(__cvta_generic_to_global(to + i)));
       }
     }
     const std::int64_t tail = range.first + std::int64_t{vectors} * 16;  // the output's last bytes past a 16-byte multiple
@@ -1076,12 +1105,12 @@ cudaError_t chunked(const Launch& l, const ChunkShape& shape, const Buffers& b, 
   const auto* idx = static_cast<const IndexT*>(b.indices);
   const std::size_t counters = static_cast<std::size_t>(shape.chunks) * sizeof(unsigned int);
   if (cudaError_t e = cudaMemsetAsync(s.chunk_count, 0, 2 * counters, q.stream)) return e;
-  k_chunk_count<IndexT><<<blocks_for(shape.updates, l.sm_count), kThreads, counters, q.stream>>>(g, shape, idx,
-                                                                                                 s.chunk_count, b.guard);
-  if (cudaError_t e = q.launched("k_chunk_count")) return e;
   const std::int64_t tiles = (shape.updates + kChunkTile - 1) / kChunkTile;
-  const auto partition_blocks = static_cast<int>(std::min<std::int64_t>(tiles, std::int64_t{l.sm_count} * kBlocksPerSm));
-  k_chunk_partition<IndexT, W><<<partition_blocks, kThreads, 3 * counters + sizeof(unsigned int), q.stream>>>(
+  const auto tile_blocks = static_cast<int>(std::min<std::int64_t>(
+      {tiles, std::int64_t{l.sm_count} * kBlocksPerSm, kMaxTileBlocks}));
+  k_chunk_count<IndexT><<<tile_blocks, kThreads, counters, q.stream>>>(g, shape, idx, s.chunk_count, b.guard);
+  if (cudaError_t e = q.launched("k_chunk_count")) return e;
+  k_chunk_partition<IndexT, W><<<tile_blocks, kThreads, 3 * counters + sizeof(unsigned int), q.stream>>>(
       g, shape, idx, static_cast<const W*>(b.updates), s.chunk_count, s.chunk_count + shape.chunks, s.chunk_first,
       s.chunk_offset, static_cast<W*>(s.chunk_value));
   if (cudaError_t e = q.launched("k_chunk_partition")) return e;
@@ -1222,8 +1251,11 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
       return narrow_winners(g.u) ? elements_none<T, Off, IndexT, int>(l, b, s, q)
                                  : elements_none<T, Off, IndexT, long long>(l, b, s, q);
     case Path::chunked:
-      if constexpr (sizeof(Off) == 4) return chunked_path<T, IndexT>(l, plan.chunks, b, s, q);
-      return cudaErrorInvalidValue;  // chunked_for takes 32-bit offsets only
+      if constexpr (sizeof(Off) == 4) {
+        return chunked_path<T, IndexT>(l, plan.chunks, b, s, q);
+      } else {
+        return cudaErrorInvalidValue;  // chunked_for takes 32-bit offsets only
+      }
     case Path::reduce:
     case Path::reduce_block:
     case Path::sorted:

@@ -213,9 +213,12 @@ inline constexpr int kMaxChunks = 1024;
 /// Only outputs of at least this many L2s: below, the direct paths' sectors mostly stay in L2.
 inline constexpr std::int64_t kChunkedOutputPerL2 = 4;
 /// Only with at least one update unit per this many 32-byte sectors of output: the chunks
-/// copy (or read, in place) the whole output and read the indices twice, which pays only
-/// where the direct paths would write that many sectors at the random-sector rate.
+/// copy the whole output and read the indices twice, which pays only where the direct paths
+/// would write that many sectors at the random-sector rate. In place, one per sector: the
+/// direct paths have no copy there, the chunks still read the output (about break-even at
+/// one per 4 sectors).
 inline constexpr std::int64_t kChunkedSectorsPerUpdate = 4;
+inline constexpr std::int64_t kChunkedSectorsPerUpdateInPlace = 1;
 
 inline std::int64_t chunk_bytes_for(std::int64_t l2_bytes) {
   std::int64_t bytes = kChunkMinBytes;
@@ -252,13 +255,14 @@ inline int chunked_unit_bytes(const Launch& l) {
     const std::int64_t row = g.slice * element;
     return row == 1 || row == 2 || row == 4 || row == 8 || row == 16 ? static_cast<int>(row) : 0;
   }
-  if (uses_sort(l) || l.reduction == Reduction::mean || !l.use_init_val || l.block_aggregate) return 0;
+  // Not where the warp merge pays (k_reduce: duplicates within warps), which the steps lack.
+  if (uses_sort(l) || l.reduction == Reduction::mean || !l.use_init_val || l.block_aggregate || l.aggregate) return 0;
   return g.op == Op::scatter_elements || g.slice == 1 ? static_cast<int>(element) : 0;
 }
 
 /// Whether a launch takes Path::chunked, and its shape: a unit it can move
 /// (chunked_unit_bytes), an output of kChunkedOutputPerL2 L2s or more with an update unit per
-/// kChunkedSectorsPerUpdate sectors, at most kMaxChunks chunks.
+/// kChunkedSectorsPerUpdate sectors (in place, per sector), at most kMaxChunks chunks.
 inline std::optional<ChunkShape> chunked_for(const Launch& l) {
   const auto& g = l.geometry;
   const int unit = chunked_unit_bytes(l);
@@ -266,7 +270,8 @@ inline std::optional<ChunkShape> chunked_for(const Launch& l) {
   const std::int64_t output_bytes = g.n * info_of(l.type).bytes;
   const std::int64_t per_unit = unit / info_of(l.type).bytes;
   const std::int64_t updates = g.u / per_unit;
-  if (output_bytes < kChunkedOutputPerL2 * l.l2_bytes || updates * 32 * kChunkedSectorsPerUpdate < output_bytes) {
+  const std::int64_t sectors_per_update = l.in_place ? kChunkedSectorsPerUpdateInPlace : kChunkedSectorsPerUpdate;
+  if (output_bytes / kChunkedOutputPerL2 < l.l2_bytes || updates * 32 * sectors_per_update < output_bytes) {
     return std::nullopt;
   }
   const ChunkShape shape = chunk_shape(g.n / per_unit, updates, unit, chunk_bytes_for(l.l2_bytes));
