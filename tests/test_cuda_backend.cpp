@@ -14,6 +14,7 @@
 #include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
 #include "chunked_cases.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -66,7 +67,7 @@ TEST(CudaBackend, UnavailableSaysWhyAndRefusesToRun) {
 // out of place, in place and deterministic.
 TEST(CudaBackend, EveryBundledCaseMatchesTheReference) {
   CUDA_OR_SKIP(cuda);
-  const auto loaded = scatter::load_paths({SCATTER_CASES_DIR}, load_options());
+  const auto loaded = scatter::load_paths({scatter::testing::cases_dir()}, load_options());
   int checked = 0;
   for (const auto& entry : loaded.cases) {
     if (!entry.decl || entry.expect_error) continue;

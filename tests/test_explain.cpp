@@ -16,7 +16,7 @@ namespace {
 std::string explain_file(const std::string& file, const std::string& case_name, std::int64_t limit = 1000) {
   LoadOptions options;
   options.max_bytes = 1ULL << 30;
-  const auto loaded = load_paths({std::string(SCATTER_CASES_DIR) + "/" + file}, options);
+  const auto loaded = load_paths({scatter::testing::cases_dir() + "/" + file}, options);
   for (const auto& entry : loaded.cases) {
     if (entry.name != case_name) continue;
     if (!entry.decl) throw std::runtime_error("invalid case " + case_name);

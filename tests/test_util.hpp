@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -156,6 +157,13 @@ inline void PrintTo(const Rejection& r, std::ostream* os) { *os << r.name; }
 /// The test name of a table row, for INSTANTIATE_TEST_SUITE_P.
 inline std::string rejection_name(const ::testing::TestParamInfo<Rejection>& info) { return info.param.name; }
 
+/// The bundled cases' folder: the checkout's cases/, or SCATTER_CASES_DIR where it is set (a
+/// test binary carried to a machine whose checkout lies elsewhere, as a GPU loan's).
+inline std::string cases_dir() {
+  const char* moved = std::getenv("SCATTER_CASES_DIR");
+  return moved != nullptr && *moved != '\0' ? moved : SCATTER_CASES_DIR;
+}
+
 /// A bundled case (cases/) that reaches a backend: valid, not `large`, materialized.
 struct BundledCase {
   std::string what;  ///< "file: name"
@@ -167,7 +175,7 @@ struct BundledCase {
 inline std::vector<BundledCase> bundled_cases() {
   LoadOptions options;
   options.max_bytes = default_max_bytes();
-  const auto loaded = load_paths({SCATTER_CASES_DIR}, options);
+  const auto loaded = load_paths({cases_dir()}, options);
   std::vector<BundledCase> cases;
   for (const auto& entry : loaded.cases) {
     const bool large = std::find(entry.tags.begin(), entry.tags.end(), "large") != entry.tags.end();
