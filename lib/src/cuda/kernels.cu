@@ -383,7 +383,7 @@ __global__ void __launch_bounds__(kThreads) k_chunk_partition(Geometry g, ChunkS
 }
 
 // Pass 3, step j: chunk j's bytes copied from data into the output (out of place), or read
-// into L2 (in place: the loads' values go to an empty asm), and chunk j - 1's pairs applied,
+// into L2 (in place: volatile loads whose values nothing uses), and chunk j - 1's pairs applied,
 // plain stores for `none` (kReduce false, T = W) and atomic_combine for the reductions.
 // The two chunks are disjoint (a unit, and a 1- or 2-byte element's 4-byte atomic word,
 // never crosses a chunk: chunks are a power of two of at least 64 bytes), and both fit in L2,
@@ -680,6 +680,11 @@ __global__ void __launch_bounds__(kThreads) k_reduce_block(Geometry g, const Ind
   }
 }
 
+// k_row_tile: the updates a thread loads before it applies them (4 of 8-byte types: with 8,
+// k_row_tile<double> spilled a register around mean's out-of-line division).
+template <class T>
+constexpr int kTileBatch = sizeof(T) == 8 ? 4 : 8;
+
 // ScatterElements along a contiguous last axis (Path::row_tile): each block takes
 // tile.rows whole rows of data at a time into shared memory (16-byte loads where the rows'
 // bytes allow), applies their updates there and stores the rows back in address order, so
@@ -690,11 +695,6 @@ __global__ void __launch_bounds__(kThreads) k_reduce_block(Geometry g, const Ind
 // `none` is last-writer-wins, exactly: the largest update position per element (an int
 // beside it, shared atomicMax), then that update alone writes. Reductions use the same
 // atomics as k_reduce on the shared copy; mean and use_init_val = false count hits there.
-// k_row_tile: the updates a thread loads before it applies them (4 of 8-byte types: with 8,
-// k_row_tile<double> spilled a register around mean's out-of-line division).
-template <class T>
-constexpr int kTileBatch = sizeof(T) == 8 ? 4 : 8;
-
 template <class T, class IndexT>
 __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivide by_row_updates, bool wide,
                                                        const T* data, const IndexT* __restrict__ idx,
@@ -730,9 +730,9 @@ __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivi
     const int updates = rows * row_updates;  // every row has its row of updates
     // A thread's updates of the group go kTileBatch at a time, every index (and value) load
     // of a batch issued before its first shared atomic: one update an iteration left each
-    // iteration waiting on a load (the SASS read LDG, ATOMS, LDG, ATOMS...). `place` is
-    // where update f lands in the tile, -1 past the group's end or out of range (which
-    // raises the guard).
+    // iteration waiting on a load (the SASS read LDG, ATOMS, LDG, ATOMS...). `place` puts in
+    // e[k] where update f0 + k x threads lands in the tile: -2 past the group's end, -1 out
+    // of range (which raises the guard).
     int e[kTileBatch<T>];
     T v[kTileBatch<T>];
     auto place = [&](int f0) {
@@ -760,8 +760,11 @@ __global__ void __launch_bounds__(kThreads) k_row_tile(TileShape shape, FastDivi
         place(f0);
 #pragma unroll
         for (int k = 0; k < kTileBatch<T>; ++k) {  // only the winners' values are read, all of them at once
-          if (e[k] >= 0 && side[e[k]] == f0 + k * threads) v[k] = upd[first + f0 + k * threads];
-          else e[k] = -2;
+          if (e[k] >= 0 && side[e[k]] == f0 + k * threads) {
+            v[k] = upd[first + f0 + k * threads];
+          } else {
+            e[k] = -2;
+          }
         }
 #pragma unroll
         for (int k = 0; k < kTileBatch<T>; ++k) {
