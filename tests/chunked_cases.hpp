@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../lib/src/cuda/plan.hpp"
+#include "test_util.hpp"
 
 namespace scatter::testing {
 
@@ -26,8 +27,7 @@ inline constexpr std::int64_t kPretendL2BytesMultiBlock = 48 << 10;
 inline std::vector<std::string> multi_block_chunked_cases() {
   auto text = [](const std::string& name, const std::string& op, const std::string& attrs, const std::string& data,
                  const std::string& indices, const std::string& updates) {
-    return R"({"name": ")" + name + R"(", "op": ")" + op + "\"" + attrs + R"(, "inputs": {"data": )" + data +
-           R"(, "indices": )" + indices + R"(, "updates": )" + updates + "}}";
+    return renamed(make_case(R"("op": ")" + op + "\"" + attrs, data, indices, updates), name);
   };
   auto uniform = [](const std::string& dtype, const std::string& shape, int seed) {
     const std::string range = dtype == "uint8" ? R"("low": 0, "high": 255)" : R"("low": -8, "high": 8)";

@@ -491,6 +491,24 @@ void expect_both_orders(const std::string& what, const Case& c, const Tensor& wa
                           << cmp.rule;
 }
 
+// How many cases took a path: `check` (whether the case took it) over the bundled cases, then
+// `fuzzed` cases of the stream `seed` (up to 1024 elements a tensor), up to the first failure.
+struct Took {
+  int bundled = 0;
+  int fuzzed = 0;
+};
+
+template <class Check>
+Took over_bundled_and_fuzzed(std::uint64_t seed, std::int64_t fuzzed, Check&& check) {
+  Took took;
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) took.bundled += check(what, c) ? 1 : 0;
+  for (std::int64_t i = 0; i < fuzzed && !::testing::Test::HasFailure(); ++i) {
+    const auto text = scatter::fuzz_case(seed, i, 1024);
+    took.fuzzed += check(text, scatter::testing::load_case(text)) ? 1 : 0;
+  }
+  return took;
+}
+
 // The tile as planned, and with 3 rows a tile (so that groups end mid-tensor and the last
 // one is short): bit for bit in update order; in reverse order within the comparison's
 // rules. In place and out of place run the same steps (out of place the rows come from
@@ -580,21 +598,16 @@ Tensor emulate_rows_fused(const Case& c, const cu::Geometry& g, bool reversed) {
 }
 
 TEST(CudaPlan, TheFusedRowCopyMatchesTheReference) {
-  int fused = 0;
-  auto check = [&](const std::string& what, const Case& c) {
+  const auto fused = over_bundled_and_fuzzed(37, 2000, [](const std::string& what, const Case& c) {
     std::string why;
     const auto g = cu::make_geometry(c, why);
-    if (!g || c.attrs.reduction != Reduction::none || c.attrs.op == Op::scatter_elements || g->u == 0) return;
+    if (!g || c.attrs.reduction != Reduction::none || c.attrs.op == Op::scatter_elements || g->u == 0) return false;
     const auto want = scatter::reference_scatter(c);
     expect_both_orders(what, c, want, emulate_rows_fused(c, *g, false), emulate_rows_fused(c, *g, true));
-    ++fused;
-  };
-  for (const auto& [what, c] : scatter::testing::bundled_cases()) check(what, c);
-  for (std::int64_t i = 0; i < 2000 && !::testing::Test::HasFailure(); ++i) {
-    const auto text = scatter::fuzz_case(37, i, 1024);
-    check(text, scatter::testing::load_case(text));
-  }
-  EXPECT_GT(fused, 300) << "bundled and fuzzed slice cases of none (every row size: the emulation does not ask the planner)";
+    return true;
+  });
+  EXPECT_GT(fused.bundled + fused.fuzzed, 300)
+      << "bundled and fuzzed slice cases of none (every row size: the emulation does not ask the planner)";
 }
 
 // Path::chunked on the host, as its kernels run it with `shape`: the count, each chunk's
@@ -753,25 +766,19 @@ Tensor emulate_tiny(const Case& c, const cu::Geometry& g, Order order) {
 // Every bundled and fuzzed case the planner sends to Path::tiny: bit for bit in update order,
 // within the comparison's rules reversed.
 TEST(CudaPlan, TheTinyPathMatchesTheReference) {
-  int tiny = 0;
-  auto check = [&](const std::string& what, const Case& c) {
+  const auto tiny = over_bundled_and_fuzzed(43, 2000, [](const std::string& what, const Case& c) {
     std::string why;
     const auto g = cu::make_geometry(c, why);
-    if (!g || cu::plan_of(cu::make_launch(c, *g, scatter::RunFlags{}, 1, 0)).path != cu::Path::tiny) return;
+    if (!g || cu::plan_of(cu::make_launch(c, *g, scatter::RunFlags{}, 1, 0)).path != cu::Path::tiny) return false;
     auto emulate = [&](Order order) {
       return c.indices.dtype() == DType::int64 ? emulate_tiny<std::int64_t>(c, *g, order)
                                                : emulate_tiny<std::int32_t>(c, *g, order);
     };
     expect_both_orders(what, c, scatter::reference_scatter(c), emulate(Order::update), emulate(Order::reverse));
-    ++tiny;
-  };
-  for (const auto& [what, c] : scatter::testing::bundled_cases()) check(what, c);
-  EXPECT_GT(tiny, 50) << "the bundled none cases that the row tile and the gather leave";
-  for (std::int64_t i = 0; i < 2000 && !::testing::Test::HasFailure(); ++i) {
-    const auto text = scatter::fuzz_case(43, i, 1024);
-    check(text, scatter::testing::load_case(text));
-  }
-  EXPECT_GT(tiny, 300);
+    return true;
+  });
+  EXPECT_GT(tiny.bundled, 50) << "the bundled none cases that the row tile and the gather leave";
+  EXPECT_GT(tiny.bundled + tiny.fuzzed, 300);
 }
 
 TEST(CudaPlan, TheRowTileMatchesTheReferenceOnBundledCases) {
@@ -781,15 +788,9 @@ TEST(CudaPlan, TheRowTileMatchesTheReferenceOnBundledCases) {
 }
 
 TEST(CudaPlan, TheGatherMatchesTheReferenceOnBundledAndFuzzedCases) {
-  int gathered = 0;
-  for (const auto& [what, c] : scatter::testing::bundled_cases()) gathered += check_update_gather(what, c);
-  EXPECT_GT(gathered, 10) << "the bundled scatter_update cases";
-  for (std::int64_t i = 0; i < 3000; ++i) {
-    const auto text = scatter::fuzz_case(31, i, 1024);
-    gathered += check_update_gather(text, scatter::testing::load_case(text));
-    if (::testing::Test::HasFailure()) break;
-  }
-  EXPECT_GT(gathered, 200) << "fuzzed scatter_update cases";
+  const auto gathered = over_bundled_and_fuzzed(31, 3000, check_update_gather);
+  EXPECT_GT(gathered.bundled, 10) << "the bundled scatter_update cases";
+  EXPECT_GT(gathered.bundled + gathered.fuzzed, 200) << "fuzzed scatter_update cases";
 }
 
 TEST(CudaPlan, TheRowTileMatchesTheReferenceOnFuzzedCases) {
