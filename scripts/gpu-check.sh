@@ -348,9 +348,11 @@ stage_sanitize() {
   else
     note "scatterctl run has no --check-launches: an asynchronous error is reported at the next synchronization"
   fi
-  # racecheck finds hazards on shared memory only. Five paths use it: CUB's radix sort under
-  # --deterministic (float add, sub, mul and mean); k_reduce_block, the contention path
-  # (its table of targets and partials), which the cases tagged `contention` reach;
+  # racecheck finds hazards on shared memory only. Six paths use it: CUB's radix sort under
+  # --deterministic (float add, sub, mul and mean); the contention paths, which the cases
+  # tagged `contention` reach: k_reduce_bins on small outputs (each warp's bins, read and
+  # stored by one lane at a time between warp syncs; the block's hit counts) and
+  # k_reduce_block on few targets in larger ones (its table of targets and partials);
   # k_row_tile, which every bundled scatter_elements case along the last axis takes;
   # k_update_gather, which the bundled scatter_update cases take out of place; and the
   # chunked path's k_chunk_count and k_chunk_partition (histograms, ranks, runs), which only
@@ -360,9 +362,9 @@ stage_sanitize() {
   local shared
   shared=$(awk '/__global__/ { if (match($0, /k_[a-z_0-9]+\(/)) kernel = substr($0, RSTART, RLENGTH - 1) }
                 /__shared__/ { print kernel }' lib/src/cuda/*.cu 2>/dev/null | sort -u |
-           grep -vx -e k_reduce_block -e k_row_tile -e k_update_gather -e k_chunk_count -e k_chunk_partition | tr '\n' ' ')
+           grep -vx -e k_reduce_bins -e k_reduce_block -e k_row_tile -e k_update_gather -e k_chunk_count -e k_chunk_partition | tr '\n' ' ')
   if [ -n "$shared" ]; then
-    note "**note**: kernels other than k_reduce_block, k_row_tile, k_update_gather, k_chunk_count and k_chunk_partition declare \`__shared__\` ($shared): racecheck does not cover them; widen it"
+    note "**note**: kernels other than k_reduce_bins, k_reduce_block, k_row_tile, k_update_gather, k_chunk_count and k_chunk_partition declare \`__shared__\` ($shared): racecheck does not cover them; widen it"
   fi
   local chunks=(env SCATTER_CUDA_L2_BYTES=16)
   if [ -x "$bin" ]; then

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../lib/src/cuda/geometry.hpp"
+#include "../lib/src/cuda/plan.hpp"
 #include "../lib/src/cuda/sorted_runs.hpp"
 #include "../lib/src/dispatch.hpp"
 #include "../lib/src/targets.hpp"
@@ -65,10 +66,15 @@ void store_as(std::byte* p, T v) {
 // in a table of `slots` (slot_of), a target without a slot goes straight to the output,
 // and the blocks flush last to first (with warp_merge, a warp's updates to one target
 // merge first, as in warp_tree).
+// `bins` the small-output contention path (k_reduce_bins): `bin_grid` blocks (0: the
+// kernel's own, bin_blocks), each warp's steps of 32 updates merged per target (as in
+// warp_tree) into the warp's own bin row, the rows folded in warp order, the blocks'
+// partials folded in block order into the output.
 // `sorted` is --deterministic: the stable sort by target, then the levels of
 // sorted_runs.hpp with `sorted_shape` (the kernels' own functions, each chunk's thread in
 // turn, last chunk first).
-enum class Order { update, reverse, warp_tree, block, sorted };
+enum class Order { update, reverse, warp_tree, block, bins, sorted };
+int bin_grid = 0;
 
 struct SortedShape {
   int chunk = cu::kRunChunk;
@@ -276,6 +282,45 @@ Tensor emulate_typed(const Case& c, const cu::Geometry& g, Order order) {
       for (std::size_t slot = 0; slot < slots; ++slot) {  // the flush: one atomic per target met
         if (keys[slot] != cu::kNoTarget) land(keys[slot], partial[slot], hits[slot]);
       }
+    }
+  } else if (order == Order::bins && cu::may_block_aggregate(r, c.data.dtype())) {
+    const auto merge = cu::merge_of<T>(r);
+    const T start = cu::partial_start<T>(merge);
+    const int blocks = bin_grid > 0 ? bin_grid : cu::bin_blocks(g.u);
+    const auto n = static_cast<std::size_t>(g.n);
+    std::vector<T> partial(static_cast<std::size_t>(blocks) * n);
+    std::vector<std::int64_t> hits(static_cast<std::size_t>(blocks) * n, 0);
+    for (int b = 0; b < blocks; ++b) {
+      // The warps share only the hit counts (integer sums), so one warp after another is
+      // the result of every interleaving.
+      std::vector<T> rows(static_cast<std::size_t>(cu::kBinWarps) * n, start);
+      for (int w = 0; w < cu::kBinWarps; ++w) {
+        T* row = rows.data() + static_cast<std::size_t>(w) * n;
+        for (std::int64_t first = std::int64_t{b} * 256 + w * 32; first < g.u; first += std::int64_t{blocks} * 256) {
+          std::map<std::int64_t, std::vector<T>> peers;  // target -> this step's updates to it, lane order
+          for (std::int64_t i = first; i < std::min(g.u, first + 32); ++i) peers[target(i)].push_back(update(i));
+          for (auto& [t, values] : peers) {
+            row[t] = cu::combine(merge, row[t], merge_tree(values, merge));
+            hits[static_cast<std::size_t>(b) * n + static_cast<std::size_t>(t)] += static_cast<std::int64_t>(values.size());
+          }
+        }
+      }
+      for (std::size_t t = 0; t < n; ++t) {
+        T acc = rows[t];
+        for (int w = 1; w < cu::kBinWarps; ++w) acc = cu::combine(merge, acc, rows[static_cast<std::size_t>(w) * n + t]);
+        partial[static_cast<std::size_t>(b) * n + t] = acc;
+      }
+    }
+    for (std::size_t t = 0; t < n; ++t) {  // the last block's fold
+      T acc = start;
+      std::int64_t met = 0;
+      for (int b = 0; b < blocks; ++b) {
+        const auto at = static_cast<std::size_t>(b) * n + t;
+        if (hits[at] == 0) continue;
+        acc = cu::combine(merge, acc, partial[at]);
+        met += hits[at];
+      }
+      if (met > 0) land(static_cast<std::int64_t>(t), acc, met);
     }
   } else {
     for (std::int64_t k = 0; k < g.u; ++k) {  // k_reduce (or k_segments)
@@ -556,6 +601,66 @@ TEST(CudaElements, BundledCasesAggregatedPerBlockFailOnlyWhereStepsArePinned) {
   EXPECT_GT(aggregated, 50);
   EXPECT_GT(pinned_failures, 0) << "the per-step cases must fail when merged, or the emulation merges nothing";
   EXPECT_GT(chosen_cases, 0) << "some bundled case must reach the path";
+}
+
+// The small-output contention path (k_reduce_bins) on fuzzed cases, forced (the host takes
+// it only past kBlockAggregateMinUpdates updates), with 1 and 3 blocks and the kernel's own
+// grid: within the comparison rules, bit for bit where the reduction is order-independent.
+TEST(CudaElements, FuzzedCasesPassTheComparisonInBins) {
+  int binned = 0;
+  for (std::int64_t i = 0; i < 2000; ++i) {
+    const auto text = scatter::fuzz_case(17, i, 1024);
+    const auto c = scatter::testing::load_case(text);
+    if (!cu::may_block_aggregate(c.attrs.reduction, c.data.dtype())) continue;
+    ++binned;
+    const auto want = scatter::reference_scatter(c);
+    for (const int grid : {1, 3, 0}) {
+      bin_grid = grid;
+      const auto got = emulate(c, true, Order::bins);
+      const auto cmp = scatter::compare_outputs(c, got, want, false);
+      ASSERT_TRUE(cmp.passed) << grid << " blocks: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
+                              << cmp.rule << "\n" << text;
+      if (!scatter::is_order_dependent(c.attrs.reduction, c.data.dtype())) {
+        ASSERT_EQ(scatter::fuzz_verdict(c, got, want, kExact), "") << "order-independent, so bit for bit\n" << text;
+      }
+    }
+  }
+  bin_grid = 0;
+  EXPECT_GT(binned, 500);
+}
+
+// The emulation merges as the kernel does, not one step at a time: a warp's four float32
+// updates to one element, 1e8, 1, -1e8, 1, are 1 step by step (1e8 + 1 rounds to 1e8, then
+// 0, then 1) and 0 in cg::reduce's pairwise tree ((1e8 + 1) + (-1e8 + 1) = 1e8 - 1e8); the
+// tolerance for a reordered sum of 2e8 holds both.
+TEST(CudaElements, TheBinsMergeAWarpsUpdatesInATree) {
+  const auto c = scatter::testing::load_case(R"({"name": "tree", "op": "scatter_elements", "reduction": "add",
+    "inputs": {"data": {"dtype": "float32", "shape": [1], "values": [0]},
+               "indices": {"dtype": "int64", "shape": [4], "values": [0, 0, 0, 0]},
+               "updates": {"dtype": "float32", "shape": [4], "values": [1e8, 1, -1e8, 1]}}})");
+  EXPECT_EQ(scatter::reference_scatter(c).data<float>()[0], 1.0f);
+  const auto got = emulate(c, true, Order::bins);
+  EXPECT_EQ(got.data<float>()[0], 0.0f);
+  EXPECT_TRUE(scatter::compare_outputs(c, got, scatter::reference_scatter(c), false).passed);
+}
+
+// The bundled cases the host sends to the bins (the contention cases on small outputs) pass
+// their own expected outputs in the kernel's order, and a real grid of several blocks.
+TEST(CudaElements, BundledCasesThatTakeTheBinsPassInTheKernelsOrder) {
+  int binned = 0;
+  for (const auto& [what, c] : scatter::testing::bundled_cases()) {
+    std::string why;
+    const auto g = cu::make_geometry(c, why);
+    if (!g) continue;
+    const auto launch = cu::make_launch(c, *g, scatter::RunFlags{}, 132, 0);
+    if (cu::plan_of(launch).path != cu::Path::reduce_bins) continue;
+    ++binned;
+    EXPECT_GT(cu::bin_blocks(g->u), 1) << what;
+    ASSERT_TRUE(c.expected.has_value()) << what;
+    const auto cmp = scatter::compare_outputs(c, emulate(c, true, Order::bins), *c.expected, true);
+    EXPECT_TRUE(cmp.passed) << what << ": " << cmp.mismatches << " of " << cmp.elements << " differ beyond " << cmp.rule;
+  }
+  EXPECT_GE(binned, 4) << "the contention cases on small outputs must reach the bins";
 }
 
 // slot_of: a target keeps its slot, distinct targets get distinct slots, and a full

@@ -388,6 +388,60 @@ TEST(CudaPlan, SixteenBitFloatSumsNeverMergeInBlockTables) {
   EXPECT_EQ(cu::plan_of(launch_for("float16", "add")).path, cu::Path::reduce);
 }
 
+// The small-output contention path: every reduction that merges, past 2^16 updates, onto
+// an output whose bins fit the shared memory (1251 float32 elements, 662 float64). Its
+// grid comes from the update count alone: the same blocks, so the same partials and
+// fold, on a GPU of any size.
+TEST(CudaPlan, SmallOutputsUnderContentionTakeTheBins) {
+  auto l = nd_launch(1024, 1, std::int64_t{1} << 24, Reduction::add);  // the large suite's nd/contention rows
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_bins);
+  EXPECT_EQ(cu::plan_of(l).launches, 2) << "the ticket's memset, k_reduce_bins";
+  EXPECT_EQ(cu::bin_blocks(l.geometry.u), cu::kBinBlocks);
+  EXPECT_EQ(cu::bin_blocks(std::int64_t{1} << 16), 16);
+  EXPECT_EQ(cu::bin_blocks(1), 1);
+  l.sm_count = 16;  // another device: the same plan, and bin_blocks reads no device
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_bins);
+  l.reduction = Reduction::mean;
+  l.use_init_val = false;
+  EXPECT_EQ(cu::plan_of(l).launches, 5) << "k_identity, the counts' memset, the ticket's, k_reduce_bins, k_mean";
+  l.use_init_val = true;
+  for (const auto r : {Reduction::sub, Reduction::min, Reduction::max}) {
+    l.reduction = r;
+    EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_bins) << scatter::to_string(r);
+  }
+  l.reduction = Reduction::mul;  // a partial product can overflow where no order of steps does
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+  l.reduction = Reduction::add;
+  l.type = DType::float16;  // merged 16-bit sums overflow (SixteenBitFloatSumsNeverMergeInBlockTables)
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+  l.type = DType::float32;
+  l.deterministic = true;  // the reference's own steps: the sort
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::sorted);
+  l.type = DType::int32;  // integer sums are the same bits in any order
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_bins);
+  l.deterministic = false;
+  l.type = DType::float32;
+
+  // The shared memory's limit: 1251 float32 bins fit, 1252 do not; float64 half as many.
+  l.geometry.n = l.geometry.dshape[0] = 1251;
+  EXPECT_LE(cu::bin_shared_bytes(1251, 4), cu::kBinSharedBytes);
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_bins);
+  l.geometry.n = l.geometry.dshape[0] = 1252;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+  l.block_aggregate = true;  // the host's sample saw few targets: the keyed tables
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_block);
+  l.block_aggregate = false;
+  l.type = DType::float64;
+  l.geometry.n = l.geometry.dshape[0] = 662;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce_bins);
+  l.geometry.n = l.geometry.dshape[0] = 663;
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+
+  // Below 2^16 updates the single-step atomics stay.
+  l = nd_launch(100, 1, (std::int64_t{1} << 16) - 1, Reduction::add);
+  EXPECT_EQ(cu::plan_of(l).path, cu::Path::reduce);
+}
+
 TEST(CudaPlan, FastDivisionEqualsDivision) {
   std::mt19937_64 random(29);
   std::vector<std::uint32_t> divisors;

@@ -157,7 +157,9 @@ def npy_cases():
 
 def contention_cases():
     """Many updates on few targets: enough (2^17) for the cuda backend's per-block
-    aggregation in shared memory, so that its emulation, the GPU run and racecheck meet it."""
+    aggregation in shared memory, so that its emulation, the GPU run and racecheck meet it:
+    the bins of a small output (k_reduce_bins), and the keyed tables of few targets in an
+    output too large for bins (k_reduce_block, the 64 targets in 2048 elements)."""
     se, nd = "scatter_elements", "scatter_nd"
     n = 131072
     tags = ("contention",)
@@ -186,6 +188,12 @@ def contention_cases():
                       G("float32", [n], {"kind": "uniform", "low": 0, "high": 2, "seed": 9}),
                       red="mean", use_init=False, tags=tags,
                       description="mean of about 1311 updates per bin, data left out"),
+            make_case("se_contention_64_targets_in_2048_add_float32", se,
+                      G("float32", [64, 32], {"kind": "uniform", "low": -4, "high": 4, "seed": 13}),
+                      G("int64", [n, 1], {"kind": "indices", "seed": 14}, (se, 0, [64, 32])),
+                      G("float32", [n, 1], {"kind": "uniform", "low": -1, "high": 1, "seed": 15}),
+                      red="add", tags=tags, description="131072 updates onto the 64 elements of column 0 "
+                      "in 2048: few targets in an output too large for a bin per element"),
         ],
         nd: [
             make_case("nd_contention_200_bins_sub_int64", nd,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/gpu-check.sh without a GPU: its usage, the no-GPU exit, and the plan of the
 # sanitize stage (--dry-run): memcheck, synccheck and initcheck over every op, each run
-# with --check-launches; racecheck on the five paths that use shared memory: CUB's radix
-# sort under --deterministic, k_reduce_block (the contention cases), k_row_tile (the
+# with --check-launches; racecheck on the six paths that use shared memory: CUB's radix
+# sort under --deterministic, k_reduce_bins and k_reduce_block (the contention cases), k_row_tile (the
 # scatter_elements cases), k_update_gather (the scatter_update cases) and the chunked path's
 # k_chunk_count and k_chunk_partition (a fuzz stream under a pretend L2), the kernels of
 # kernels.cu that declare __shared__.
@@ -36,7 +36,7 @@ check "every scatterctl run and fuzz under a sanitizer checks each launch" \
   test "$(grep -Ec 'scatterctl (run|fuzz) ' <<<"$plan")" -eq "$(grep -c -- '--check-launches' <<<"$plan")"
 check "racecheck runs the deterministic float reductions (the CUB sort: shared memory)" \
   grep -q -- "--tool racecheck .*--deterministic" <<<"$plan"
-check "racecheck runs the contention cases (k_reduce_block's table in shared memory)" \
+check "racecheck runs the contention cases (k_reduce_bins' bins and k_reduce_block's table in shared memory)" \
   grep -q -- "--tool racecheck .*--tag contention" <<<"$plan"
 check "racecheck runs the scatter_elements and scatter_update cases (k_row_tile's rows, k_update_gather's winners)" \
   grep -q -- "--tool racecheck .* run cases/scatter_elements cases/scatter_update --backend" <<<"$plan"
@@ -46,8 +46,8 @@ check "every racecheck run is one of those four" \
   test -z "$(grep -- '--tool racecheck' <<<"$plan" | grep -v -e '--deterministic' -e '--tag contention' -e 'run cases/scatter_elements cases/scatter_update --backend' -e 'SCATTER_CUDA_L2_BYTES=16')"
 shared=$(awk '/__global__/ { if (match($0, /k_[a-z_0-9]+\(/)) kernel = substr($0, RSTART, RLENGTH - 1) }
               /__shared__/ { print kernel }' lib/src/cuda/*.cu | sort -u | tr '\n' ' ')
-check "only k_chunk_count, k_chunk_partition, k_reduce_block, k_row_tile and k_update_gather declare __shared__ (else racecheck must cover the new kernel): $shared" \
-  test "$shared" = "k_chunk_count k_chunk_partition k_reduce_block k_row_tile k_update_gather "
+check "only k_chunk_count, k_chunk_partition, k_reduce_bins, k_reduce_block, k_row_tile and k_update_gather declare __shared__ (else racecheck must cover the new kernel): $shared" \
+  test "$shared" = "k_chunk_count k_chunk_partition k_reduce_bins k_reduce_block k_row_tile k_update_gather "
 check "some bundled case is tagged contention" test -n "$("$BIN" list cases --tag contention 2>/dev/null)"
 check "a dry run writes nothing" test ! -e "$TMP/res/sanitize.md"
 

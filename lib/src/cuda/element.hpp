@@ -254,6 +254,32 @@ inline bool may_block_aggregate(Reduction r, DType t) {
 /// small case keeps the single-step atomics.
 inline constexpr std::int64_t kBlockAggregateMinUpdates = std::int64_t{1} << 16;
 
+// ---- direct-mapped bins on a small output (k_reduce_bins) ----
+
+/// Path::reduce_bins runs blocks of kBinWarps warps. Each warp keeps a bin per output
+/// element in shared memory (no keys: the element is the bin), and the block one hit
+/// count per element, so its dynamic shared memory stays within kBinSharedBytes: under the
+/// 48 KiB a launch may take without opting in, for output elements up to 1251 float32.
+inline constexpr int kBinWarps = 8;
+inline constexpr std::int64_t kBinSharedBytes = 45056;
+
+/// The grid is a function of the update count alone (kBinUpdatesPerBlock each, at most
+/// kBinBlocks), never of the device: every block's share of the updates, and so every
+/// partial and the fold's order, is the same on every run and every GPU.
+inline constexpr std::int64_t kBinUpdatesPerBlock = 4096;
+inline constexpr int kBinBlocks = 512;
+
+/// The shared bytes of `n` bins of `element` bytes: the hit counts first (4-byte words,
+/// an even number, so that 8-byte bins stay aligned), then the warps' bins.
+SCATTER_HD std::int64_t bin_shared_bytes(std::int64_t n, std::int64_t element) {
+  return (n + 1) / 2 * 2 * 4 + kBinWarps * n * element;
+}
+
+SCATTER_HD int bin_blocks(std::int64_t u) {
+  const std::int64_t wanted = (u + kBinUpdatesPerBlock - 1) / kBinUpdatesPerBlock;
+  return static_cast<int>(wanted < 1 ? 1 : wanted > kBinBlocks ? kBinBlocks : wanted);
+}
+
 /// Path::chunked's shape: the output as units (an element; for the slice ops' `none` a row of
 /// at most 16 bytes, moved as one word), cut into chunks of 2^shift units.
 struct ChunkShape {

@@ -680,6 +680,103 @@ __global__ void __launch_bounds__(kThreads) k_reduce_block(Geometry g, const Ind
   }
 }
 
+// The bits of *p as another block left them (ld.global.cg: past this SM's L1, which the
+// other blocks' stores never reach).
+template <class T>
+__device__ T load_from_l2(const T* p) {
+  return bits_as<T>(__ldcg(reinterpret_cast<const BitsOf<T>*>(p)));
+}
+
+static_assert(kThreads == 32 * kBinWarps, "k_reduce_bins keeps a bin row per warp");
+
+// Where k_reduce_bins leaves its blocks' partials for the fold: per block a value and a
+// hit count per output element, and the ticket that finds the last block.
+template <class T>
+struct BinScratch {
+  T* partial;
+  unsigned int* hits;
+  unsigned int* ticket;
+};
+
+// Reductions onto a small output (Path::reduce_bins, bins_fit): each warp keeps a bin per
+// output element in shared memory, the element itself its bin (no keys, no probes). A
+// warp's updates to one target merge in registers (cg::reduce over the labeled partition:
+// a fixed tree for a given set of lanes), and the leader adds the sum to the warp's own
+// bin with a plain read and store: no other warp touches that row, and the warp syncs
+// after every step. So no atomic orders anything a float depends on: the block folds its
+// warps' rows in warp order, writes the result and its hit counts to `scratch`, and the
+// last block to take a ticket folds every block's in block order into the output. The
+// grid depends on the update count alone (bin_blocks), so the result is the same on every
+// run and every GPU. The hit counts (integer shared atomics: any order gives the same
+// sum) tell which elements were met: the others keep data's bits, NaN payloads included.
+template <class T, class Off, class IndexT>
+__global__ void __launch_bounds__(kThreads) k_reduce_bins(Geometry g, const IndexT* idx, const T* upd, T* out,
+                                                          unsigned int* count, Reduction r, BinScratch<T> scratch,
+                                                          int* guard) {
+  extern __shared__ uint4 shared[];
+  const int bins = static_cast<int>(g.n);
+  auto* hits = reinterpret_cast<unsigned int*>(shared);
+  T* warp_bins = reinterpret_cast<T*>(hits + (bins + 1) / 2 * 2);
+  const Reduction merge = merge_of<T>(r);
+  const T start = partial_start<T>(merge);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int s = tid; s < kBinWarps * bins; s += kThreads) warp_bins[s] = start;
+  for (int s = tid; s < bins; s += kThreads) hits[s] = 0;
+  __syncthreads();
+  const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  T* own = warp_bins + (tid / 32) * bins;
+  const Off u = static_cast<Off>(g.u);
+  const Off n = static_cast<Off>(g.n);
+  const Off stride = static_cast<Off>(gridDim.x) * kThreads;
+  // A warp-uniform loop: every lane reaches the partition and the sync in every step.
+  for (Off first = static_cast<Off>(blockIdx.x) * kThreads + (tid & ~31); first < u; first += stride) {
+    const Off i = first + static_cast<Off>(warp.thread_rank());
+    const Off o = i < u ? guarded(target_of<Off>(g, idx, i), n, guard) : Off{-1};
+    // A lane with no target gets a label of its own, past every element.
+    const auto label = o >= 0 ? static_cast<unsigned long long>(o) : ~0ull - warp.thread_rank();
+    const auto peers = cg::labeled_partition(warp, label);
+    T value = start;  // (not `o >= 0 ? upd[i] : start`: a select of two addresses put start on the stack)
+    if (o >= 0) value = upd[i];
+    const T sum = cg::reduce(peers, value, CombineOp<T>{merge});
+    if (o >= 0 && peers.thread_rank() == 0) {
+      own[o] = combine(merge, own[o], sum);
+      atomicAdd(hits + o, static_cast<unsigned int>(peers.size()));
+    }
+    warp.sync();
+  }
+  __syncthreads();
+  T* block_partial = scratch.partial + static_cast<long long>(blockIdx.x) * bins;
+  unsigned int* block_hits = scratch.hits + static_cast<long long>(blockIdx.x) * bins;
+  for (int t = tid; t < bins; t += kThreads) {
+    T acc = warp_bins[t];
+    for (int w = 1; w < kBinWarps; ++w) acc = combine(merge, acc, warp_bins[w * bins + t]);
+    block_partial[t] = acc;
+    block_hits[t] = hits[t];
+  }
+  // The last block folds: every block's stores are visible before its ticket.
+  __threadfence();
+  __syncthreads();
+  __shared__ bool last;
+  if (tid == 0) last = atomicAdd(scratch.ticket, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int t = tid; t < bins; t += kThreads) {
+    T acc = start;
+    unsigned int met = 0;
+    for (unsigned int b = 0; b < gridDim.x; ++b) {
+      const long long at = static_cast<long long>(b) * bins + t;
+      const unsigned int h = load_from_l2(scratch.hits + at);
+      if (h == 0) continue;
+      acc = combine(merge, acc, load_from_l2(scratch.partial + at));
+      met += h;
+    }
+    if (met == 0) continue;
+    out[t] = combine(r, out[t], acc);
+    if (count != nullptr) count[t] += met;
+  }
+}
+
 // k_row_tile: the updates a thread loads before it applies them (4 of 8-byte types: with 8,
 // k_row_tile<double> spilled a register around mean's out-of-line division).
 template <class T>
@@ -883,6 +980,9 @@ struct Scratch {
   unsigned int* chunk_first = nullptr;   // chunks + 1: each chunk's first entry, and the end
   unsigned int* chunk_offset = nullptr;  // per update unit: its unit's offset in its chunk
   void* chunk_value = nullptr;           // per update unit: its bits, unit_bytes each
+  void* bin_partial = nullptr;           // Path::reduce_bins: per block, a partial per output element
+  unsigned int* bin_hits = nullptr;      // ... and its hit count
+  unsigned int* bin_ticket = nullptr;    // the blocks' tickets: the last one folds
   std::size_t total = 0;
 };
 
@@ -971,8 +1071,16 @@ Scratch layout(const Launch& l, const Plan& plan, void* base) {
     s.cub_bytes = narrow_keys(g.n) ? cub_sort_bytes_for<unsigned int>(element, g.u, key_bits(g.n))
                                    : cub_sort_bytes_for<unsigned long long>(element, g.u, key_bits(g.n));
     s.cub = take(s.cub_bytes);
-  } else if (l.reduction == Reduction::mean) {
-    s.count = static_cast<unsigned int*>(take(static_cast<std::size_t>(g.n) * sizeof(unsigned int)));
+  } else {
+    if (path == Path::reduce_bins) {
+      const auto bins = static_cast<std::size_t>(g.n) * static_cast<std::size_t>(bin_blocks(g.u));
+      s.bin_partial = take(bins * static_cast<std::size_t>(info_of(l.type).bytes));
+      s.bin_hits = static_cast<unsigned int*>(take(bins * sizeof(unsigned int)));
+      s.bin_ticket = static_cast<unsigned int*>(take(sizeof(unsigned int)));
+    }
+    if (l.reduction == Reduction::mean) {
+      s.count = static_cast<unsigned int*>(take(static_cast<std::size_t>(g.n) * sizeof(unsigned int)));
+    }
   }
   return s;
 }
@@ -1261,6 +1369,7 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
       }
     case Path::reduce:
     case Path::reduce_block:
+    case Path::reduce_bins:
     case Path::sorted:
       break;  // below
   }
@@ -1278,7 +1387,14 @@ cudaError_t run_typed(const Launch& l, const Buffers& b, Queue& q) {
   if (l.reduction == Reduction::mean) {
     if (cudaError_t e = cudaMemsetAsync(s.count, 0, static_cast<std::size_t>(g.n) * sizeof(unsigned int), q.stream)) return e;
   }
-  if (plan.path == Path::reduce_block) {
+  if (plan.path == Path::reduce_bins) {
+    if (cudaError_t e = cudaMemsetAsync(s.bin_ticket, 0, sizeof(unsigned int), q.stream)) return e;
+    const BinScratch<T> scratch{static_cast<T*>(s.bin_partial), s.bin_hits, s.bin_ticket};
+    const auto shared = static_cast<std::size_t>(bin_shared_bytes(g.n, sizeof(T)));
+    k_reduce_bins<T, Off, IndexT><<<bin_blocks(g.u), kThreads, shared, q.stream>>>(g, idx, upd, out, s.count,
+                                                                                  l.reduction, scratch, b.guard);
+    if (cudaError_t e = q.launched("k_reduce_bins")) return e;
+  } else if (plan.path == Path::reduce_block) {
     // Few targets: one atomic per target per block, from kBlocksPerSm blocks per SM.
     const int block_count = std::min(blocks, l.sm_count * kBlocksPerSm);
     if (l.aggregate) {

@@ -79,6 +79,7 @@ enum class Path {
   rows_direct,      ///< the slice ops' `none` under --deterministic: k_row_direct, then the row winner passes
   reduce,           ///< one atomic per update (k_reduce), warp-merged where that is exact
   reduce_block,     ///< contention: per-block shared tables (k_reduce_block)
+  reduce_bins,      ///< contention on a small output: a bin per element and warp in shared memory, the blocks' partials folded in block order by the last block (k_reduce_bins)
   sorted,           ///< --deterministic float add/sub/mul/mean: keys, CUB's stable sort, the run levels
 };
 
@@ -279,6 +280,18 @@ inline std::optional<ChunkShape> chunked_for(const Launch& l) {
   return shape;
 }
 
+/// Path::reduce_bins: the reductions that merge (may_block_aggregate), with at least
+/// kBlockAggregateMinUpdates updates onto an output small enough for a bin per element in
+/// every warp (bin_shared_bytes): at least 52 updates an element on average, so contention
+/// is certain and no sample is needed. The order-dependent floats under --deterministic
+/// sort instead: the bins repeat from run to run, but only the sort gives the reference's
+/// own steps.
+inline bool bins_fit(const Launch& l) {
+  const auto& g = l.geometry;
+  return !uses_sort(l) && may_block_aggregate(l.reduction, l.type) && g.u >= kBlockAggregateMinUpdates &&
+         bin_shared_bytes(g.n, info_of(l.type).bytes) <= kBinSharedBytes;
+}
+
 /// The path a launch takes and the stream operations it makes. The one place the kernels'
 /// dispatch (kernels.cu) and the backend's copy (cuda_backend.cpp) decide from.
 inline Plan plan_of(const Launch& l) {
@@ -336,8 +349,13 @@ inline Plan plan_of(const Launch& l) {
     p.launches = identity + 3 + (run_levels(g.u, kRunChunk, kSerialRun) - 1);  // k_keys, the sort, k_runs_first, k_runs_next
     return p;
   }
-  p.path = l.block_aggregate ? Path::reduce_block : Path::reduce;
   const int mean = l.reduction == Reduction::mean ? 2 : 0;  // the counts' memset, k_mean
+  if (bins_fit(l)) {
+    p.path = Path::reduce_bins;
+    p.launches = identity + 2 + mean;  // the fold's ticket memset, k_reduce_bins
+    return p;
+  }
+  p.path = l.block_aggregate ? Path::reduce_block : Path::reduce;
   p.launches = identity + 1 + mean;
   return p;
 }
