@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
+#include <random>
 
 #include <algorithm>
 #include <cfloat>
@@ -60,7 +62,7 @@ void store_as(std::byte* p, T v) {
 // The order the reductions meet the output in. The GPU's is free: `update` is the
 // reference's (and --deterministic's), `reverse` the last update first, `warp_tree`
 // the aggregated path (k_reduce's kAggregate): each warp of 32 consecutive updates
-// merges its updates to one target in a pairwise tree (as cg::reduce does), then the
+// merges its updates to one target in a pairwise tree (merge_tree), then the
 // warps land last to first.
 // `block` the contention path (k_reduce_block): each block merges its updates per target
 // in a table of `slots` (slot_of), a target without a slot goes straight to the output,
@@ -98,12 +100,19 @@ struct BlockShape {
 BlockShape block_shape;             // the shape Order::block emulates
 std::int64_t block_fallbacks = 0;   // updates that found no slot, over every emulation
 
-// cg::reduce's pairwise tree over a warp's values for one target, in lane order.
+// The pairwise tree over a warp's values for one target, in lane order (takes_at): the
+// bins' merge_peers exactly. k_reduce and k_reduce_block merge with cg::reduce, whose tree
+// differs (a butterfly for 32 lanes, a scan otherwise): there this is one order among those
+// the comparison allows (and exact for the integers, min and max that k_reduce merges).
 template <class T>
 T merge_tree(std::vector<T> values, Reduction merge) {
-  for (std::size_t stride = 1; stride < values.size(); stride *= 2) {
-    for (std::size_t k = 0; k + stride < values.size(); k += 2 * stride) {
-      values[k] = cu::combine(merge, values[k], values[k + stride]);
+  const int size = static_cast<int>(values.size());
+  for (int stride = 1; stride < size; stride *= 2) {
+    for (int rank = 0; rank < size; ++rank) {
+      if (cu::takes_at(rank, size, stride)) {
+        values[static_cast<std::size_t>(rank)] =
+            cu::combine(merge, values[static_cast<std::size_t>(rank)], values[static_cast<std::size_t>(rank + stride)]);
+      }
     }
   }
   return values.front();
@@ -631,7 +640,7 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonInBins) {
 
 // The emulation merges as the kernel does, not one step at a time: a warp's four float32
 // updates to one element, 1e8, 1, -1e8, 1, are 1 step by step (1e8 + 1 rounds to 1e8, then
-// 0, then 1) and 0 in cg::reduce's pairwise tree ((1e8 + 1) + (-1e8 + 1) = 1e8 - 1e8); the
+// 0, then 1) and 0 in merge_peers' pairwise tree ((1e8 + 1) + (-1e8 + 1) = 1e8 - 1e8); the
 // tolerance for a reordered sum of 2e8 holds both.
 TEST(CudaElements, TheBinsMergeAWarpsUpdatesInATree) {
   const auto c = scatter::testing::load_case(R"({"name": "tree", "op": "scatter_elements", "reduction": "add",
@@ -642,6 +651,43 @@ TEST(CudaElements, TheBinsMergeAWarpsUpdatesInATree) {
   const auto got = emulate(c, true, Order::bins);
   EXPECT_EQ(got.data<float>()[0], 0.0f);
   EXPECT_TRUE(scatter::compare_outputs(c, got, scatter::reference_scatter(c), false).passed);
+}
+
+// k_reduce_bins' merge_peers, lane by lane as the warp runs it (every lane shuffles at every
+// stride, from the lane lane_of_rank names, before any lane combines), equals merge_tree
+// over the group's values in lane order, bit for bit, for random groups and values; and
+// lane_of_rank is the rank-th set bit.
+TEST(CudaElements, TheBinsWarpMergeIsTheTreeOverTheGroupsLanes) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> values(-1e8f, 1e8f);
+  for (int round = 0; round < 2000; ++round) {
+    std::uint32_t peers = random() & random();  // about 8 lanes
+    if (round % 10 == 0) peers = 0xFFFFFFFFu;
+    if (peers == 0) continue;
+    std::vector<int> lanes;
+    for (int lane = 0; lane < 32; ++lane) {
+      if (peers >> lane & 1u) lanes.push_back(lane);
+    }
+    for (std::size_t rank = 0; rank < lanes.size(); ++rank) {
+      ASSERT_EQ(cu::lane_of_rank(peers, static_cast<int>(rank)), lanes[rank]) << std::hex << peers;
+    }
+    std::array<float, 32> v{};
+    for (auto& x : v) x = values(random);
+    std::vector<float> group;
+    for (const int lane : lanes) group.push_back(v[static_cast<std::size_t>(lane)]);
+    const int size = static_cast<int>(lanes.size());
+    for (int stride = 1; stride < 32; stride *= 2) {
+      const auto before = v;  // the shuffle reads every lane's value before any lane combines
+      for (const int lane : lanes) {
+        const int rank = cu::bit_count(peers & ((1u << lane) - 1u));
+        if (!cu::takes_at(rank, size, stride)) continue;
+        const auto from = static_cast<std::size_t>(cu::lane_of_rank(peers, rank + stride));
+        v[static_cast<std::size_t>(lane)] = cu::combine(Reduction::add, before[static_cast<std::size_t>(lane)], before[from]);
+      }
+    }
+    const float tree = merge_tree(group, Reduction::add);
+    ASSERT_EQ(std::memcmp(&v[static_cast<std::size_t>(lanes.front())], &tree, sizeof(float)), 0) << std::hex << peers;
+  }
 }
 
 // The bundled cases the host sends to the bins (the contention cases on small outputs) pass

@@ -265,9 +265,43 @@ inline constexpr std::int64_t kBinSharedBytes = 45056;
 
 /// The grid is a function of the update count alone (kBinUpdatesPerBlock each, at most
 /// kBinBlocks), never of the device: every block's share of the updates, and so every
-/// partial and the fold's order, is the same on every run and every GPU.
+/// partial and the fold's order, is the same on every run and every GPU. 256 blocks keep
+/// the last block's fold to 256 x n partials; each lane loads kBinBatch steps' updates
+/// before it merges them, so two blocks an SM still keep enough loads in flight.
 inline constexpr std::int64_t kBinUpdatesPerBlock = 4096;
-inline constexpr int kBinBlocks = 512;
+inline constexpr int kBinBlocks = 256;
+inline constexpr int kBinBatch = 4;
+
+/// The bit count of a 32-bit mask, on either side.
+SCATTER_HD int bit_count(std::uint32_t mask) {
+#ifdef __CUDA_ARCH__
+  return __popc(mask);
+#else
+  return __builtin_popcount(mask);
+#endif
+}
+
+/// The lane of the peer of rank `rank` (0 the lowest lane) in the warp's `peers` mask,
+/// rank < bit_count(peers): a binary search on the bit counts of halves.
+SCATTER_HD int lane_of_rank(std::uint32_t peers, int rank) {
+  int lane = 0;
+  for (int width = 16; width > 0; width /= 2) {
+    const int below = bit_count((peers >> lane) & ((1u << width) - 1u));
+    if (rank >= below) {
+      rank -= below;
+      lane += width;
+    }
+  }
+  return lane;
+}
+
+/// The warp tree's pairing (k_reduce_bins' merge_peers; the emulation's merge_tree): at
+/// stride s = 1, 2, 4, 8, 16 the peer of rank r, r a multiple of 2s, takes the partial of
+/// rank r + s if the group has one. Ranks count the group's lanes in lane order, so the
+/// tree is a function of the group alone: the same bits on every run.
+SCATTER_HD bool takes_at(int rank, int size, int stride) {
+  return rank % (2 * stride) == 0 && rank + stride < size;
+}
 
 /// The shared bytes of `n` bins of `element` bytes: the hit counts first (4-byte words,
 /// an even number, so that 8-byte bins stay aligned), then the warps' bins.
