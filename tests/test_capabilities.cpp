@@ -305,7 +305,7 @@ TEST(CapabilitiesFeatures, ElementsOneDimension) {
 }
 
 TEST(CapabilitiesFeatures, FewIndicesIntoLargeData) {
-  // Far more elements than indices: the targets are compared without a bitmap of data.
+  // Far more elements than indices: duplicates found in a bit per element of data.
   expect_features(elements("[100000]", "[3]", "[5000, 99999, 0]"), false, false, false, false);
   expect_features(elements("[100000]", "[3]", "[5000, 99999, -95000]"), true, true, false, false);
 }

@@ -196,21 +196,24 @@ Capabilities parse_document(const json& doc) {
   return caps;
 }
 
-// Whether two keys in [0, universe) are equal: a bitmap when it is not much larger than
-// the keys themselves, else a sort. O(n) or O(n log n), never O(n^2).
-bool has_repeat(std::vector<std::int64_t>& keys, std::int64_t universe) {
-  if (keys.size() < 2) return false;
-  if (static_cast<std::uint64_t>(universe) <= 64 * keys.size() + 4096) {
-    std::vector<bool> seen(static_cast<std::size_t>(universe));
-    for (const auto key : keys) {
-      if (seen[static_cast<std::size_t>(key)]) return true;
-      seen[static_cast<std::size_t>(key)] = true;
-    }
-    return false;
+// Whether a key in [0, universe) comes twice, as the keys stream in: a bit per key of the
+// universe, which is data's elements or rows (or an axis), so the bitmap is at most an
+// eighth of data's bytes. No list of the keys: on a 2^28-update case that list, and its
+// sort, were gigabytes beside the case itself.
+class RepeatFinder {
+ public:
+  explicit RepeatFinder(std::int64_t universe) : seen_(static_cast<std::size_t>(universe)) {}
+  void add(std::int64_t key) {
+    auto bit = seen_[static_cast<std::size_t>(key)];
+    repeat_ = repeat_ || bit;
+    bit = true;
   }
-  std::sort(keys.begin(), keys.end());
-  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
-}
+  bool found() const { return repeat_; }
+
+ private:
+  std::vector<bool> seen_;
+  bool repeat_ = false;
+};
 
 constexpr std::int64_t kOutOfRange = -1;
 
@@ -219,25 +222,27 @@ constexpr std::int64_t kOutOfRange = -1;
 // targets.hpp compute an offset for them too (a small, meaningless number), never used.
 bool has_duplicates(const Case& c, const std::vector<std::int64_t>& idx) {
   const auto& dshape = c.data.shape();
-  std::vector<std::int64_t> keys;
   switch (c.attrs.op) {
-    case Op::scatter_elements:
+    case Op::scatter_elements: {
+      RepeatFinder elements(c.data.numel());
       detail::visit_scatter_elements(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t) {
-        if (idx[static_cast<std::size_t>(u)] != kOutOfRange) keys.push_back(o);
+        if (idx[static_cast<std::size_t>(u)] != kOutOfRange) elements.add(o);
       });
-      return has_repeat(keys, c.data.numel());
+      return elements.found();
+    }
     case Op::scatter_nd: {
       // One tuple, one slice of data.shape[k:]: equal tuples are the duplicates. With
       // k = 0 every row targets all of data.
       const auto k = c.indices.shape().back();
       const auto slice = numel(Shape(dshape.begin() + k, dshape.end()));
       if (slice == 0) return false;
+      RepeatFinder rows(c.data.numel() / slice);
       detail::visit_scatter_nd(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t) {
         const auto m = u / slice;
         const auto first = idx.begin() + m * k;
-        if (std::find(first, first + k, kOutOfRange) == first + k) keys.push_back(o / slice);
+        if (std::find(first, first + k, kOutOfRange) == first + k) rows.add(o / slice);
       });
-      return has_repeat(keys, c.data.numel() / slice);
+      return rows.found();
     }
     case Op::tensor_scatter:
       return false;  // a sequence of at most the axis' extent, written from one position: distinct rows
@@ -245,10 +250,11 @@ bool has_duplicates(const Case& c, const std::vector<std::int64_t>& idx) {
       // Index i targets the slices data[..., i, ...] for every outer coordinate: equal
       // indices are the duplicates, provided those slices have elements.
       if (c.data.numel() == 0) return false;
+      RepeatFinder positions(dshape[static_cast<std::size_t>(c.attrs.axis)]);
       for (const auto i : idx) {
-        if (i != kOutOfRange) keys.push_back(i);
+        if (i != kOutOfRange) positions.add(i);
       }
-      return has_repeat(keys, dshape[static_cast<std::size_t>(c.attrs.axis)]);
+      return positions.found();
   }
   return false;
 }
@@ -293,6 +299,10 @@ std::string matched(const CapabilityExclusion& ex, const Case& c) {
 }  // namespace
 
 CaseFeatures features_of(const Case& c) {
+  return features_of(c, c.attrs.op == Op::tensor_scatter ? std::vector<std::int64_t>{} : detail::normalized_indices(c));
+}
+
+CaseFeatures features_of(const Case& c, const std::vector<std::int64_t>& normalized) {
   CaseFeatures f;
   const auto& data = c.data.shape();
   if (c.attrs.op == Op::tensor_scatter) {  // write positions: never negative, nor past the end when linear
@@ -307,23 +317,28 @@ CaseFeatures features_of(const Case& c) {
   const auto k = nd ? c.indices.shape().back() : 1;
   f.empty_index_tuple = nd && k == 0;
   const auto n = c.indices.numel();
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) {
-    if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();  // seconds on a large case
+  // The spec's ranges: [-s, s-1], but [0, s-1] for scatter_update (whose negative indices
+  // are an `index` error).
+  const auto in_range = [&](std::int64_t i) {
     const auto v = index_at(c.indices, i);
     const auto s = data[static_cast<std::size_t>(nd ? i % k : c.attrs.axis)];
-    // The spec's ranges: [-s, s-1], but [0, s-1] for scatter_update (whose negative
-    // indices are an `index` error).
-    const auto lo = c.attrs.op == Op::scatter_update ? 0 : -s;
     f.negative_indices |= v < 0;
-    if (v < lo || v >= s) {
-      f.out_of_range = true;
-      idx[static_cast<std::size_t>(i)] = kOutOfRange;
-    } else {
-      idx[static_cast<std::size_t>(i)] = v < 0 ? v + s : v;
-    }
+    return v >= (c.attrs.op == Op::scatter_update ? 0 : -s) && v < s;
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();  // seconds on a large case
+    f.out_of_range |= !in_range(i);
   }
-  f.duplicates = has_duplicates(c, idx);
+  if (!f.out_of_range) {
+    f.duplicates = has_duplicates(c, normalized);
+    return f;
+  }
+  // An invalid case (expect_error, seldom large): its own copy, out-of-range indices marked.
+  std::vector<std::int64_t> marked(normalized);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!in_range(i)) marked[static_cast<std::size_t>(i)] = kOutOfRange;
+  }
+  f.duplicates = has_duplicates(c, marked);
   return f;
 }
 

@@ -16,7 +16,7 @@
 namespace scatter {
 
 const CaseFeatures& CaseFacts::features() const {
-  std::call_once(features_once_, [&] { features_ = features_of(case_); });
+  std::call_once(features_once_, [&] { features_ = features_of(case_, indices()); });
   return *features_;
 }
 
@@ -31,7 +31,7 @@ const std::vector<std::uint32_t>& CaseFacts::hits() const {
 }
 
 const Tensor& CaseFacts::reference() const {
-  std::call_once(reference_once_, [&] { reference_ = reference_scatter(case_); });
+  std::call_once(reference_once_, [&] { reference_ = reference_scatter(case_, indices()); });
   return *reference_;
 }
 

@@ -207,5 +207,8 @@ std::vector<std::unique_ptr<Backend>> make_all_backends();
 Tensor reference_scatter(const Case& c);
 /// The reference's scatter into `out`, which already holds a copy of data.
 void reference_scatter_into(const Case& c, Tensor& out);
+/// The same with the case's indices already normalized (CaseFacts::indices), so that a
+/// large case's 8 bytes an index are not made again.
+Tensor reference_scatter(const Case& c, const std::vector<std::int64_t>& normalized);
 
 }  // namespace scatter

@@ -57,6 +57,8 @@ struct ByteModel {
   std::uint64_t total() const { return indices + updates + writes + copy; }
 };
 ByteModel byte_model(const Case& c, bool in_place);
+/// The same from the indices already normalized (CaseFacts::indices).
+ByteModel byte_model(const Case& c, bool in_place, const std::vector<std::int64_t>& normalized);
 
 /// One entry of SCATTERCTL_BENCH_SLOWDOWN=[LABEL@]GLOB:FACTOR[,...]: the benchmarks whose
 /// name matches GLOB, on the backend labelled LABEL (every backend without it), take FACTOR

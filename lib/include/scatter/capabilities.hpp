@@ -68,6 +68,9 @@ struct CaseFeatures {
 };
 /// Scans the case's indices (out-of-range values are allowed and flagged).
 CaseFeatures features_of(const Case& c);
+/// The same from the indices already normalized (CaseFacts::indices): no copy of them is
+/// made unless some index is out of range.
+CaseFeatures features_of(const Case& c, const std::vector<std::int64_t>& normalized);
 
 /// nullopt when the backend supports the case; else the rule it breaks, as a short
 /// sentence ("scatter_nd add on bfloat16 is not declared", "negative indices: <reason>").

@@ -65,7 +65,12 @@ class HostProbe final : public BandwidthProbe {
 
   // A cold memcpy moving `bytes` (read + write counted, as the byte model does), the
   // caches evicted before each of 5 samples as a cold row's are: the median. Kept by size.
+  // At most kWorkingSetCopyCap a side: that far past the last-level cache a memcpy runs at
+  // the memory's rate whatever its size, and a large row's working set (5 GiB for a 1 GiB
+  // output with 2^28 int64 indices) was allocated again, twice, beside the case's own.
   double copy_of(std::uint64_t bytes) override {
+    static constexpr std::uint64_t kWorkingSetCopyCap = 256u << 20;
+    bytes = std::min(bytes, 2 * kWorkingSetCopyCap);
     if (auto it = by_size_.find(bytes); it != by_size_.end()) return it->second;
     const std::size_t half = std::max<std::size_t>(static_cast<std::size_t>(bytes / 2), 64);
     const double med = best_copy(half, 5, true);

@@ -122,16 +122,17 @@ MachineLoad machine_load() {
   return m;
 }
 
-ByteModel byte_model(const Case& c, bool in_place) {
+ByteModel byte_model(const Case& c, bool in_place) { return byte_model(c, in_place, detail::normalized_indices(c)); }
+
+ByteModel byte_model(const Case& c, bool in_place, const std::vector<std::int64_t>& normalized) {
   ByteModel m;
   const auto e = size_of(c.data.dtype());
   const auto n = c.data.numel();
   m.indices = static_cast<std::uint64_t>(c.indices.nbytes());
   // Distinct elements hit and distinct 32-byte sectors they lie in.
   std::vector<std::uint8_t> hit(static_cast<std::size_t>(n), 0);
-  const auto idx = detail::normalized_indices(c);
   std::int64_t longest = 0;
-  detail::visit_targets(c, idx, [&](std::int64_t, std::int64_t o, std::int64_t len) {
+  detail::visit_targets(c, normalized, [&](std::int64_t, std::int64_t o, std::int64_t len) {
     std::fill(hit.begin() + o, hit.begin() + o + len, 1);
     longest = std::max(longest, len);
   });
@@ -310,7 +311,7 @@ void fail_row(Contender& k, const BenchOptions& options) {
 
 // The row's identity, bytes and lines, on the first pass.
 void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, const BenchOptions& options,
-               const Case* c, const std::string& invalid) {
+               const CaseFacts* facts, const std::string& invalid) {
   row.name = item.name;
   row.group = item.group;
   row.backend = std::string(backend.label());
@@ -322,13 +323,13 @@ void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, con
     row.copy_bandwidth = probe->copy();
     row.sector_bandwidth = probe->sector_writes();
   }
-  if (!c) {
+  if (!facts) {
     row.status = Status::error;
     row.error = invalid;
     return;
   }
-  row.bytes = byte_model(*c, item.in_place);
-  row.shape = shape_of(*c);
+  row.bytes = byte_model(facts->c(), item.in_place, facts->indices());
+  row.shape = shape_of(facts->c());
 }
 
 // The trial, once per benchmark and untimed: a wrong output, an error or a skip gets its
@@ -543,7 +544,7 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
   std::vector<Contender> contenders;
   for (std::size_t b = 0; b < backends.size(); ++b) {
     BenchRow& row = report.rows[i * backends.size() + b];
-    if (pass == 0) start_row(row, item, *backends[b], options, c ? &*c : nullptr, invalid);
+    if (pass == 0) start_row(row, item, *backends[b], options, facts ? &*facts : nullptr, invalid);
     if (!c || !row.timed()) continue;
     Contender k{backends[b], &row, &*facts, RunFlags{item.in_place, item.deterministic, options.cold}};
     for (const auto& slow : options.slowdown) {

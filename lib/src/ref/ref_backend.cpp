@@ -56,12 +56,21 @@ Tensor reference_scatter(const Case& c) {
   return out;
 }
 
-void reference_scatter_into(const Case& c, Tensor& out) {
-  const auto idx = detail::normalized_indices(c);
+namespace {
+void scatter_normalized(const Case& c, const std::vector<std::int64_t>& normalized, Tensor& out) {
   detail::dispatch(c.data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    detail::scatter_loop<T>(c, idx, out);
+    detail::scatter_loop<T>(c, normalized, out);
   });
+}
+}  // namespace
+
+void reference_scatter_into(const Case& c, Tensor& out) { scatter_normalized(c, detail::normalized_indices(c), out); }
+
+Tensor reference_scatter(const Case& c, const std::vector<std::int64_t>& normalized) {
+  Tensor out = c.data.clone();
+  scatter_normalized(c, normalized, out);
+  return out;
 }
 
 std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<detail::RefBackend>(); }
