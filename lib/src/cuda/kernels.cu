@@ -732,8 +732,8 @@ __device__ T merge_peers(unsigned int peers, T v, Reduction merge) {
 // output element in shared memory, the element itself its bin (no keys, no probes). A
 // warp steps through 32 consecutive updates at a time (kBinBatch steps' loads issued
 // first); the updates of a step to one target merge in registers (merge_peers: a fixed
-// tree over the group's lanes), and the group's lowest lane adds the result to the warp's
-// own bin with a plain read and store: no other warp touches that row, and the warp syncs
+// tree over the group's lanes), and the group's lowest lane combines the result into the
+// warp's own bin with a plain read and store: no other warp touches that row, and the warp syncs
 // after every step. So no atomic orders anything a float depends on: the block folds its
 // warps' rows in warp order, writes the result and its hit counts to `scratch`, and the
 // last block to take a ticket folds every block's in block order into the output. The
