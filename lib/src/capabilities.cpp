@@ -6,6 +6,7 @@
 #include "scatter/capabilities.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <initializer_list>
 
 #include <fmt/format.h>
@@ -197,22 +198,40 @@ Capabilities parse_document(const json& doc) {
 }
 
 // Whether a key in [0, universe) comes twice, as the keys stream in: a bit per key of the
-// universe, which is data's elements or rows (or an axis), so the bitmap is at most an
-// eighth of data's bytes. No list of the keys: on a 2^28-update case that list, and its
-// sort, were gigabytes beside the case itself.
+// universe (data's elements or rows, or an axis: at most an eighth of data's bytes) where
+// that is not much more than the keys would take, else the keys themselves, sorted at the
+// end. O(keys) or O(keys log keys) either way. (A list of 2^28 keys beside a 1 GiB output,
+// and its sort, were gigabytes; 3 keys into 2^34 elements need no 2 GiB bitmap.)
 class RepeatFinder {
  public:
-  explicit RepeatFinder(std::int64_t universe) : seen_(static_cast<std::size_t>(universe)) {}
-  void add(std::int64_t key) {
-    auto bit = seen_[static_cast<std::size_t>(key)];
-    repeat_ = repeat_ || bit;
-    bit = true;
+  RepeatFinder(std::int64_t universe, std::int64_t keys)
+      : bitmap_(static_cast<std::uint64_t>(universe) <= 64 * static_cast<std::uint64_t>(keys) + 4096) {
+    if (bitmap_) {
+      seen_.resize(static_cast<std::size_t>(universe));
+    } else {
+      keys_.reserve(static_cast<std::size_t>(keys));
+    }
   }
-  bool found() const { return repeat_; }
+  void add(std::int64_t key) {
+    if (!bitmap_) {
+      keys_.push_back(key);
+    } else if (seen_[static_cast<std::size_t>(key)]) {
+      repeat_ = true;
+    } else {
+      seen_[static_cast<std::size_t>(key)] = true;
+    }
+  }
+  bool found() {
+    if (bitmap_) return repeat_;
+    std::sort(keys_.begin(), keys_.end());
+    return std::adjacent_find(keys_.begin(), keys_.end()) != keys_.end();
+  }
 
  private:
-  std::vector<bool> seen_;
+  bool bitmap_;
   bool repeat_ = false;
+  std::vector<bool> seen_;
+  std::vector<std::int64_t> keys_;
 };
 
 constexpr std::int64_t kOutOfRange = -1;
@@ -224,7 +243,7 @@ bool has_duplicates(const Case& c, const std::vector<std::int64_t>& idx) {
   const auto& dshape = c.data.shape();
   switch (c.attrs.op) {
     case Op::scatter_elements: {
-      RepeatFinder elements(c.data.numel());
+      RepeatFinder elements(c.data.numel(), static_cast<std::int64_t>(idx.size()));
       detail::visit_scatter_elements(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t) {
         if (idx[static_cast<std::size_t>(u)] != kOutOfRange) elements.add(o);
       });
@@ -236,7 +255,8 @@ bool has_duplicates(const Case& c, const std::vector<std::int64_t>& idx) {
       const auto k = c.indices.shape().back();
       const auto slice = numel(Shape(dshape.begin() + k, dshape.end()));
       if (slice == 0) return false;
-      RepeatFinder rows(c.data.numel() / slice);
+      const auto& ishape = c.indices.shape();
+      RepeatFinder rows(c.data.numel() / slice, numel(Shape(ishape.begin(), ishape.end() - 1)));  // a key per tuple
       detail::visit_scatter_nd(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t) {
         const auto m = u / slice;
         const auto first = idx.begin() + m * k;
@@ -250,7 +270,7 @@ bool has_duplicates(const Case& c, const std::vector<std::int64_t>& idx) {
       // Index i targets the slices data[..., i, ...] for every outer coordinate: equal
       // indices are the duplicates, provided those slices have elements.
       if (c.data.numel() == 0) return false;
-      RepeatFinder positions(dshape[static_cast<std::size_t>(c.attrs.axis)]);
+      RepeatFinder positions(dshape[static_cast<std::size_t>(c.attrs.axis)], static_cast<std::int64_t>(idx.size()));
       for (const auto i : idx) {
         if (i != kOutOfRange) positions.add(i);
       }
@@ -303,6 +323,7 @@ CaseFeatures features_of(const Case& c) {
 }
 
 CaseFeatures features_of(const Case& c, const std::vector<std::int64_t>& normalized) {
+  assert(c.attrs.op == Op::tensor_scatter || static_cast<std::int64_t>(normalized.size()) == c.indices.numel());
   CaseFeatures f;
   const auto& data = c.data.shape();
   if (c.attrs.op == Op::tensor_scatter) {  // write positions: never negative, nor past the end when linear
@@ -336,6 +357,7 @@ CaseFeatures features_of(const Case& c, const std::vector<std::int64_t>& normali
   // An invalid case (expect_error, seldom large): its own copy, out-of-range indices marked.
   std::vector<std::int64_t> marked(normalized);
   for (std::int64_t i = 0; i < n; ++i) {
+    if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();
     if (!in_range(i)) marked[static_cast<std::size_t>(i)] = kOutOfRange;
   }
   f.duplicates = has_duplicates(c, marked);

@@ -16,7 +16,7 @@
 namespace scatter {
 
 const CaseFeatures& CaseFacts::features() const {
-  std::call_once(features_once_, [&] { features_ = features_of(case_, indices()); });
+  std::call_once(features_once_, [&] { with_indices([&](const auto& idx) { features_ = features_of(case_, idx); }); });
   return *features_;
 }
 
@@ -25,18 +25,24 @@ const std::vector<std::int64_t>& CaseFacts::indices() const {
   return *indices_;
 }
 
+void CaseFacts::with_indices(const std::function<void(const std::vector<std::int64_t>&)>& use) const {
+  if (share_indices_) return use(indices());
+  use(detail::normalized_indices(case_));
+}
+
 const std::vector<std::uint32_t>& CaseFacts::hits() const {
   std::call_once(hits_once_, [&] { hits_ = detail::hits_per_element(case_, indices()); });
   return *hits_;
 }
 
 const Tensor& CaseFacts::reference() const {
-  std::call_once(reference_once_, [&] { reference_ = reference_scatter(case_, indices()); });
+  std::call_once(reference_once_, [&] { with_indices([&](const auto& idx) { reference_ = reference_scatter(case_, idx); }); });
   return *reference_;
 }
 
 void CaseFacts::prepare() const noexcept {
-  // Three independent chains, each one thread's seconds on a large case: side by side.
+  // Three chains, each one thread's seconds on a large case, side by side once the shared
+  // normalized indices are made (the first to ask makes them, the others wait).
   const auto quietly = [](auto fact) {
     try {
       fact();

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,8 +29,13 @@ namespace scatter {
 /// background while the checks' calls run (CaseFacts::prepare).
 class CaseFacts {
  public:
-  explicit CaseFacts(const Case& c) : case_(c) {}
+  /// share_indices: keep the normalized indices once made, for everything that reads them.
+  /// Off (a bench pass without verification: no comparison holds them through its timed
+  /// calls), each use makes its own copy and frees it.
+  explicit CaseFacts(const Case& c, bool share_indices = true) : case_(c), share_indices_(share_indices) {}
   const Case& c() const { return case_; }
+  /// Calls `use` with the normalized indices: the kept ones, or a copy made for the call.
+  void with_indices(const std::function<void(const std::vector<std::int64_t>&)>& use) const;
   const CaseFeatures& features() const;
   const std::vector<std::int64_t>& indices() const;
   const std::vector<std::uint32_t>& hits() const;
@@ -45,6 +51,7 @@ class CaseFacts {
 
  private:
   const Case& case_;
+  bool share_indices_;
   mutable std::once_flag features_once_, indices_once_, hits_once_, reference_once_;
   mutable std::optional<CaseFeatures> features_;
   mutable std::optional<std::vector<std::int64_t>> indices_;

@@ -311,7 +311,7 @@ void fail_row(Contender& k, const BenchOptions& options) {
 
 // The row's identity, bytes and lines, on the first pass.
 void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, const BenchOptions& options,
-               const CaseFacts* facts, const std::string& invalid) {
+               const Case* c, const ByteModel& bytes, const std::string& invalid) {
   row.name = item.name;
   row.group = item.group;
   row.backend = std::string(backend.label());
@@ -323,13 +323,13 @@ void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, con
     row.copy_bandwidth = probe->copy();
     row.sector_bandwidth = probe->sector_writes();
   }
-  if (!facts) {
+  if (!c) {
     row.status = Status::error;
     row.error = invalid;
     return;
   }
-  row.bytes = byte_model(facts->c(), item.in_place, facts->indices());
-  row.shape = shape_of(facts->c());
+  row.bytes = bytes;
+  row.shape = shape_of(*c);
 }
 
 // The trial, once per benchmark and untimed: a wrong output, an error or a skip gets its
@@ -535,16 +535,18 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
     invalid = e.message();
   }
   std::optional<CaseFacts> facts;
-  if (c) facts.emplace(*c);
+  if (c) facts.emplace(*c, options.verify);  // without verification nothing keeps the indices
   const double making = seconds_since(start);
   // The reference and the facts the comparison needs take seconds of one thread on a large
   // case; the checks' calls wait on workers and devices meanwhile. Done before any timed call.
   std::future<void> facts_ready;
   if (c && pass == 0 && options.verify) facts_ready = std::async(std::launch::async, [&] { facts->prepare(); });
+  ByteModel bytes;  // every backend's row has the same: made once
+  if (c && pass == 0) facts->with_indices([&](const auto& idx) { bytes = byte_model(*c, item.in_place, idx); });
   std::vector<Contender> contenders;
   for (std::size_t b = 0; b < backends.size(); ++b) {
     BenchRow& row = report.rows[i * backends.size() + b];
-    if (pass == 0) start_row(row, item, *backends[b], options, facts ? &*facts : nullptr, invalid);
+    if (pass == 0) start_row(row, item, *backends[b], options, c ? &*c : nullptr, bytes, invalid);
     if (!c || !row.timed()) continue;
     Contender k{backends[b], &row, &*facts, RunFlags{item.in_place, item.deterministic, options.cold}};
     for (const auto& slow : options.slowdown) {

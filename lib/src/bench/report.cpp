@@ -223,7 +223,7 @@ std::string bench_table(const BenchReport& raw) {
       report.rows.empty() || report.rows.front().cold ? "cold" : "hot", c.repetitions, c.repetitions == 1 ? "" : "s",
       load_text(c.load_start), load_text(c.load_end), c.load_start.cpus);
   out += fmt::format("100% line: {}; sector ceiling {:.1f} GB/s (element rows)\n",
-                     working_set ? fmt::format("a cold copy of each row's own working set (device copy {:.1f} GB/s)",
+                     working_set ? fmt::format("a cold copy of each row's own working set, at most 256 MiB a side (device copy {:.1f} GB/s)",
                                                c.copy_bandwidth / 1e9)
                                  : fmt::format("copy bandwidth {:.1f} GB/s (read + write)", c.copy_bandwidth / 1e9),
                      c.sector_bandwidth / 1e9);
@@ -258,7 +258,7 @@ std::string bench_markdown(const BenchReport& raw) {
   const auto& c = report.context;
   std::string out = fmt::format("## scatterctl bench: {} ({})\n\n", c.mode, c.size);
   out += fmt::format("- device: {}\n- copy bandwidth: {:.1f} GB/s (read + write counted); host rows: a cold copy of "
-                     "the row's own working set\n- sector ceiling: {:.1f} GB/s\n- load: {} at start, {} at end, {} "
+                     "the row's own working set, at most 256 MiB a side\n- sector ceiling: {:.1f} GB/s\n- load: {} at start, {} at end, {} "
                      "CPUs{}\n- {} repetition(s)\n- scatterctl {}{}, {}\n\n",
                      c.device, c.copy_bandwidth / 1e9, c.sector_bandwidth / 1e9, load_text(c.load_start),
                      load_text(c.load_end), c.load_start.cpus, c.busy() ? " (**busy**: timings are noisy)" : "",
