@@ -343,11 +343,11 @@ CaseFeatures features_of(const Case& c, const std::vector<std::int64_t>& normali
   const auto in_range = [&](std::int64_t i) {
     const auto v = index_at(c.indices, i);
     const auto s = data[static_cast<std::size_t>(nd ? i % k : c.attrs.axis)];
-    f.negative_indices |= v < 0;
     return v >= (c.attrs.op == Op::scatter_update ? 0 : -s) && v < s;
   };
   for (std::int64_t i = 0; i < n; ++i) {
     if ((i & 0xFFFFF) == 0xFFFFF) poll_cancel();  // seconds on a large case
+    f.negative_indices |= index_at(c.indices, i) < 0;
     f.out_of_range |= !in_range(i);
   }
   if (!f.out_of_range) {

@@ -24,9 +24,9 @@ namespace scatter {
 /// The facts of one materialized case, each computed when first asked for and then shared
 /// by every backend's trial: features (capabilities, expectations), normalized indices and
 /// hits per element (the comparison), the reference's output. The normalized indices are
-/// made once and the others read them (8 bytes an index: 2 GiB for 2^28 of them). Each is computed once even
-/// when asked from two threads (a caller waits for the other's): bench computes them in the
-/// background while the checks' calls run (CaseFacts::prepare).
+/// made once and the others read them (8 bytes an index: 2 GiB for 2^28 of them). Each is
+/// computed once even when asked from two threads (a caller waits for the other's): bench
+/// computes them in the background while the checks' calls run (CaseFacts::prepare).
 class CaseFacts {
  public:
   /// share_indices: keep the normalized indices once made, for everything that reads them.

@@ -50,12 +50,6 @@ class RefBackend final : public Backend {
 }  // namespace
 }  // namespace detail
 
-Tensor reference_scatter(const Case& c) {
-  Tensor out = c.data.clone();
-  reference_scatter_into(c, out);
-  return out;
-}
-
 namespace {
 void scatter_normalized(const Case& c, const std::vector<std::int64_t>& normalized, Tensor& out) {
   detail::dispatch(c.data.dtype(), [&](auto tag) {
@@ -64,6 +58,8 @@ void scatter_normalized(const Case& c, const std::vector<std::int64_t>& normaliz
   });
 }
 }  // namespace
+
+Tensor reference_scatter(const Case& c) { return reference_scatter(c, detail::normalized_indices(c)); }
 
 void reference_scatter_into(const Case& c, Tensor& out) { scatter_normalized(c, detail::normalized_indices(c), out); }
 
