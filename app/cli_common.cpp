@@ -55,7 +55,8 @@ void add_external(CLI::App* cmd, BackendFlags& flags) {
                   "interpreter for framework workers (default: $SCATTERCTL_PYTHON, the project's .venv, python3)");
   auto* in_process = cmd->add_flag("--in-process", flags.in_process,
                 "run plugin:PATH backends inside scatterctl (faster to start, easier to debug; a crash, exit() or hang "
-                "of the plugin then ends the run). By default each runs in a child process of its own");
+                "of the plugin then ends the run, and bench trusts it to time itself: no clock of scatterctl's checks "
+                "its times). By default each runs in a child process of its own");
   cmd->add_flag("--isolate", flags.isolate, "plugin:PATH backends in a child process: the default")
       ->excludes(in_process);
 }

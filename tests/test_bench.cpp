@@ -276,6 +276,36 @@ TEST(BenchCompare, ABusyMachineIsAWarning) {
   for (const auto& w : compare_bench(quiet, quiet, allow).warnings) EXPECT_EQ(w.find("busy"), std::string::npos);
 }
 
+// A row of NEW that ran under CPU pressure may be slower by what that pressure allows (1/(1-p)):
+// undecided (exit 6), never slower; past it, or without pressure, slower.
+TEST(BenchCompare, ARowUnderCpuPressureIsUndecidedNotSlower) {
+  const auto base = report("cpu", {{"a@ref", noisy(100, 0.01, 15, 1)}, {"b@ref", noisy(100, 0.01, 15, 2)},
+                                   {"c@ref", noisy(100, 0.01, 15, 3)}, {"d@ref", noisy(100, 0.01, 15, 4)},
+                                   {"e@ref", noisy(100, 0.01, 15, 5)}, {"f@ref", noisy(100, 0.01, 15, 6)}});
+  auto next_with = [&](const std::string& pressure) {
+    auto text = report("cpu", {{"a@ref", noisy(245, 0.01, 15, 7)}, {"b@ref", noisy(100, 0.01, 15, 8)},
+                               {"c@ref", noisy(100, 0.01, 15, 9)}, {"d@ref", noisy(100, 0.01, 15, 10)},
+                               {"e@ref", noisy(100, 0.01, 15, 11)}, {"f@ref", noisy(100, 0.01, 15, 12)}});
+    const auto at = text.find(R"("name": "a@ref")");
+    return text.insert(at, R"("cpu_pressure": )" + pressure + ", ");
+  };
+  const auto quiet = compare_bench(base, next_with("0.0"), {});
+  EXPECT_EQ(row(quiet, "a@ref").verdict, "slower");
+  EXPECT_TRUE(quiet.failed);
+  // 60% of its sampling under pressure: up to 2.5x as long, and 2.45x was measured.
+  const auto loaded = compare_bench(base, next_with("0.6"), {});
+  EXPECT_EQ(row(loaded, "a@ref").verdict, "undecided");
+  EXPECT_FALSE(loaded.failed);
+  EXPECT_TRUE(loaded.undecided);
+  ASSERT_FALSE(loaded.warnings.empty());
+  EXPECT_NE(loaded.warnings.back().find("1 benchmark of NEW ran under CPU load"), std::string::npos)
+      << loaded.warnings.back();
+  EXPECT_NE(loaded.warnings.back().find("bench --gate"), std::string::npos);
+  // 20%: up to 1.25x; 2.45x is more than that load explains.
+  EXPECT_EQ(row(compare_bench(base, next_with("0.2"), {}), "a@ref").verdict, "slower");
+  EXPECT_THROW(compare_bench(base, next_with("1.5"), {}), Error);
+}
+
 TEST(BenchCompare, HodgesLehmannIntervalOfFiveAndFive) {
   // Pairwise ratios of {1..5} x {2..6}: 25 of them; the 95% interval for 5 and 5 is the
   // 3rd smallest to the 3rd largest (critical U = 2).
@@ -318,6 +348,13 @@ TEST(BenchNames, GoogleBenchmarkRepetitionsMatchScatterctlRows) {
   EXPECT_EQ(row(c, "a@ref").next_samples, 5u);
 }
 
+// What a right backend returns: the reference of the inputs it was given (the case's, with the
+// variation of a bench call).
+Tensor right_output(const Case& c, const RunFlags& flags) {
+  if (!flags.vary || flags.vary->empty()) return reference_scatter(c);
+  return reference_scatter(varied_copy(c, *flags.vary));
+}
+
 // A test backend: always available, on the device "test"; subclasses give run().
 class TestBackend : public Backend {
  public:
@@ -338,7 +375,7 @@ class WrongBackend final : public TestBackend {
     ++calls;
     auto out = reference_scatter(c);
     if (out.numel() > 0) out.data<float>()[0] += 1.0f;
-    return {std::move(out), 1e-9};
+    return {std::move(out), 1e-6};
   }
   int calls = 0;
 };
@@ -381,7 +418,7 @@ class StaleAfterFirst final : public TestBackend {
   StaleAfterFirst() : TestBackend("stale") {}
   BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
   BackendOutput run(const Case& c, const RunFlags& flags) override {
-    auto out = reference_scatter(c);
+    auto out = right_output(c, flags);
     if (++calls > stale_from && out.numel() > 0) out.data<float>()[0] += 1.0f;
     held_.reset();
     if (holds && flags.hold_output) {  // as a worker does: the output stays until asked for
@@ -431,6 +468,40 @@ TEST(BenchVerify, TimedOutputsOfExternalBackendsAreAudited) {
   EXPECT_EQ(run_bench({tiny_item("t")}, {&right}, options, nullptr).rows[0].status, Status::passed);
 }
 
+// An external backend that computes its first output and returns it again on every call: the
+// check before timing passes it, but the timed calls' inputs differ (RunFlags::vary), and the
+// first audit judges the memorised output against the reference of the inputs it was given.
+class Memorising final : public TestBackend {
+ public:
+  Memorising() : TestBackend("memorising") {}
+  BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
+  BackendOutput run(const Case& c, const RunFlags& flags) override {
+    varied += flags.vary && !flags.vary->empty();
+    if (!kept) kept = reference_scatter(c);
+    return {kept->clone(), 1e-6};
+  }
+  int varied = 0;
+
+ private:
+  std::optional<Tensor> kept;
+};
+
+TEST(BenchVerify, AnOutputMemorisedAcrossCallsFailsItsAudit) {
+  BenchOptions options;
+  options.max_seconds = 0.01;
+  Memorising memorising;
+  const auto r = run_bench({tiny_item("t")}, {&memorising}, options, nullptr);
+  EXPECT_GT(memorising.varied, 0) << "no timed call got varied inputs";
+  EXPECT_EQ(r.rows[0].status, Status::failed);
+  EXPECT_NE(r.rows[0].error.find("judged against the reference of the inputs it was given"), std::string::npos)
+      << r.rows[0].error;
+  EXPECT_NE(r.rows[0].varied.find("data and"), std::string::npos) << r.rows[0].varied;
+  // A built-in backend keeps the case's own inputs: nothing to memorise, nothing varied.
+  WrongBackend builtin;
+  options.verify = false;
+  EXPECT_TRUE(run_bench({tiny_item("t")}, {&builtin}, options, nullptr).rows[0].varied.empty());
+}
+
 // A backend that holds its outputs where it ran: only the audited calls' outputs travel, and
 // the audits still catch an output that changed, the last call's included.
 TEST(BenchVerify, HeldOutputsTravelOnlyForTheAuditedCalls) {
@@ -462,7 +533,7 @@ class FlagRecorder final : public TestBackend {
   BackendOutput run(const Case& c, const RunFlags& flags) override {
     unused.push_back(flags.output_unused);
     same.push_back(flags.same_inputs);
-    return {reference_scatter(c), 1e-6};
+    return {right_output(c, flags), 1e-6};
   }
   std::vector<bool> unused;
   std::vector<bool> same;  // RunFlags::same_inputs of each call
@@ -532,14 +603,14 @@ class Rendezvous final : public TestBackend {
  public:
   Rendezvous(std::string name, std::atomic<int>& arrived) : TestBackend(std::move(name)), arrived_(arrived) {}
   BackendTraits traits() const override { return {BackendRole::external, MemoryKind::host, 1}; }
-  BackendOutput run(const Case& c, const RunFlags&) override {
+  BackendOutput run(const Case& c, const RunFlags& flags) override {
     if (calls_++ == 0) {
       ++arrived_;
       const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
       while (arrived_ < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
       met = arrived_ >= 2;
     }
-    return {reference_scatter(c), 1e-6};
+    return {right_output(c, flags), 1e-6};
   }
   bool met = false;
 
@@ -630,16 +701,16 @@ TEST(BenchRun, RepetitionsPoolSamplesAndTheSlowdownKnobRepeatsTheOp) {
   counting.calls = 0;
   const auto slow = run_bench({tiny_item("t")}, {&counting}, options, nullptr);
   EXPECT_EQ(counting.calls, 2 * plain);  // every call, warm-ups included, runs the op twice
-  EXPECT_NEAR(slow.rows[0].timing.median, 2e-9, 1e-15);
+  EXPECT_NEAR(slow.rows[0].timing.median, 2e-6, 1e-12);
   EXPECT_THROW(parse_slowdown("t"), Error);
   EXPECT_THROW(parse_slowdown("t:0"), Error);
   EXPECT_THROW(parse_slowdown("t:0.9"), Error);
   EXPECT_THROW(parse_slowdown("t:2x"), Error);
   // A fractional factor counts that fraction of a further run; a label limits it to one backend.
   options.slowdown = parse_slowdown("t*:1.5");
-  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1.5e-9, 1e-15);
+  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1.5e-6, 1e-12);
   options.slowdown = parse_slowdown("other@t:3");
-  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1e-9, 1e-15);
+  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1e-6, 1e-12);
   const auto labelled = parse_slowdown("new@nd/*:1.1");
   ASSERT_EQ(labelled.size(), 1u);
   EXPECT_EQ(labelled[0].label, "new");

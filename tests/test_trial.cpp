@@ -35,10 +35,11 @@ class Scripted final : public scatter::Backend {
   std::string device() const override { return "CPU (test)"; }
   scatter::BackendTraits traits() const override { return {role_, scatter::MemoryKind::host, 1}; }
   const scatter::Capabilities* capabilities() const override { return &caps_; }
-  scatter::BackendOutput run(const scatter::Case& c, const scatter::RunFlags&) override {
+  scatter::BackendOutput run(const scatter::Case& c, const scatter::RunFlags& flags) override {
     switch (answer_) {
-      case Answer::right:
-        return {scatter::reference_scatter(c), 1e-6};
+      case Answer::right:  // of the inputs it is given: bench varies them call by call
+        return {flags.vary ? scatter::reference_scatter(scatter::varied_copy(c, *flags.vary)) : scatter::reference_scatter(c),
+                1e-6};
       case Answer::wrong:
         return {scatter::Tensor(c.data.dtype(), {c.data.numel() + 1}), 1e-6};
       case Answer::unsupported:

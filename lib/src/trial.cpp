@@ -136,7 +136,8 @@ Trial skipped(std::string why) {
 
 // The verdict on an output: the fuzzer's exact rule for scatterctl's own backends when
 // asked, the spec's comparison otherwise.
-void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor&& output) {
+void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor&& output,
+                  const Tensor& want) {
   const auto& c = facts.c();
   t.checked = true;
   bool passed = true;
@@ -147,10 +148,10 @@ void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const Tria
   // be judged against want: the same verdict, and whole blocks equal to want pass at once.
   compare.untouched_from_want = !c.expected.has_value();
   if (options.exact_builtins && !backend.is_external()) {
-    t.detail = fuzz_verdict(c, output, facts.want(), options.flags, &facts.hits());
+    t.detail = fuzz_verdict(c, output, want, options.flags, &facts.hits());
     passed = t.detail.empty();
   } else {
-    t.comparison = compare_outputs(c, output, facts.want(), c.expected.has_value(), compare);
+    t.comparison = compare_outputs(c, output, want, c.expected.has_value(), compare);
     passed = t.comparison->passed;
   }
   if (passed) {
@@ -230,7 +231,7 @@ Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& opt
                      : "no expected output: ref is the oracle for the other backends";
       return t;
     }
-    judge_output(t, backend, facts, options, std::move(out.output));
+    judge_output(t, backend, facts, options, std::move(out.output), facts.want());
   } catch (...) {
     auto failed = failed_trial(std::current_exception(), backend, facts, options);
     failed.lowering = t.lowering;
@@ -239,9 +240,9 @@ Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& opt
   return t;
 }
 
-Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output) {
+Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output, const Tensor* want) {
   Trial t;
-  judge_output(t, backend, facts, options, std::move(output));
+  judge_output(t, backend, facts, options, std::move(output), want ? *want : facts.want());
   return t;
 }
 

@@ -64,6 +64,36 @@ grep -q "nothing was compared" "$TMP/none.txt" || fail "says nothing was compare
 "$BIN" compare "$TMP/base.json" "$TMP/busy.json" > /dev/null 2> "$TMP/busy.txt"
 grep -q "NEW was measured on a busy machine" "$TMP/busy.txt" || fail "compare warns about the busy machine"
 
+# A neighbour that takes every CPU while NEW is measured (two spinning shells a CPU), where the
+# kernel keeps CPU pressure: NEW's rows record it, and compare of the two unpaired runs never calls
+# a row slower that the pressure explains: exit 0 or 6, never 1.
+if [ -r /proc/pressure/cpu ]; then
+  rows=(--backend ref --mode nd --filter 'nd/element/unique/f32' --filter 'nd/slice_256B/unique/f32'
+        --filter 'nd/reduce/min/f32' --max-seconds 0.2 --repetitions 1)
+  "$BIN" bench "${rows[@]}" --json "$TMP/quiet.json" > /dev/null 2>&1 || fail "bench (quiet) exits 0"
+  burners=()
+  for _ in $(seq $(( 2 * $(nproc) ))); do
+    bash -c 'while :; do :; done' &
+    burners+=($!)
+  done
+  "$BIN" bench "${rows[@]}" --json "$TMP/loaded.json" > /dev/null 2>&1; brc=$?
+  kill "${burners[@]}" 2> /dev/null
+  wait "${burners[@]}" 2> /dev/null
+  [ $brc -eq 0 ] || fail "bench beside a busy neighbour exits 0, got $brc"
+  python3 - "$TMP/loaded.json" <<'PY' || fail "the loaded rows record their CPU pressure"
+import json, sys
+p = [b.get("cpu_pressure", -1) for b in json.load(open(sys.argv[1]))["benchmarks"]]
+assert all(x > 0.3 for x in p), p
+PY
+  "$BIN" compare "$TMP/quiet.json" "$TMP/loaded.json" > "$TMP/loaded.txt" 2>&1; rc=$?
+  [ $rc -ne 1 ] || fail "a busy neighbour's slowdown is never 'slower' (exit 0 or 6), got 1: $(cat "$TMP/loaded.txt")"
+  if [ $rc -eq 6 ]; then
+    grep -q "ran under CPU load" "$TMP/loaded.txt" || fail "undecided names the load: $(cat "$TMP/loaded.txt")"
+  fi
+else
+  echo "note: no /proc/pressure/cpu here; the busy-neighbour check is left out"
+fi
+
 # scatter_bench (Google Benchmark) names its benchmarks as scatterctl does: compare
 # matches every one of them.
 GB="$(dirname "$BIN")/../bench/scatter_bench"

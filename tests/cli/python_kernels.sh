@@ -8,7 +8,9 @@
 # - one that dies on one case costs that case only;
 # - NotImplementedError is unsupported (skipped), IndexError a rejection with code 'index';
 # - an import error makes the backend unavailable, naming the file, line and exception, once;
-# - bench: one whose output changes after its first call is FAILED (exit 1); a right one is timed;
+# - bench: kernels that game the timing get no time (exit 1): an output that drifts after the
+#   checked call, one memorised under a cheap key, a patched clock, work left on a thread, an output
+#   aliased to an input; the right one beside them is timed;
 # - ARRAYS = "jax" (where jax imports): 0-d and int64 inputs arrive as they are, and cases pass;
 # - python:MODULE:FUNC imports a module from PYTHONPATH.
 # Skipped (exit 77) when the chosen python cannot import numpy.
@@ -72,13 +74,39 @@ check "import error: exit 5 (unavailable)" rc_is 5
 check "import error: names the file, line and exception" grep -Eq "importing .*broken_import.py failed: ZeroDivisionError: division by zero at broken_import.py:2 in <module>" "$TMP/err"
 check "import error: said once" test "$(grep -c ZeroDivisionError "$TMP/err")" -eq 1
 
-# 3. bench: timed outputs are audited.
-ctl bench "$TMP/cases.json" --backend "python:$K/stale.py,ref" --max-seconds 0.2
-check "stale output in bench: exit 1" rc_is 1
-check "stale output in bench: FAILED, naming the timed call" out_has "FAILED: timed call [0-9]+ returned another output than the call checked before timing"
-ctl bench "$TMP/cases.json" --backend "$EXAMPLE" --max-seconds 0.2 --filter k1_add_duplicates
-check "right kernel in bench: exit 0" rc_is 0
-check "right kernel in bench: timed by the worker's clock" out_has "k1_add_duplicates +$(re "$EXAMPLE") +[0-9.]+ [mun]?s"
+# 3. bench: a kernel that games its timing gets no time (docs/backends.md, "Judging a kernel you
+# do not trust"). One case of 2^18 elements, so that a call takes a millisecond or more, well past
+# what the worker's signals add to scatterctl's clock.
+cat >"$TMP/timed.json" <<'JSON'
+{"name": "timed_elements", "op": "scatter_elements",
+ "inputs": {"data": {"dtype": "float32", "shape": [262144], "generate": {"kind": "uniform", "low": -1, "high": 1, "seed": 1}},
+            "indices": {"dtype": "int64", "shape": [65536], "generate": {"kind": "indices", "seed": 2}},
+            "updates": {"dtype": "float32", "shape": [65536], "generate": {"kind": "uniform", "low": -1, "high": 1, "seed": 3}}}}
+JSON
+bench_attack() {  # NAME: the kernel tests/python_kernels/NAME.py, benched beside the right one
+  ctl bench "$TMP/timed.json" --backend "python:$K/$1.py,$EXAMPLE" --max-seconds 0.2 --min-samples 8 --repetitions 1 \
+    --json "$TMP/$1.json"
+}
+bench_attack stale
+check "drifts after the checked call: exit 1" rc_is 1
+check "drifts after the checked call: FAILED, naming the timed call" out_has "stale.py FAILED: timed call [0-9]+ returned another output than the call checked before timing"
+bench_attack memorised
+check "memorised output: exit 1" rc_is 1
+check "memorised output: FAILED, judged against the inputs that call got" out_has "memorised.py FAILED: timed call [0-9]+ returned another output than the call checked before timing, judged against the reference of the inputs it was given"
+bench_attack patched_clock
+check "patched clock: exit 1" rc_is 1
+check "patched clock: FAILED, scatterctl's clock disagrees" out_has "patched_clock.py FAILED: its time disagrees with scatterctl's clock: in its closest sample the worker says [0-9]+ ns"
+check "patched clock: the report keeps the refused time" grep -q '"error_message": "its time disagrees' "$TMP/patched_clock.json"
+bench_attack late_work
+check "work left on a thread: exit 1" rc_is 1
+check "work left on a thread: FAILED" out_has "late_work.py FAILED: (timed call [0-9]+ returned another output|faster than memory can move its bytes)"
+bench_attack aliased
+check "output aliased to an input: exit 1" rc_is 1
+check "output aliased to an input: ERROR naming it" out_has "aliased.py ERROR: .*the kernel modified its input data"
+# The right kernel beside each: timed, its inputs varied each call, on scatterctl's clock too.
+check "right kernel beside them: timed" out_has "^timed_elements +$(re "$EXAMPLE") +[0-9.]+ [mun]?s"
+check "right kernel: each timed call's inputs varied" grep -q '"varied": "16 data and 16 update elements changed a call"' "$TMP/aliased.json"
+check "right kernel: its samples on scatterctl's clock" grep -q '"outer_us": \[' "$TMP/aliased.json"
 
 # 4. ARRAYS = "jax", where the chosen Python imports jax: 0-d updates stay 0-d, int64 stays int64.
 # JAX flushes float subnormals to zero on the CPU (recorded for the jax backend), so those cases

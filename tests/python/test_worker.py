@@ -444,7 +444,7 @@ def test_torch_timed_region():
 
     for in_place in (False, True):
         data = FakeTensor([5, 6])
-        prep = _Prepared(None, FakeDevice(), data, op, None, "", in_place)
+        prep = _Prepared(None, FakeDevice(), data, op, None, "", in_place, None)
         before = FakeTensor.clones
         for _ in range(3):
             prep.reset()
@@ -512,11 +512,62 @@ def test_kept_case(tmp):
               "hold_output keeps the output until one 'output' request")
 
 
+def test_signals_and_variations(tmp):
+    """A timed call's signals (ready, answered by ping then go; pong; done) come before its answer, and
+    a request's 'vary' sets elements of the kept case for that call only: the next call without it
+    sees the case's own values (docs/backends.md, "The clock" and protocol 1)."""
+    failed_before = len(failures)
+    w = Worker("numpy")
+    try:
+        w.request({"id": 1, "op": "hello", "protocol": 1, "backend": "numpy"})
+        paths = {k: os.path.join(tmp, f"vary-{k}.npy") for k in ("data", "indices", "updates")}
+        write_npy(paths["data"], T("float32", [1, 2, 3, 4]))
+        write_npy(paths["indices"], T("int64", [[1]]))
+        write_npy(paths["updates"], T("float32", [7]))
+        base = {"op": "run", "case": {"name": "vary", "op": "scatter_nd", "reduction": "add"}, **paths,
+                "flags": {"in_place": False, "deterministic": False, "flush_caches": True}, "same_inputs": True}
+        two = int(np.float32(2.5).view(np.uint32))   # data[2] = 2.5 (an element no update lands on)
+        eight = int(np.float32(8).view(np.uint32))   # updates[0] = 8, landing on data[1]
+        vary = {"number": 1, "data": {"at": [2], "bits": [two]}, "updates": {"at": [0], "bits": [eight]}}
+
+        def run(rid, **extra):
+            out = os.path.join(tmp, f"vary-out-{rid}.npy")
+            w.send_raw((json.dumps(base | extra | {"id": rid, "out": out}) + "\n").encode())
+            said = []
+            while True:
+                a = w.read()
+                if "signal" not in a:
+                    break
+                said.append(a["signal"])
+                if a["signal"] == "ready":
+                    w.send_raw((json.dumps({"id": rid, "op": "ping"}) + "\n").encode())
+                elif a["signal"] == "pong":
+                    w.send_raw((json.dumps({"id": rid, "op": "go"}) + "\n").encode())
+            got = read_npy(out).array.tolist() if a.get("status") == "ok" else a
+            return said, got
+
+        checks = [("the case's own values", run(2), ([], [1, 9, 3, 4])),
+                  ("varied, with signals", run(3, vary=vary, signals=True), (["ready", "pong", "done"], [1, 10, 2.5, 4])),
+                  ("the next call sees the case's own values again", run(4), ([], [1, 9, 3, 4]))]
+        for what, got, want in checks:
+            if got != want:
+                fail(f"signals and variations: {what}: got {got}, want {want}")
+        bad = w.request(base | {"id": 5, "out": os.path.join(tmp, "vary-out-5.npy"),
+                                "vary": {"data": {"at": [4], "bits": [0]}, "updates": {"at": [], "bits": []}}})
+        if bad.get("status") != "error" or "outside the tensor's 4 elements" not in bad.get("message", ""):
+            fail(f"signals and variations: a position past the tensor answered {bad}")
+    finally:
+        w.close()
+    if len(failures) == failed_before:
+        print("signals and variations: ready/pong/done around the timed call; a variation lasts one call")
+
+
 def main():
     names = sys.argv[1:] or FRAMEWORKS
     test_torch_timed_region()
     with tempfile.TemporaryDirectory(prefix="scatterctl-worker-test-") as tmp:
         test_kept_case(tmp)
+        test_signals_and_variations(tmp)
         for b in names:
             if b != "numpy" and not importable(b):
                 print(f"{b}: not installed, skipped")

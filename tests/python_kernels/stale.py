@@ -1,13 +1,12 @@
-"""Right on its first call of a case, then returns what it returned first plus one: the output
-changes after the checked call (bench must fail it)."""
+"""Right on its first call of each shape, then off by one: the output drifts after the checked call
+(a kernel right for the first N calls; bench's audits must fail it)."""
 from common import CAPABILITIES, right  # noqa: F401
 
-_seen = {}
+_calls = {}
 
 
 def scatter(op, data, indices, updates, **attrs):
-    key = (op, data.tobytes(), indices.tobytes(), updates.tobytes())
-    if key in _seen:
-        return _seen[key] + 1
-    _seen[key] = right.scatter(op, data, indices, updates, **attrs)
-    return _seen[key]
+    key = (op, data.shape, indices.shape)
+    _calls[key] = _calls.get(key, 0) + 1
+    out = right.scatter(op, data, indices, updates, **attrs)
+    return out if _calls[key] == 1 else out + 1

@@ -16,6 +16,7 @@
 #include "scatter/counter.hpp"
 #include "scatter/error.hpp"
 #include "scatter/tensor.hpp"
+#include "scatter/variation.hpp"
 
 namespace scatter {
 
@@ -33,6 +34,24 @@ struct Availability {
 /// sorted_runs.hpp), so that no thread reduces a million updates alone; they are compared
 /// with the tolerance.
 inline constexpr std::int64_t kDeterministicExactHits = 1024;
+
+/// Told by a backend just before it starts its timer and just after it stops it: a worker
+/// process tells the scatterctl that drives it, which times the call on its own clock
+/// (OuterClock).
+class TimerSignals {
+ public:
+  virtual ~TimerSignals() = default;
+  virtual void starting() = 0;
+  virtual void stopped() = 0;
+};
+
+/// A worker's call as the driving scatterctl timed it, across the process boundary: from
+/// its `go` to the worker's `done` signal, and the round trip of a ping just before, which
+/// is what the signals themselves take (docs/backends.md, "The clock").
+struct OuterClock {
+  double seconds = 0.0;
+  double round_trip = 0.0;
+};
 
 struct RunFlags {
   bool in_place = false;
@@ -53,6 +72,14 @@ struct RunFlags {
   /// take_held_output() if it audits this call. The worker learns whether it is audited only
   /// after its time is in, so it cannot do the work for audited calls alone.
   bool hold_output = false;
+  /// bench's timed calls of an external backend: inputs no earlier call saw (a few elements
+  /// changed; nullptr or empty: the case's own).
+  const InputVariation* vary = nullptr;
+  /// bench's timed calls of an external worker: it signals around its timed call, and the
+  /// call comes back with BackendOutput::outer.
+  bool outer_clock = false;
+  /// Set by a worker process's host (a plugin host): told around the timed call.
+  TimerSignals* signals = nullptr;
 };
 
 struct BackendOutput {
@@ -63,6 +90,7 @@ struct BackendOutput {
   std::string lowering;  ///< the framework op a case was lowered to ("ScatterND-18"), when external
   Counts counts;         ///< the timed region's instructions and cache events, from a counting host (counter.hpp)
   bool held = false;     ///< RunFlags::hold_output: `output` is empty; take_held_output() has it
+  std::optional<OuterClock> outer = std::nullopt;  ///< RunFlags::outer_clock: the call on scatterctl's clock
 };
 
 /// A backend declined a case that its capabilities accepted, or said so itself:

@@ -106,6 +106,12 @@ struct MachineLoad {
 };
 MachineLoad machine_load();
 
+/// The seconds some task of this machine has waited for a CPU since boot (the kernel's pressure
+/// stall information, /proc/pressure/cpu "some ... total"), or -1 where the kernel does not
+/// keep it. Its growth over a stretch of wall time is the share of that time under CPU pressure:
+/// a neighbour's load as it happens, where the load averages lag by a minute.
+double cpu_stall_seconds();
+
 /// The one name a benchmark has everywhere (scatterctl bench, scatter_bench, compare):
 /// "case@backend".
 std::string bench_name(const std::string& item, const std::string& backend);
@@ -135,6 +141,16 @@ struct BenchRow {
   Timing timing;
   std::vector<int> rounds;  ///< the round of each of timing.samples: same round, same slot of the machine's time
   std::vector<int> blocks;  ///< the block of each sample: rounds that share the backends' processes and a pass
+  /// A worker's samples as scatterctl's own clock saw them (BackendOutput::outer), one per
+  /// sample where the backend is a worker; empty for a backend in scatterctl's process.
+  std::vector<OuterClock> outer_clocks;
+  /// What each timed call of an external backend changed in its inputs (vary.hpp); "" when
+  /// its inputs are the case's own (built-ins, or no check before timing).
+  std::string varied;
+  /// The share of the benchmark's sampling wall time in which some task waited for a CPU
+  /// (cpu_stall_seconds); -1 unknown. A neighbour's load shows here, row by row.
+  double cpu_pressure = -1.0;
+  double pressure_wall = 0.0;  ///< the sampling wall seconds cpu_pressure covers
   /// time: timing's samples are seconds; instructions: they are instruction counts of one call,
   /// and `events` holds every counted event's median per call (Ir, D1mr, DLmr, ...).
   Counter counter = Counter::time;
@@ -169,6 +185,12 @@ struct BenchRow {
                : 0.0;
   }
   double floor_seconds() const { return copy_line() > 0 ? bytes.total() / copy_line() : 0.0; }
+  /// The fastest rate, bytes/s, that this machine was measured to move bytes at in this run, in
+  /// the memory the row works in and warm or cold as it is timed: the physics check's line
+  /// (docs/benchmarks.md, "Physics first"). 0: none measured (a device this build cannot probe).
+  double fastest_rate = 0.0;
+  MemoryKind memory = MemoryKind::host;  ///< where the backend's data lives
+  std::string fastest_rate_of;  ///< what measured it ("a copy of 256 MiB on 2 threads")
 };
 
 struct BenchContext {

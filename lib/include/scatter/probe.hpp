@@ -20,7 +20,14 @@ class BandwidthProbe {
   /// that caching cannot lift a row over its line. 0 where the probe has none; then
   /// copy() is the line.
   virtual double copy_of(std::uint64_t /*bytes*/) { return 0.0; }
+  /// A hot copy that moves `bytes` (read + write), the caches warm, the best of a few: the
+  /// fastest rate a hot row of that working set could move bytes at. 0 where the probe has none.
+  virtual double hot_copy_of(std::uint64_t /*bytes*/) { return 0.0; }
 };
+
+/// The probe of the fastest that memory of this kind can move bytes on this machine: the host's
+/// on every online CPU, or the CUDA device's. nullptr when there is none (no usable device).
+BandwidthProbe* fastest_probe(MemoryKind memory);
 
 /// The probe for the memory `backend` works in, made once and kept: the host's for
 /// the CPU backends (ref, cpu, and external backends that report a CPU device), the

@@ -99,8 +99,10 @@ std::optional<Trial> admit(const Backend& backend, const CaseFacts& facts);
 Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& options);
 
 /// The verdict on an output a call of the backend returned outside try_case (bench's audit of
-/// its timed calls): what try_case would have judged it.
-Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output);
+/// its timed calls): what try_case would have judged it. `want`: what to compare with in place
+/// of facts.want() (the reference's output of a call's varied inputs, which the case holds then).
+Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output,
+            const Tensor* want = nullptr);
 
 /// Runs a case with expect_error `expected` on an external backend: a refusal passes, an
 /// output fails, a crash is a memory-safety finding.

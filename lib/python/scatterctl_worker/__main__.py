@@ -72,8 +72,35 @@ def main(argv):
             print(f"scatterctl_worker: {backend} is unavailable:\n{traceback.format_exc()}", file=sys.stderr)
         return adapter
 
+    class Signals:
+        """The timer's signals (docs/backends.md, "The clock"): 'ready' just before the timed call,
+        answered by a ping (its pong measures what the signals take) and then 'go'; 'done' just
+        after it. The driving scatterctl times the call on its own clock from go to done."""
+
+        def __init__(self, rid):
+            self.rid = rid
+
+        def expect(self, op):
+            line = rd.readline()
+            try:
+                req = json.loads(line.decode("utf-8"))
+            except Exception:
+                req = None
+            if not isinstance(req, dict) or req.get("id") != self.rid or req.get("op") != op:
+                raise protocol_mod.ProtocolError(f"expected '{op}' for request {self.rid}, got {line[:200]!r}")
+
+        def starting(self):
+            answer({"id": self.rid, "signal": "ready"})
+            self.expect("ping")
+            answer({"id": self.rid, "signal": "pong"})
+            self.expect("go")
+
+        def stopped(self):
+            answer({"id": self.rid, "signal": "done"})
+
     buf = b""
-    kept = None  # (run_key, Case, Prepared) of the last request that ran
+    kept = None  # (run_key, Case, Prepared, flags) of the last request that ran
+    varied = None  # the undo of the variation applied to the kept case, if any
     held = None  # the output of the last run with hold_output, until an 'output' request
     while True:
         chunk = rd.readline()
@@ -126,14 +153,19 @@ def main(argv):
                 # case prepared for the last request (loaded, converted, uploaded) is timed again.
                 key = pm.run_key(req)
                 reuse = req.get("same_inputs") is True and kept is not None and kept[0] == key
-                case, prep = kept[1:] if reuse else (None, None)
-                kept = None  # a case that fails is not kept; the last one's tensors go before the next loads
+                case, prep, flags = kept[1:] if reuse else (None, None, None)
+                if reuse:
+                    pm.undo_variation(varied)  # the kept case's own values, before this request's
+                kept = varied = None  # a case that fails is not kept; the last one's tensors go before the next loads
                 held = None  # one output is held: the last run's
                 try:
                     if reuse:
                         out_path, repeat = pm.parse_out_and_repeat(req)
                     else:
                         case, out_path, repeat, flags = pm.parse_run(req)
+                    if "vary" in req:  # bench's timed call: inputs no earlier call saw
+                        varied = pm.apply_variation(case, req["vary"])
+                        prep = None
                 except pm.ProtocolError as e:
                     answer({"id": rid, "status": "error", "message": f"bad request: {e}"})
                     continue
@@ -141,8 +173,10 @@ def main(argv):
                     if prep is None or a.untrusted:
                         prep = a.prepare(case, flags)
                     hold = req.get("hold_output") is True
-                    out, fields = a.run_prepared(prep, repeat, read_output=not hold or a.untrusted)
-                    kept = (key, case, prep)
+                    out, fields = a.run_prepared(prep, repeat, read_output=not hold or a.untrusted,
+                                                 cold=flags.get("flush_caches") is True,
+                                                 signals=Signals(rid) if req.get("signals") is True else None)
+                    kept = (key, case, prep, flags)
                 except pm.Rejected as e:
                     answer({"id": rid, "status": "rejected", "code": e.code, "message": e.message[:4000]})
                     continue

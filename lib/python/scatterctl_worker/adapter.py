@@ -7,6 +7,8 @@ import numpy as np
 
 from scatterctl_spec import INDEX_DTYPES, OPS
 
+from .caches import flush_host
+
 
 class Prepared:
     """A case made ready to run: framework inputs converted, models and sessions built.
@@ -19,6 +21,11 @@ class Prepared:
 
     def reset(self):
         pass
+
+    def flush(self):
+        """Evicts the caches the call's data would be found in (a cold sample): the host's; a
+        GPU framework's own Prepared flushes its device."""
+        flush_host()
 
     def call(self):
         raise NotImplementedError
@@ -66,21 +73,32 @@ class Adapter:
                 "device": self.device, "settings": {k: str(v) for k, v in self.settings.items()},
                 "capabilities": self.capabilities()}
 
-    def run_prepared(self, prep, repeat, read_output=True):
+    def run_prepared(self, prep, repeat, read_output=True, cold=False, signals=None):
         """Times a prepared case (one kept from an earlier request too: reset() restores it);
         -> (output Tensor, answer fields).
         read_output False leaves the output where it is (None is returned for it): prep.result()
-        reads it later, until the next call."""
+        reads it later, until the next call. cold: the caches are flushed before each timed call.
+        signals: told just before and just after a single timed call (the driving scatterctl's
+        own clock, docs/backends.md)."""
         samples = []
+
+        def timed(signalled):
+            prep.reset()
+            if cold:
+                prep.flush()
+            if signalled:
+                signals.starting()
+            samples.append(prep.timed_call())
+            if signalled:
+                signals.stopped()
+
         if repeat > 1:
             prep.reset()
             prep.call()  # warm-up, untimed
             for _ in range(repeat):
-                prep.reset()
-                samples.append(prep.timed_call())
+                timed(False)
         else:
-            prep.reset()
-            samples.append(prep.timed_call())
+            timed(signals is not None)
         out = prep.result() if read_output else None
         return out, {"seconds": statistics.median(samples), "samples": samples,
                      "timing": prep.timing, "lowering": prep.lowering}

@@ -29,6 +29,7 @@ import numpy as np
 from scatterctl_spec import OPS
 
 from .adapter import Adapter, Prepared, full_capabilities
+from .caches import cupy_flush, flush_host, torch_flush
 from .protocol import Failed, Rejected, Tensor, Unsupported, contiguous
 
 ARRAY_KINDS = ("numpy", "torch", "cupy", "jax")
@@ -80,6 +81,7 @@ class _Arrays:
         self.kind = kind
         self.device = "CPU"
         self.sync = lambda: None
+        self.flush = flush_host  # a cold sample's eviction: the device's L2 where the arrays live on one
         if kind == "torch":
             import torch
             self.torch = torch
@@ -88,6 +90,7 @@ class _Arrays:
                 self.device = f"CUDA ({torch.cuda.get_device_name(0)})"
                 self.sync = torch.cuda.synchronize
                 self.events = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                self.flush = torch_flush(torch)
         elif kind == "cupy":
             import cupy
             self.cupy = cupy
@@ -97,6 +100,7 @@ class _Arrays:
             self.device = f"CUDA ({props['name'].decode() if isinstance(props['name'], bytes) else props['name']})"
             self.sync = cupy.cuda.Device().synchronize
             self.events = (cupy.cuda.Event(), cupy.cuda.Event())
+            self.flush = cupy_flush(cupy)
         elif kind == "jax":
             import jax
             jax.config.update("jax_enable_x64", True)  # else int64 and float64 inputs arrive as 32-bit
@@ -200,6 +204,9 @@ class _Call(Prepared):
 
     def timed_call(self):
         return self.adapter.arrays.time(self.call)
+
+    def flush(self):
+        self.adapter.arrays.flush()
 
     def call(self):
         try:

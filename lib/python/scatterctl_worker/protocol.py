@@ -204,6 +204,44 @@ def parse_out_and_repeat(req):
     return out, repeat
 
 
+def _bits_view(tensor):
+    """The tensor's elements as unsigned integers of their width, a flat view of its array."""
+    arr = tensor.array
+    return arr.reshape(-1).view(np.dtype(f"<u{arr.dtype.itemsize}"))
+
+
+def apply_variation(case, vary):
+    """Sets the elements a request's 'vary' names ({"data": {"at": [...], "bits": [...]},
+    "updates": ...}: flat positions and new bit patterns) in the case's data and updates, in place.
+    -> the undo: what undo_variation needs to put the case's own values back."""
+    if not isinstance(vary, dict):
+        raise ProtocolError("run: 'vary' must be an object")
+    undo = []
+    for name in ("data", "updates"):
+        delta = vary.get(name, {})
+        at, bits = (delta.get("at", []), delta.get("bits", [])) if isinstance(delta, dict) else (None, None)
+        if not isinstance(at, list) or not isinstance(bits, list) or len(at) != len(bits):
+            raise ProtocolError(f"run: vary.{name} must hold 'at' and 'bits', lists of one length")
+        if not at:
+            continue
+        flat = _bits_view(getattr(case, name))
+        width = 8 * flat.dtype.itemsize
+        if not all(isinstance(i, int) and 0 <= i < flat.size for i in at):
+            raise ProtocolError(f"run: vary.{name}.at holds a position outside the tensor's {flat.size} elements")
+        if not all(isinstance(b, int) and 0 <= b < (1 << width) for b in bits):
+            raise ProtocolError(f"run: vary.{name}.bits holds a value that is not a {width}-bit pattern")
+        positions = np.asarray(at, dtype=np.int64)
+        undo.append((flat, positions, flat[positions].copy()))
+        flat[positions] = np.asarray(bits, dtype=np.uint64).astype(flat.dtype)
+    return undo
+
+
+def undo_variation(undo):
+    """Puts back what apply_variation changed (in reverse: a position set twice gets its own value)."""
+    for flat, positions, old in reversed(undo or []):
+        flat[positions] = old
+
+
 def parse_run(req):
     """A 'run' request -> (Case, out_path, repeat, flags). Raises ProtocolError on a bad request."""
     c = _field(req, "case", dict, "run")

@@ -13,6 +13,7 @@ ones (so they are declared unsupported there), index_put_ accepts them."""
 import numpy as np
 
 from .adapter import Adapter, Prepared, full_capabilities
+from .caches import torch_flush
 from .protocol import Rejected, Tensor, Unsupported
 
 TORCH_REDUCE = {"add": "sum", "mul": "prod", "min": "amin", "max": "amax", "mean": "mean"}
@@ -25,9 +26,9 @@ class _Prepared(Prepared):
     timing the in-place op alone would report more than the copy bandwidth. --in-place times
     the in-place op alone, the output restored from data between runs (untimed)."""
 
-    def __init__(self, torch, dev, orig, fn, case, lowering, in_place):
+    def __init__(self, torch, dev, orig, fn, case, lowering, in_place, device_flush):
         self.torch, self.dev, self.orig, self.fn, self.case, self.lowering = torch, dev, orig, fn, case, lowering
-        self.in_place = in_place
+        self.in_place, self.device_flush = in_place, device_flush
         self.out = orig.clone()
         # On a GPU, CUDA events on torch's stream, as the cuda backend times itself: the
         # start recorded before the host enqueues the op, the stop after it.
@@ -40,6 +41,11 @@ class _Prepared(Prepared):
         else:
             self.timing = (f"{clock} around data.clone() and the in-place op on the clone "
                            "(inputs on the device beforehand)")
+
+    def flush(self):
+        if self.device_flush is None:
+            return super().flush()
+        return self.device_flush()
 
     def reset(self):
         if self.in_place:
@@ -85,9 +91,11 @@ class TorchAdapter(Adapter):
         self.torch = torch
         self.version = torch.__version__
         self.versions["torch"] = torch.__version__
+        self.device_flush = None  # the host's caches are flushed on the CPU
         if torch.cuda.is_available():
             self.dev = torch.device("cuda")
             self.device = f"CUDA ({torch.cuda.get_device_name(0)})"
+            self.device_flush = torch_flush(torch)
         else:
             self.dev = torch.device("cpu")
             self.device = "CPU"
@@ -193,7 +201,7 @@ class TorchAdapter(Adapter):
                            "viewed as [prod(shape[:k]), ...]")
                 low += ("; positions = the index, negatives + shape[0]" if k == 1 else
                         "; positions = arange(prod(shape[:k])).reshape(shape[:k])[index tuple]")
-        return _Prepared(torch, self.dev, data, fn, case, low, bool(flags.get("in_place", False)))
+        return _Prepared(torch, self.dev, data, fn, case, low, bool(flags.get("in_place", False)), self.device_flush)
 
     def classify(self, exc):
         msg = " ".join(str(exc).split())

@@ -26,6 +26,7 @@ struct Entry {
   double median = 0.0;  // seconds, or instructions when counted
   bool counted = false;
   double cv = 0.0;
+  double cpu_pressure = -1.0;  // the share of its sampling some task waited for a CPU; -1 unknown
   std::vector<double> samples;
   bool error = false;
   std::string message;
@@ -133,6 +134,8 @@ Parsed parse(const std::string& text, const char* which) {
       e.counted = scale == 0.0;
       e.median = positive(b["real_time"], which, where + ".real_time") * (e.counted ? 1.0 : scale);
       e.cv = field(b, "cv", 0.0, which, where);
+      e.cpu_pressure = field(b, "cpu_pressure", -1.0, which, where);
+      if (e.cpu_pressure > 1.0) unusable(which, where + ".cpu_pressure", b["cpu_pressure"], "a share from 0 to 1");
       // Every sample: scatterctl's reports carry them (seconds as microseconds, or counts).
       const char* key = e.counted ? "samples_instructions" : "samples_us";
       if (b.contains(key)) {
@@ -263,6 +266,17 @@ void judge_counts(BenchDelta& d, const Entry& base, const Entry& next, double th
                                                                  : "unsure";
 }
 
+// Under pressure p (the share of its sampling in which some task waited for a CPU) a row can take
+// up to 1/(1-p) as long: p at most 0.9, a tenfold slowdown. Where only the load averages are
+// known, a busy report's load over its CPUs. 1: nothing says NEW's row was slowed.
+double load_allowance(const Entry& row, const Parsed& report) {
+  constexpr double kNoticeablePressure = 0.02;
+  double allowance = 1.0;
+  if (row.cpu_pressure >= kNoticeablePressure) allowance = 1.0 / (1.0 - std::min(row.cpu_pressure, 0.9));
+  if (report.busy && report.cpus > 0) allowance = std::max(allowance, report.load1 / report.cpus);
+  return allowance;
+}
+
 // Several runs of one side, pooled: every benchmark's samples from all of them, its
 // median recomputed. Runs of base and new interleaved in time (base, new, base, new)
 // share the machine's slow and fast spells, which one run per side cannot.
@@ -297,6 +311,7 @@ Parsed pool(const std::vector<std::string>& texts, const char* which) {
                                 mine.counted ? "counted" : "timed", e.counted ? "counted" : "timed", i + 1));
       }
       mine.samples.insert(mine.samples.end(), e.samples.begin(), e.samples.end());
+      mine.cpu_pressure = std::max(mine.cpu_pressure, e.cpu_pressure);
       mine.median = median_of(mine.samples);
     }
   }
@@ -440,6 +455,26 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
                                          (std::exp(c.drift) - 1) * 100, up_rows, logs.size()));
       }
     }
+  }
+  // Load moves one row too: a neighbour's burst during one benchmark's samples makes it slower
+  // alone, so it stands out of the others' drift. Where NEW's row waited for a CPU, or its report
+  // says busy, a slowdown within what that load could cause is undecided, never slower.
+  int loaded = 0;
+  for (auto& d : c.rows) {
+    if (d.verdict != "slower" || d.counted) continue;
+    const double allowance = load_allowance(next.entries.at(d.name), next);
+    if (allowance <= 1.0 || d.ratio_low > up * allowance) continue;
+    d.verdict = "undecided";
+    --c.regressions;
+    ++loaded;
+    c.undecided = true;
+  }
+  if (loaded > 0) {
+    c.warnings.push_back(fmt::format(
+        "{} benchmark{} of NEW ran under CPU load (a neighbour, or the load averages) that could make {} as slow as "
+        "measured: two unpaired runs cannot tell a neighbour from a change, so {} undecided (exit 6); pair them in "
+        "one run (bench --gate, docs/benchmarks.md)",
+        loaded, loaded == 1 ? "" : "s", loaded == 1 ? "it" : "them", loaded == 1 ? "it is" : "they are"));
   }
   if (untested > 0) {
     c.warnings.push_back(fmt::format(

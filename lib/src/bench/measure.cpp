@@ -23,6 +23,8 @@
 #include "../targets.hpp"
 #include "probes.hpp"
 #include "scatter/bench.hpp"
+#include "time_checks.hpp"
+#include "vary.hpp"
 
 #include "scatter/capabilities.hpp"
 #include "scatter/cancel.hpp"
@@ -122,6 +124,19 @@ MachineLoad machine_load() {
   return m;
 }
 
+double cpu_stall_seconds() {
+  std::ifstream in("/proc/pressure/cpu");
+  std::string word;
+  while (in >> word) {
+    if (word.rfind("total=", 0) == 0) {
+      char* end = nullptr;
+      const double micros = std::strtod(word.c_str() + 6, &end);
+      return end != word.c_str() + 6 && micros >= 0 ? micros * 1e-6 : -1.0;  // the first line's: "some"
+    }
+  }
+  return -1.0;
+}
+
 ByteModel byte_model(const Case& c, bool in_place) { return byte_model(c, in_place, detail::normalized_indices(c)); }
 
 ByteModel byte_model(const Case& c, bool in_place, const std::vector<std::int64_t>& normalized) {
@@ -178,6 +193,10 @@ struct Contender {
   int calls = 0;  // calls of this pass, warm-ups included
   std::optional<Tensor> unaudited_last = std::nullopt;  // the latest call's output, when not audited at once
   bool last_held = false;  // the latest call's output is held by the backend, not audited yet
+  // An audited backend's calls each get inputs no earlier call saw (vary.hpp); the latest
+  // call's variation, kept for its audit.
+  VariationSource* vary = nullptr;
+  InputVariation last_variation = {};
   // Wall seconds of this pass, for BenchProgress: the check, the calls (warm-ups included),
   // what the samples measured, and the audits (an output fetched and judged).
   double check_wall = 0.0;
@@ -223,16 +242,20 @@ void end_row(BenchRow& row, Status status, std::string why) {
   row.blocks.clear();
 }
 
-// Judges the output of timed call `call` as the check before timing judged its output: any
-// other verdict means that the output changed between calls, and the row fails.
-void audit(Contender& k, Tensor output, int call, const BenchOptions& options) {
+// Judges the output of timed call `call`, whose inputs were the case's with `variation`, as the
+// check before timing judged its output, against the reference's output of those inputs: any
+// other verdict means that the output was not computed from them, and the row fails.
+void audit(Contender& k, Tensor output, int call, const InputVariation& variation, const BenchOptions& options) {
   const auto start = Clock::now();
-  const auto t = judge(*k.backend, *k.facts, trial_options(k, options), std::move(output));
+  std::optional<VariationSource::Applied> applied;
+  if (k.vary) applied.emplace(*k.vary, variation);
+  const auto t = judge(*k.backend, *k.facts, trial_options(k, options), std::move(output), k.vary ? &k.vary->want() : nullptr);
+  applied.reset();
   k.audit_wall += seconds_since(start);
   if (t.status == k.row->status) return;
   end_row(*k.row, Status::failed,
-          fmt::format("timed call {} returned another output than the call checked before timing (an output cached, "
-                      "left running or changed between calls): {}",
+          fmt::format("timed call {} returned another output than the call checked before timing, judged against the "
+                      "reference of the inputs it was given (an output cached, left running or changed between calls): {}",
                       call, t.status == Status::passed ? "it passes now" : one_line(t)));
 }
 
@@ -244,22 +267,40 @@ void audit_last(Contender& k, const BenchOptions& options) {
   k.unaudited_last.reset();
   k.last_held = false;
   k.audit_wall += seconds_since(start);  // the fetch; audit() adds the judging
-  audit(k, std::move(last), k.calls, options);
+  audit(k, std::move(last), k.calls, k.last_variation, options);
 }
 
-// One sample: one call's time or instruction count, and into `events` (when given) its
-// counted events. A slowdown factor f runs the op again and counts the fraction still owed of
-// each further run, so the sample is real work f times as long, in either unit.
-double take_sample(Contender& k, const BenchOptions& options, Counts* events = nullptr) {
+// How an external backend's row was timed, and by whose code: a worker's timer checked against
+// scatterctl's clock across the process boundary, or code trusted to time itself in scatterctl's
+// own process (a plugin --in-process).
+std::string timed_by(const BackendOutput& out, const Backend& backend) {
+  if (out.outer) return out.timing + "; checked against scatterctl's own clock across the process boundary";
+  if (backend.is_external()) return out.timing + "; in scatterctl's own process: trusted code (--in-process)";
+  return out.timing;
+}
+
+// One sample: one call's time or instruction count, into `events` (when given) its counted
+// events, and into `clock` (when given) the call as scatterctl's own clock saw it, where the
+// backend is a worker. A slowdown factor f runs the op again and counts the fraction still owed
+// of each further run, so the sample is real work f times as long, in either unit.
+double take_sample(Contender& k, const BenchOptions& options, Counts* events = nullptr,
+                   std::optional<OuterClock>* clock = nullptr) {
   double value = 0.0;
   k.flags.output_unused = !k.audited;
   // A worker keeps each timed output where it ran: the draw after the call decides which ones
   // travel here (the last one of the pass always does, in audit_last); an unaudited
   // backend's never do.
   k.flags.hold_output = true;
+  // An external backend's own timer is checked against scatterctl's clock where a process
+  // boundary lies between them (a worker's signals; docs/backends.md, "The clock").
+  k.flags.outer_clock = k.backend->is_external() && k.row->counter == Counter::time;
   for (double owed = k.factor; owed > 0.0; owed -= 1.0) {
+    InputVariation variation;
+    if (k.vary) variation = k.vary->next();
+    k.flags.vary = &variation;
     const auto start = Clock::now();
     auto out = k.backend->run(k.facts->c(), k.flags);
+    k.flags.vary = nullptr;
     k.calls_wall += seconds_since(start);
     ++k.calls;
     if (k.audited) {
@@ -269,16 +310,23 @@ double take_sample(Contender& k, const BenchOptions& options, Counts* events = n
         const auto fetch = Clock::now();
         auto output = output_of(k, out);
         k.audit_wall += seconds_since(fetch);
-        audit(k, std::move(output), k.calls, options);
+        audit(k, std::move(output), k.calls, variation, options);
         if (!k.row->timed()) throw AuditFailed{};
       } else if (out.held) {
         k.last_held = true;
       } else {
         k.unaudited_last = std::move(out.output);
       }
+      k.last_variation = std::move(variation);
     }
+    if (k.row->timed_by.empty() && !out.timing.empty()) k.row->timed_by = timed_by(out, *k.backend);
     const double part = std::min(owed, 1.0);
     value += part * measured(out, k);
+    if (clock && out.outer) {
+      if (!*clock) *clock = OuterClock{};
+      (*clock)->seconds += part * out.outer->seconds;
+      (*clock)->round_trip += part * out.outer->round_trip;
+    }
     for (const auto& [event, count] : events ? out.counts : Counts{}) count_slot(*events, event) += part * count;
     // After the first call the backend may keep its uploads (RunFlags::same_inputs).
     k.flags.same_inputs = true;
@@ -323,6 +371,7 @@ void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, con
     row.copy_bandwidth = probe->copy();
     row.sector_bandwidth = probe->sector_writes();
   }
+  row.memory = backend.traits().memory;
   if (!c) {
     row.status = Status::error;
     row.error = invalid;
@@ -330,6 +379,7 @@ void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, con
   }
   row.bytes = bytes;
   row.shape = shape_of(*c);
+  if (options.counter == Counter::time) measure_fastest_rate(row);
 }
 
 // The trial, once per benchmark and untimed: a wrong output, an error or a skip gets its
@@ -463,7 +513,9 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
       if (!k.row->timed()) continue;
       try {
         Counts events;
-        k.row->timing.samples.push_back(take_sample(k, options, &events));
+        std::optional<OuterClock> clock;
+        k.row->timing.samples.push_back(take_sample(k, options, &events, &clock));
+        if (clock) k.row->outer_clocks.push_back(*clock);
         if (k.row->counter == Counter::time) k.measured_time += k.row->timing.samples.back();
         k.row->rounds.push_back(at.round);
         k.row->blocks.push_back(at.block);
@@ -495,6 +547,20 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
     } catch (...) {
       fail_row(k, options);
     }
+  }
+}
+
+// The share of a pass's sampling in which some task waited for a CPU, folded into each row's
+// over its passes (the wall times weigh them).
+void record_pressure(std::vector<Contender>& contenders, double stalled_before, double wall) {
+  const double stalled_after = cpu_stall_seconds();
+  if (stalled_before < 0 || stalled_after < 0 || wall <= 0) return;
+  const double share = std::clamp((stalled_after - stalled_before) / wall, 0.0, 1.0);
+  for (auto& k : contenders) {
+    auto& row = *k.row;
+    row.cpu_pressure = row.pressure_wall > 0 ? (row.cpu_pressure * row.pressure_wall + share * wall) / (row.pressure_wall + wall)
+                                             : share;
+    row.pressure_wall += wall;
   }
 }
 
@@ -557,13 +623,32 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
     contenders.push_back(std::move(k));
   }
   if (pass == 0) check_all(contenders, options);
-  for (auto& k : contenders) k.audited = k.row->verified && k.backend->is_external();
+  // The audited backends' calls get varied inputs, drawn by the seed for this benchmark and pass.
+  std::optional<VariationSource> variations;
+  for (auto& k : contenders) {
+    k.audited = k.row->verified && k.backend->is_external();
+    if (!k.audited) continue;
+    if (!variations) {
+      variations.emplace(*c, *facts, options.seed ^ (0xD6E8FEB86659FD93ull * (i + 1)) ^
+                                         (0x165667B19E3779F9ull * static_cast<std::uint64_t>(pass + 1)));
+    }
+    k.vary = &*variations;
+  }
   if (facts_ready.valid()) facts_ready.wait();
+  if (variations && pass == 0) {
+    const auto what = variations->describe();
+    for (auto& k : contenders) {
+      if (k.vary) k.row->varied = what;
+    }
+  }
   auto fingerprint_start = Clock::now();
   const auto inputs_before = c ? fingerprints(*c) : std::array<std::uint64_t, 3>{};
   double fingerprinting = seconds_since(fingerprint_start);
   // A row its check failed is left out of the rounds, but its check's time is still told.
+  const double stalled_before = cpu_stall_seconds();
+  const auto sampling = Clock::now();
   sample_in_rounds(contenders, options, numbering, options.seed + i);
+  record_pressure(contenders, stalled_before, seconds_since(sampling));
   fingerprint_start = Clock::now();
   if (c && fingerprints(*c) != inputs_before) {
     for (auto& k : contenders) {
@@ -632,13 +717,17 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
           row.timing.samples.resize(std::min(row.timing.samples.size(), sampled_before[b]));
           row.rounds.resize(std::min(row.rounds.size(), sampled_before[b]));
           row.blocks.resize(std::min(row.blocks.size(), sampled_before[b]));
+          row.outer_clocks.resize(std::min(row.outer_clocks.size(), sampled_before[b]));
           if (row.timing.samples.empty()) end_row(row, Status::skipped, "interrupted while it was measured");
         }
       }
     }
   }
   for (auto& row : report.rows) {
-    if (row.timed()) row.timing = summarize(std::move(row.timing.samples));
+    if (!row.timed()) continue;
+    row.timing = summarize(std::move(row.timing.samples));
+    refuse_unwitnessed_time(row);
+    refuse_impossible_time(row);
   }
   // Rows never reached (an interrupt before the first pass got there) are dropped.
   std::erase_if(report.rows, [](const BenchRow& r) { return r.name.empty(); });
@@ -669,6 +758,7 @@ void add_rounds(BenchReport& into, const BenchReport& more) {
     samples.insert(samples.end(), extra.timing.samples.begin(), extra.timing.samples.end());
     for (const int r : extra.rounds) it->rounds.push_back(r + next_round[extra.name]);
     for (const int b : extra.blocks) it->blocks.push_back(b + next_block[extra.name]);
+    it->outer_clocks.insert(it->outer_clocks.end(), extra.outer_clocks.begin(), extra.outer_clocks.end());
     it->timing = summarize(std::move(samples));
   }
   into.context.load_end = more.context.load_end;

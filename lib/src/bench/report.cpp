@@ -12,9 +12,13 @@
 #include "scatter/bench.hpp"
 #include "scatter/counter.hpp"
 #include "scatter/error.hpp"
+#include "stats.hpp"
 
 namespace scatter {
 namespace {
+
+using detail::human_si_bytes;
+using detail::human_time;
 
 std::string row_name(const BenchRow& r) { return bench_name(r.name, r.backend); }
 
@@ -35,24 +39,6 @@ BenchReport printable(BenchReport report) {
     }
   }
   return report;
-}
-
-// 812 ns, 3.41 us, 12.3 ms, 1.20 s, 3.6e+05 s (an absurd time stays one short word)
-std::string human_time(double seconds) {
-  const double a = std::fabs(seconds);
-  if (a < 1e-6) return fmt::format("{:.0f} ns", seconds * 1e9);
-  if (a < 1e-3) return fmt::format("{:.{}f} us", seconds * 1e6, a < 1e-4 ? 2 : 1);
-  if (a < 1.0) return fmt::format("{:.{}f} ms", seconds * 1e3, a < 1e-1 ? 2 : 1);
-  if (a < 1e4) return fmt::format("{:.2f} s", seconds);
-  return fmt::format("{:.3g} s", seconds);
-}
-
-// 512 B, 4.0 KB, 12.6 MB, 1.07 GB (powers of 1000, as GB/s)
-std::string human_bytes(double bytes) {
-  if (bytes < 1e3) return fmt::format("{:.0f} B", bytes);
-  if (bytes < 1e6) return fmt::format("{:.1f} KB", bytes / 1e3);
-  if (bytes < 1e9) return fmt::format("{:.1f} MB", bytes / 1e6);
-  return fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
 std::string load_text(const MachineLoad& m) {
@@ -188,9 +174,25 @@ std::string bench_json(const BenchReport& raw) {
       b["copy_line_gbps"] = r.copy_line() / 1e9;  // the 100% line of this row
       b["copy_line"] = r.working_set_copy_bandwidth > 0 ? "working set" : "device";
       b["floor_us"] = r.floor_seconds() * 1e6;
+      // The physics check's line: the fastest rate measured for this row's memory (0: none).
+      b["fastest_rate_gbps"] = r.fastest_rate / 1e9;
+      if (!r.fastest_rate_of.empty()) b["fastest_rate_of"] = r.fastest_rate_of;
       auto samples = nlohmann::ordered_json::array();
       for (double t : r.timing.samples) samples.push_back(t * 1e6);
       b["samples_us"] = samples;
+      // A worker's samples on scatterctl's own clock, and the signals' round trips.
+      if (!r.outer_clocks.empty()) {
+        auto outer = nlohmann::ordered_json::array();
+        auto trips = nlohmann::ordered_json::array();
+        for (const auto& o : r.outer_clocks) {
+          outer.push_back(o.seconds * 1e6);
+          trips.push_back(o.round_trip * 1e6);
+        }
+        b["outer_us"] = outer;
+        b["round_trip_us"] = trips;
+      }
+      if (!r.varied.empty()) b["varied"] = r.varied;
+      if (r.cpu_pressure >= 0) b["cpu_pressure"] = r.cpu_pressure;
     }
     b["spread"] = r.timing.spread;
     b["cv"] = r.timing.cv;
@@ -239,7 +241,7 @@ std::string bench_table(const BenchReport& raw) {
       continue;
     }
     out += fmt::format("{:<44} {:<11} {:>10} {:>6.1f}% {:>9} {:>7.2f} {:>8.1f}% {:>9} {:>10} {:>4}  {}{}\n", r.name,
-                       r.backend, human_time(r.timing.median), r.timing.spread * 100, human_bytes(r.bytes.total()),
+                       r.backend, human_time(r.timing.median), r.timing.spread * 100, human_si_bytes(r.bytes.total()),
                        r.gbps(), r.percent_of_copy(), sector_cell(r), human_time(r.floor_seconds()),
                        r.timing.samples.size(), r.shape,
                        r.timing.noisy() ? fmt::format("  (noisy: cv {:.1f}%)", r.timing.cv * 100) : "");

@@ -1,6 +1,6 @@
 #pragma once
-// What the two gates (compare.cpp, paired.cpp) share: medians, the normal quantile, and how
-// a median time is printed.
+// What the bench layer's files share: medians, the normal quantile, and how times and byte
+// counts are printed.
 
 #include <algorithm>
 #include <cmath>
@@ -48,6 +48,24 @@ inline std::string value_cell(double value, bool counted) {
   if (value < 1.0) return fmt::format("{:.2f} ms", value * 1e3);
   if (value < 1e4) return fmt::format("{:.2f} s", value);
   return fmt::format("{:.3g} s", value);
+}
+
+/// 812 ns, 3.41 us, 12.3 ms, 1.20 s, 3.6e+05 s (an absurd time stays one short word).
+inline std::string human_time(double seconds) {
+  const double a = std::fabs(seconds);
+  if (a < 1e-6) return fmt::format("{:.0f} ns", seconds * 1e9);
+  if (a < 1e-3) return fmt::format("{:.{}f} us", seconds * 1e6, a < 1e-4 ? 2 : 1);
+  if (a < 1.0) return fmt::format("{:.{}f} ms", seconds * 1e3, a < 1e-1 ? 2 : 1);
+  if (a < 1e4) return fmt::format("{:.2f} s", seconds);
+  return fmt::format("{:.3g} s", seconds);
+}
+
+/// 512 B, 4.0 KB, 12.6 MB, 1.07 GB: powers of 1000, as GB/s are.
+inline std::string human_si_bytes(double bytes) {
+  if (bytes < 1e3) return fmt::format("{:.0f} B", bytes);
+  if (bytes < 1e6) return fmt::format("{:.1f} KB", bytes / 1e3);
+  if (bytes < 1e9) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
 }  // namespace scatter::detail

@@ -48,7 +48,15 @@ class CudaPluginDevice final : public PluginDevice {
     if (bytes > 0) SCATTER_CUDA_CHECK(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
   }
 
-  void flush() override { flush_.run(stream_.get()); }
+  // A cold sample: no line kept in L2, persisting ones included. A plugin may mark its data
+  // persisting (a carve-out and an access policy window on the stream it is given), which
+  // survives a flush; the carve-out is emptied, its lines reset, and the stream's window
+  // cleared before each sample (as nvbench does). Devices without the carve-out say
+  // cudaErrorNotSupported (or UnsupportedLimit), which leaves nothing to reset.
+  void flush() override {
+    forget_persisting_lines();
+    flush_.run(stream_.get());
+  }
 
   void start() override {
     // The uploads (a pageable cudaMemcpy may return before its DMA lands), the restore of out
@@ -62,6 +70,22 @@ class CudaPluginDevice final : public PluginDevice {
     stream_.record_stop();
     SCATTER_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     return stream_.elapsed();
+  }
+
+  void forget_persisting_lines() {
+    const auto unless_unsupported = [](cudaError_t e, const char* call) {
+      if (e == cudaErrorNotSupported || e == cudaErrorUnsupportedLimit) {
+        (void)cudaGetLastError();  // not sticky: cleared so that the next check sees its own call
+        return;
+      }
+      cuda::check(e, call, __FILE__, __LINE__);
+    };
+    unless_unsupported(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), "cudaDeviceSetLimit(PersistingL2CacheSize, 0)");
+    unless_unsupported(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache()");
+    cudaStreamAttrValue none{};
+    none.accessPolicyWindow.num_bytes = 0;  // no window: every access is normal
+    unless_unsupported(cudaStreamSetAttribute(stream_.get(), cudaStreamAttributeAccessPolicyWindow, &none),
+                       "cudaStreamSetAttribute(AccessPolicyWindow, none)");
   }
 
   std::string lost() override {

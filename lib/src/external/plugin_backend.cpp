@@ -467,8 +467,12 @@ void PluginBackend::throw_for(sp_status status) const {
   throw BackendFault(fmt::format("plugin {} returned an unknown status {} from run()", who, static_cast<int>(status)));
 }
 
-BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
+BackendOutput PluginBackend::run(const Case& given, const RunFlags& flags) {
   if (api_ == nullptr) throw BackendFault("unavailable: " + reason_);
+  // A varied call (bench) runs on a case of its own: the given one is shared and const.
+  std::optional<Case> varied;
+  if (flags.vary && !flags.vary->empty()) varied = varied_copy(given, *flags.vary);
+  const Case& c = varied ? *varied : given;
   if (device_) return run_on_device(c, flags);
   using Clock = std::chrono::steady_clock;
 
@@ -493,9 +497,12 @@ BackendOutput PluginBackend::run(const Case& c, const RunFlags& flags) {
       flags.repeat, [&] { out.restore(c.data); },
       [&] {
         if (flags.flush_caches) flush_host_caches();
+        if (flags.signals) flags.signals->starting();
         const auto start = Clock::now();
         const auto status = call_run(sc);
-        return std::pair{status, std::chrono::duration<double>(Clock::now() - start).count()};
+        const auto seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        if (flags.signals) flags.signals->stopped();
+        return std::pair{status, seconds};
       },
       samples);
 
@@ -552,9 +559,12 @@ BackendOutput PluginBackend::run_on(PluginDevice& device, const Case& c, const R
       flags.repeat, [&] { device.copy(out->get(), pristine->get(), n); },
       [&] {
         if (flags.flush_caches) device.flush();
+        if (flags.signals) flags.signals->starting();  // before the start event: its wait would be timed
         device.start();
         const auto status = call_run(sc);
-        return std::pair{status, device.stop()};
+        const auto seconds = device.stop();
+        if (flags.signals) flags.signals->stopped();
+        return std::pair{status, seconds};
       },
       samples);
 

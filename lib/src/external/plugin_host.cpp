@@ -140,11 +140,64 @@ struct KeptCase {
 
 // What the host keeps between requests: the last case, and the last run's output when the
 // run said "hold_output" (bench asks for it with an "output" request only if it audits the call).
+// And its channel, which the timer's signals use in the middle of a request.
 struct HostState {
   KeepCase keep = KeepCase::no;
   KeptCase kept;
   std::optional<Tensor> held;
+  LineReader* reader = nullptr;
+  int fd_out = -1;
 };
+
+// The timer's signals to the driving scatterctl, which times the call on its own clock
+// (docs/backends.md, "The clock"): ready, answered by a ping and then go, before the timed call;
+// done after it.
+class HostSignals final : public TimerSignals {
+ public:
+  HostSignals(json id, HostState& state) : id_(std::move(id)), state_(state) {}
+
+  void starting() override {
+    say("ready");
+    expect("ping");
+    say("pong");
+    expect("go");
+  }
+
+  void stopped() override { say("done"); }
+
+ private:
+  void say(const char* signal) {
+    if (!write_line(state_.fd_out, {{"id", id_}, {"signal", signal}})) throw BackendFault("the driving scatterctl is gone");
+  }
+
+  void expect(const char* op) {
+    std::string line;
+    if (!state_.reader->next(line)) throw BackendFault(fmt::format("the channel closed while '{}' was awaited", op));
+    const auto message = json::parse(line, nullptr, false);
+    if (!message.is_object() || message.value("id", json()) != id_ || message.value("op", std::string()) != op) {
+      throw BackendFault(fmt::format("expected '{}' for request {}, got '{}'", op, id_.dump(), line.substr(0, 200)));
+    }
+  }
+
+  json id_;
+  HostState& state_;
+};
+
+// A request's "vary": the elements its call changes (scatter/variation.hpp).
+InputVariation variation_of(const json& vary) {
+  const auto delta = [&](const char* name) {
+    ElementDelta d;
+    const auto& part = vary.at(name);
+    d.at = part.at("at").get<std::vector<std::int64_t>>();
+    d.bits = part.at("bits").get<std::vector<std::uint64_t>>();
+    return d;
+  };
+  InputVariation v;
+  v.number = vary.value("number", std::uint64_t{0});
+  v.data = delta("data");
+  v.updates = delta("updates");
+  return v;
+}
 
 const Case& case_for(const json& request, KeepCase keep, KeptCase& kept, bool& reused) {
   json key = {request.at("case"), request.at("data"), request.at("indices"), request.at("updates")};
@@ -175,6 +228,11 @@ json run(Backend& backend, const json& request, HostState& state) {
     flags.deterministic = flags_in.value("deterministic", false);
     flags.flush_caches = flags_in.value("flush_caches", false);
     flags.repeat = request.value("repeat", 1);
+    std::optional<InputVariation> vary;
+    if (request.contains("vary")) vary = variation_of(request["vary"]);
+    flags.vary = vary ? &*vary : nullptr;
+    HostSignals signals(request.value("id", json()), state);
+    if (request.value("signals", false)) flags.signals = &signals;
     detail::take_counts();  // a region of an earlier call that failed after it is not this call's
     auto result = backend.run(c, flags);
     if (request.value("hold_output", false)) {
@@ -251,6 +309,8 @@ int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, 
   std::string line;
   HostState state;
   state.keep = keep;
+  state.reader = &reader;
+  state.fd_out = fd_out;
   while (reader.next(line)) {
     if (line.empty()) continue;
     json answer;

@@ -264,10 +264,7 @@ void WorkerProcess::start() {
   buffer_.clear();
 }
 
-nlohmann::json WorkerProcess::request(const nlohmann::json& message, double timeout_seconds) {
-  if (!running()) start();
-  trim_log();
-  const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+void WorkerProcess::send_line(const std::string& line) {
   std::size_t sent = 0;
   while (sent < line.size()) {
     const ssize_t n = ::send(to_child_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
@@ -277,6 +274,34 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
     }
     sent += static_cast<std::size_t>(n);
   }
+}
+
+nlohmann::json WorkerProcess::request(const nlohmann::json& message, double timeout_seconds,
+                                      std::optional<OuterClock>* clock) {
+  if (!running()) start();
+  trim_log();
+  send_line(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  const auto id = message.contains("id") ? message["id"] : nlohmann::json();
+  // The timer's signals: ready -> ping, pong -> go (the clock starts), done (it stops).
+  Clock::time_point ping_sent, go_sent;
+  OuterClock timed;
+  const auto signal = [&](const std::string& what) {
+    if (!clock) return;  // not asked for: ignored
+    if (what == "ready") {
+      ping_sent = Clock::now();
+      send_line(nlohmann::json({{"id", id}, {"op", "ping"}}).dump() + "\n");
+    } else if (what == "pong") {
+      const auto line = nlohmann::json({{"id", id}, {"op", "go"}}).dump() + "\n";
+      go_sent = Clock::now();
+      timed.round_trip = std::chrono::duration<double>(go_sent - ping_sent).count();
+      send_line(line);
+    } else if (what == "done") {
+      timed.seconds = std::chrono::duration<double>(Clock::now() - go_sent).count();
+      *clock = timed;
+    } else {
+      fail(ProcessFailure::Kind::protocol, fmt::format("sent the timer signal '{}' (ready, pong or done)", what.substr(0, 40)));
+    }
+  };
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   for (;;) {
     const auto newline = buffer_.find('\n');
@@ -287,7 +312,11 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
       if (parsed.is_discarded() || !parsed.is_object()) {
         fail(ProcessFailure::Kind::protocol, fmt::format("answered a line that is not a JSON object: '{}'", answer.substr(0, 200)));
       }
-      if (message.contains("id") && parsed.value("id", nlohmann::json()) != message["id"]) continue;  // a stale answer
+      if (!id.is_null() && parsed.value("id", nlohmann::json()) != id) continue;  // a stale answer
+      if (const auto it = parsed.find("signal"); it != parsed.end()) {
+        signal(it->is_string() ? it->get<std::string>() : it->dump());
+        continue;
+      }
       return parsed;
     }
     if (interrupted()) {

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scatter/backend.hpp"
+
 namespace scatter::external {
 
 /// A directory only this user can enter (mode 0700), under /dev/shm when it exists,
@@ -51,8 +53,11 @@ class WorkerProcess {
   void start();
   bool running() const { return pid_ > 0; }
   /// Sends one request and waits for its answer line. Throws ProcessFailure (the
-  /// process is then stopped), or Error(interrupted) on Ctrl-C.
-  nlohmann::json request(const nlohmann::json& message, double timeout_seconds);
+  /// process is then stopped), or Error(interrupted) on Ctrl-C. With `clock`, the request
+  /// asked for the timer's signals: a `ready` is answered with a ping, its pong with `go`, and
+  /// `clock` gets the time from `go` to `done` on this process's clock (docs/backends.md).
+  nlohmann::json request(const nlohmann::json& message, double timeout_seconds,
+                         std::optional<OuterClock>* clock = nullptr);
   /// Asks politely (a shutdown request), then kills the process group.
   void stop();
   /// The last lines of the log, for error reports.
@@ -60,6 +65,7 @@ class WorkerProcess {
 
  private:
   [[noreturn]] void fail(ProcessFailure::Kind kind, std::string what);
+  void send_line(const std::string& line);
   std::string reap_description();
   /// The worker's end ("exited with status 0"), when it has ended; it is reaped, and its
   /// process group killed. nullopt while it runs.

@@ -35,6 +35,12 @@ constexpr double kShortestTime = 1e-9;  // seconds
 
 using nlohmann::json;
 
+// A variation as a request carries it: each tensor's positions and new bit patterns.
+json variation_json(const InputVariation& v) {
+  const auto delta = [](const ElementDelta& d) { return json{{"at", d.at}, {"bits", d.bits}}; };
+  return {{"number", v.number}, {"data", delta(v.data)}, {"updates", delta(v.updates)}};
+}
+
 std::string text_of(const json& answer, const char* key) {
   const auto it = answer.find(key);
   return it != answer.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -150,10 +156,13 @@ class WorkerBackend final : public Backend {
                     {"repeat", flags.repeat > 0 ? flags.repeat : 1},
                     {"same_inputs", same_inputs},
                     {"hold_output", flags.hold_output}};
+    if (flags.vary && !flags.vary->empty()) request["vary"] = variation_json(*flags.vary);
+    if (flags.outer_clock) request["signals"] = true;
     const double limit = case_seconds_left().value_or(request_timeout_.value_or(kDefaultCaseSeconds));
     json answer;
+    std::optional<OuterClock> outer;
     try {
-      answer = process_->request(request, std::max(limit, 0.001));
+      answer = process_->request(request, std::max(limit, 0.001), flags.outer_clock ? &outer : nullptr);
     } catch (const ProcessFailure& failure) {
       return on_failure(failure);
     }
@@ -197,6 +206,14 @@ class WorkerBackend final : public Backend {
     if (const auto it = answer.find("seconds"); it != answer.end()) result.seconds = time_of(*it, "seconds");
     if (const auto it = answer.find("samples"); it != answer.end() && it->is_array()) {
       for (std::size_t k = 0; k < it->size(); ++k) result.samples.push_back(time_of((*it)[k], fmt::format("samples[{}]", k)));
+    }
+    if (flags.outer_clock) {
+      if (!outer) {
+        throw BackendFault(fmt::format("the {} worker broke protocol {}: it did not signal ready and done around its "
+                                       "timed call, so scatterctl could not time it on its own clock",
+                                       name_, kProtocol));
+      }
+      result.outer = outer;
     }
     result.timing = text_of(answer, "timing");
     result.lowering = text_of(answer, "lowering");
