@@ -224,6 +224,35 @@ void prepare_report_path(const std::string& path, const std::string& flag) {
   fs::remove(probe, ec);
 }
 
+void refuse_clashing_paths(const std::vector<std::string>& inputs,
+                           const std::vector<std::pair<std::string, std::string>>& outputs) {
+  namespace fs = std::filesystem;
+  const auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    if (fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal()) return true;
+    const auto x = identity_of(a), y = identity_of(b);
+    return x && y && *x == *y;
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path.empty()) continue;
+    for (const auto& input : inputs) {
+      if (same(path, input)) {
+        throw Error(ErrorCode::schema, flag,
+                    fmt::format("= '{}' is also an input of this command: refused, the report would be written over it",
+                                path));
+      }
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!outputs[j].second.empty() && same(path, outputs[j].second)) {
+        throw Error(ErrorCode::schema, flag,
+                    fmt::format("= '{}' is {}'s path too: refused, one report would be written over the other", path,
+                                outputs[j].first));
+      }
+    }
+  }
+}
+
 void write_text(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
 }  // namespace scatter::cli

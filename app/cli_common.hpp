@@ -105,6 +105,11 @@ std::optional<Expectations> expectations_for(const ExpectationFlags& flags);
 
 /// Report paths are checked, and their folders made, before any work: a typo costs nothing.
 void prepare_report_path(const std::string& path, const std::string& flag);
+/// Refuses, before any work (Error(schema): exit 2), an output that is one of the command's
+/// inputs, by path or (where both exist) by file, or that two outputs name: `outputs` are
+/// {flag, path} ("" paths are not given). A report written over its own input loses it.
+void refuse_clashing_paths(const std::vector<std::string>& inputs,
+                           const std::vector<std::pair<std::string, std::string>>& outputs);
 /// Bench and compare reports, like run's, are whole or absent (temporary file, rename).
 void write_text(const std::string& path, const std::string& text);
 

@@ -196,6 +196,7 @@ int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>&
 int bench(const BenchFlags& o, const Invocation& invocation) {
   // A listing runs nothing: no backend is made, no worker started.
   if (o.list) return list_bench(bench_items(o), {o.paths.empty() ? o.mode : "cases", o.size}, o.json);
+  refuse_clashing_paths(o.paths, {{"--json", o.json}, {"--markdown", o.markdown}});
   prepare_report_path(o.json, "--json");
   prepare_report_path(o.markdown, "--markdown");
   auto backend_flags = o.backends;

@@ -49,6 +49,11 @@ int compare_one_report(const CompareFlags& o) {
 }
 
 int compare(const CompareFlags& o) {
+  std::vector<std::string> inputs;
+  for (const auto& side : o.reports) {
+    for (const auto& path : split_commas(side)) inputs.push_back(path);
+  }
+  refuse_clashing_paths(inputs, {{"--json", o.json}, {"--markdown", o.markdown}});
   if (o.reports.size() == 1) return compare_one_report(o);
   if (!o.base_label.empty() || !o.next_label.empty()) {
     throw Error(ErrorCode::schema, "--base", "pairs the labelled backends of one report: give one report, not two");

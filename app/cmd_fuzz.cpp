@@ -73,7 +73,16 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
                            summary.failures ? " (case files under " + options.out_dir + ")" : "",
                            summary.interrupted ? ", interrupted" : "");
   if (summary.interrupted) return kExitInterrupted;
-  return summary.failures ? kExitFailed : kExitOk;
+  if (summary.failures) return kExitFailed;
+  // Nothing compared is no pass (as for run and bench): no case drawn (--iterations 0, an empty
+  // part), or every case outside what the backends declare.
+  if (summary.runs == 0) {
+    std::cerr << fmt::format("scatterctl: fuzz compared nothing: {}\n",
+                             summary.cases == 0 ? "no case was drawn (--iterations 0, or an empty --shard part)"
+                                                : "every case was unsupported by the backends asked for");
+    return kExitNothing;
+  }
+  return kExitOk;
 }
 
 }  // namespace

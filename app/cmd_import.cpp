@@ -18,11 +18,13 @@ struct ImportFlags {
   std::string out_dir;
   std::vector<std::string> dims;
   std::string python;
+  bool force = false;
 };
 
 int import_model(const ImportFlags& o) {
   std::vector<std::string> args{o.model, "--out", o.out_dir};
   for (const auto& dim : o.dims) args.insert(args.end(), {"--dim", dim});
+  if (o.force) args.emplace_back("--force");
   BackendConfig config;
   config.python = o.python;
   std::string why;
@@ -43,6 +45,7 @@ Command add_import_command(CLI::App& app) {
   cmd->add_option("--out", o->out_dir, "the folder the cases go to (made if missing)")->required();
   cmd->add_option("--dim", o->dims, "NAME=VALUE: the size of a dynamic dimension (repeatable)");
   cmd->add_option("--python", o->python, "the interpreter that reads the model (default: as the framework workers)");
+  cmd->add_flag("--force", o->force, "replace case and .npy files of the same names in --out (never through a link)");
   return {cmd, [o](const Invocation&) { return import_model(*o); }};
 }
 

@@ -6,11 +6,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "scatter/merge.hpp"
 #include "scatter/report.hpp"
@@ -39,27 +42,84 @@ std::vector<std::string> write_reports(const RecoveredRun& run, const ReportPath
   return unwritten;
 }
 
+// Where a journal's reports go by default: beside the journal, under the names its run used
+// (the journal is named after its run's first report: REPORT.journal-PID). Only file names are
+// taken from the header, never its folders: a journal from another machine, or a planted one,
+// writes nowhere but beside itself. A header that names no report still gets a JSON report.
+ReportPaths beside_journal(const std::string& journal, const ReportPaths& header) {
+  namespace fs = std::filesystem;
+  const fs::path path(journal);
+  auto own = path.filename().string();
+  if (const auto cut = own.rfind(".journal-"); cut != std::string::npos && cut > 0) own.erase(cut);
+  const auto first = !header.json.empty() ? &ReportPaths::json : !header.junit.empty() ? &ReportPaths::junit
+                     : !header.markdown.empty() ? &ReportPaths::markdown : &ReportPaths::json;
+  ReportPaths out;
+  for (const auto member : {&ReportPaths::json, &ReportPaths::junit, &ReportPaths::markdown}) {
+    const auto name = member == first ? own : fs::path(header.*member).filename().string();
+    if (!name.empty() && (member == first || !(header.*member).empty())) out.*member = (path.parent_path() / name).string();
+  }
+  return out;
+}
+
 int recover(const MergeFlags& o) {
   if (o.inputs.size() != 1) {
     std::cerr << "scatterctl: merge --recover takes one journal\n";
     return kExitUsage;
   }
   const auto& journal = o.inputs.front();
-  const auto run = recover_journal(journal);
-  const auto path = [](const std::string& flag, const std::string& own) { return flag.empty() ? own : flag; };
-  const ReportPaths reports{path(o.reports.json, run.reports.json), path(o.reports.junit, run.reports.junit),
-                            path(o.reports.markdown, run.reports.markdown)};
+  refuse_clashing_paths({journal}, {{"--json", o.reports.json}, {"--junit", o.reports.junit},
+                                    {"--markdown", o.reports.markdown}});
+  FileIdentity read_as;
+  RecoveredRun run;
+  try {
+    run = recover_journal(journal, &read_as);
+  } catch (const Error& e) {
+    std::cerr << "scatterctl: merge --recover: " << e.message() << "\n";
+    return kExitInvalid;
+  }
+  const bool asked = !o.reports.json.empty() || !o.reports.junit.empty() || !o.reports.markdown.empty();
+  const auto reports = asked ? o.reports : beside_journal(journal, run.reports);
+  if (!asked) {
+    // Defaults that would replace a file scatterctl did not write are refused, not followed.
+    for (const auto& [flag, path] : {std::pair{"--json", reports.json}, {"--junit", reports.junit}, {"--markdown", reports.markdown}}) {
+      if (!path.empty() && !replaceable_by_report(path)) {
+        std::cerr << fmt::format("scatterctl: merge --recover: '{}' is there and is not a scatterctl report: it is "
+                                 "left as it is; name where the report goes ({} PATH)\n",
+                                 path, flag);
+        return kExitUsage;
+      }
+    }
+  }
+  refuse_clashing_paths({journal}, {{"--json", reports.json}, {"--junit", reports.junit}, {"--markdown", reports.markdown}});
+  for (const auto& [what, path] : {std::pair{"JSON", run.reports.json}, {"JUnit", run.reports.junit}, {"Markdown", run.reports.markdown}}) {
+    if (!path.empty()) std::cerr << fmt::format("scatterctl: its run asked for the {} report at '{}'\n", what, printable_text(path));
+  }
   const auto unwritten = write_reports(run, reports, nullptr);
+  for (const auto& path : {reports.json, reports.junit, reports.markdown}) {
+    if (!path.empty() && std::find_if(unwritten.begin(), unwritten.end(), [&](const std::string& why) {
+          return why.find(path) != std::string::npos;
+        }) == unwritten.end()) {
+      std::cerr << fmt::format("scatterctl: wrote '{}'\n", path);
+    }
+  }
+  // The journal goes only once every report is written, and only if it is still the file read.
+  const bool same_file = identity_of(journal) == std::optional<FileIdentity>(read_as);
+  const bool remove = unwritten.empty() && same_file;
   std::cerr << fmt::format("scatterctl: recovered {} results of run {} from '{}'{}\n", run.results.size(), run.pid,
-                           journal, unwritten.empty() ? " (removed)" : " (kept: a report could not be written)");
+                           journal,
+                           remove ? " (removed)"
+                           : !unwritten.empty() ? " (kept: a report could not be written)"
+                                                : " (kept: the file there is no longer the one read)");
   std::cout << closing_line(run.summary) << std::endl;
   if (!unwritten.empty()) return kExitIo;
-  ::unlink(journal.c_str());
+  if (remove) ::unlink(journal.c_str());
   return run.summary.exit_code;
 }
 
 int merge(const MergeFlags& o, const Invocation& invocation) {
   if (o.recover) return recover(o);
+  refuse_clashing_paths(o.inputs, {{"--json", o.reports.json}, {"--junit", o.reports.junit},
+                                   {"--markdown", o.reports.markdown}});
   prepare_report_path(o.reports.json, "--json");
   prepare_report_path(o.reports.junit, "--junit");
   prepare_report_path(o.reports.markdown, "--markdown");
@@ -82,6 +142,13 @@ int merge(const MergeFlags& o, const Invocation& invocation) {
     return kExitFailed;
   }
   const auto whole = merge_shards(std::move(parts), invocation.command_line);
+  if (whole.context.git_commit.find(", ") != std::string::npos || whole.context.version.find(", ") != std::string::npos ||
+      whole.context.build_type.find(", ") != std::string::npos) {
+    std::cerr << fmt::format("scatterctl: merge: warning: the parts come from more than one build (commits {}; versions "
+                             "{}; {}): the merged report records them all\n",
+                             printable_text(whole.context.git_commit), printable_text(whole.context.version),
+                             printable_text(whole.context.build_type));
+  }
   std::cerr << fmt::format("scatterctl: merged {} part{}: {} results of {} cases\n", o.inputs.size(),
                            o.inputs.size() == 1 ? "" : "s", whole.results.size(), whole.summary.selected);
   const auto unwritten = write_reports(whole, o.reports, o.quiet ? nullptr : &std::cout);
@@ -100,9 +167,11 @@ Command add_merge_command(CLI::App& app) {
                   "(REPORT.journal-PID beside the run's first report)")
       ->required();
   cmd->add_flag("--recover", o->recover, "turn a journal into the reports it names");
-  cmd->add_option("--json", o->reports.json, "write the whole run's JSON report here (--recover: instead)");
-  cmd->add_option("--junit", o->reports.junit, "write the whole run's JUnit XML report here (--recover: instead)");
-  cmd->add_option("--markdown", o->reports.markdown, "write the whole run's Markdown summary here (--recover: instead)");
+  cmd->add_option("--json", o->reports.json,
+                  "write the whole run's JSON report here (--recover: default beside the journal, under the name its run "
+                  "used; the journal's own paths are shown, never followed)");
+  cmd->add_option("--junit", o->reports.junit, "write the whole run's JUnit XML report here (--recover: as --json)");
+  cmd->add_option("--markdown", o->reports.markdown, "write the whole run's Markdown summary here (--recover: as --json)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the closing line (the failures and recap otherwise)");
   return {cmd, [o](const Invocation& invocation) { return merge(*o, invocation); }};
 }

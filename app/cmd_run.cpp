@@ -64,7 +64,13 @@ std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends&
   return make_tee_reporter(std::move(reporters));
 }
 
+// The reports, each with its flag, for refuse_clashing_paths.
+std::vector<std::pair<std::string, std::string>> outputs_of(const RunFlags& o) {
+  return {{"--json", o.json}, {"--junit", o.junit}, {"--markdown", o.markdown}};
+}
+
 int run(const RunFlags& o, const Invocation& invocation) {
+  refuse_clashing_paths(o.paths, outputs_of(o));
   prepare_report_path(o.junit, "--junit");
   prepare_report_path(o.json, "--json");
   prepare_report_path(o.markdown, "--markdown");
@@ -88,6 +94,13 @@ int run(const RunFlags& o, const Invocation& invocation) {
   options.flags.check_launches = o.check_launches;
   if (o.backends.timeout > 0) options.timeout = o.backends.timeout;
   const auto loaded = load(o.paths, o.selection.max_bytes);
+  {  // every case file read, not just the paths named: a report over one would lose it
+    std::vector<std::string> read;
+    for (const auto& e : loaded.cases) {
+      if (read.empty() || read.back() != e.file) read.push_back(e.file);
+    }
+    refuse_clashing_paths(read, outputs_of(o));
+  }
   const auto reporter = reporters_for(o, *chosen, invocation, record_selection(loaded, options, chosen->choice));
   const auto summary = run_cases(loaded, options, chosen->choice, *reporter);
   const auto unwritten = reporter->write_errors();

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,11 @@ int main(int argc, char** argv) {
       // An interrupt while loading, validating or benchmarking still ends in 130.
       return scatter::interrupted() ? static_cast<int>(scatter::kExitInterrupted) : rc;
     }
+  } catch (const std::bad_alloc&) {
+    // A command that runs out of memory on its input (a report or case far past this machine's
+    // memory): said, not an abort.
+    std::cerr << "scatterctl: out of memory: the input is larger than this machine can hold\n";
+    return scatter::kExitInvalid;
   } catch (const scatter::Error& e) {
     // Errors that reach here are in flags (--shard, --backend, --max-bytes, a report
     // path that cannot be written): usage errors. Or Ctrl-C while a worker was starting.

@@ -12,8 +12,15 @@ generated, valid for the op: indices in range, unique targets for `none` where t
 targets. Each case's description says which inputs came from where. A dynamic dimension needs
 `--dim NAME=VALUE`; a node that cannot become a case is skipped with the reason.
 
-Exit status: 0 cases written; 2 a bad argument or an unreadable model; 4 no scatter node in the
-model; 5 the package that reads the model is not installed.
+Nothing is written until every node has been read: then the case file and its .npy files are
+made afresh (never through a link), each whole or not at all. A file of the same name in DIR is
+replaced only with --force. A node that cannot become a case (its shapes, dtypes or attributes,
+constant indices out of range, or anything the reader raises on it) is skipped with the reason,
+and the other nodes still become cases.
+
+Exit status: 0 cases written; 1 scatter nodes found but none could become a case; 2 a bad argument,
+an unreadable or truncated model, or a file in DIR that --force would be needed to replace; 4 no
+scatter node in the model; 5 the package that reads the model is not installed.
 """
 import argparse
 import json
@@ -39,6 +46,10 @@ REDUCTIONS = {"none": "none", "add": "add", "sum": "add", "mul": "mul", "prod": 
 
 class Skip(Exception):
     """This node cannot become a case; the message says why."""
+
+
+class NotAModel(Exception):
+    """The file is not a model that can be read; the message says why."""
 
 
 def fail(message, status):
@@ -86,8 +97,9 @@ def shape_of(dims, role, given):
     return out
 
 
-def tensor_json(inp, out_dir, case, seed, generated):
-    """The case-file tensor of an input: the constant (inline, or a .npy beside the cases), or a generator."""
+def tensor_json(inp, files, case, seed, generated):
+    """The case-file tensor of an input: the constant (inline, or a .npy beside the cases, added to
+    `files` to be written once every node is read), or a generator."""
     import numpy as np
 
     if inp.value is not None:
@@ -95,7 +107,7 @@ def tensor_json(inp, out_dir, case, seed, generated):
         if inp.size <= MAX_INLINE and (arr.dtype.kind not in "f" or np.isfinite(arr).all()):
             return {"dtype": inp.dtype, "shape": inp.shape, "values": arr.tolist()}, "the model's constant"
         file = f"{case}.{inp.role}.npy"
-        np.save(os.path.join(out_dir, file), np.ascontiguousarray(arr), allow_pickle=False)
+        files[file] = np.ascontiguousarray(arr)
         return {"dtype": inp.dtype, "shape": inp.shape, "file": file}, f"the model's constant ({file})"
     if inp.role == "indices":
         return ({"dtype": inp.dtype, "shape": inp.shape, "generate": dict(generated, seed=seed)},
@@ -107,6 +119,39 @@ def tensor_json(inp, out_dir, case, seed, generated):
                  "generate": {"kind": "uniform", "low": -1, "high": 1, "seed": seed}}, "generated: uniform [-1, 1)")
     return ({"dtype": inp.dtype, "shape": inp.shape, "generate": {"kind": "randint", "low": 0, "high": 100, "seed": seed}},
             "generated: randint [0, 100)")
+
+
+def check_shapes(op, axis, data, indices, updates):
+    """The node's shapes as the op needs them, before anything indexes into them (Skip otherwise)."""
+    rank = len(data.shape)
+    if rank == 0:
+        raise Skip("data is a scalar: a scatter needs rank 1 or more")
+    if indices is None:
+        return
+    if op == "scatter_nd":
+        if not indices.shape or indices.shape[-1] > rank:
+            raise Skip(f"indices of shape {indices.shape} do not fit data of rank {rank}")
+    elif op == "scatter_elements":
+        if len(indices.shape) != rank or updates.shape != indices.shape:
+            raise Skip(f"scatter_elements needs indices and updates of one shape and data's rank {rank} (got "
+                       f"{indices.shape} and {updates.shape})")
+    elif op == "tensor_scatter" and len(indices.shape) != 1:
+        raise Skip(f"write_indices of shape {indices.shape}: one write index per batch row")
+
+
+def check_constant_indices(op, axis, mode, data, indices, updates):
+    """Constant indices must be in range for the node's shapes: the node's problem, said by name."""
+    import numpy as np
+    from scatterctl_worker.protocol import Case, Tensor, first_out_of_range
+
+    if indices is None or indices.value is None:
+        return
+    held = lambda inp: Tensor(inp.dtype, np.zeros(inp.shape, dtype=np.uint8))  # noqa: E731  (shapes only)
+    case = Case("", op, "none", axis, True, held(data), Tensor(indices.dtype, np.asarray(indices.value)),
+                held(updates) if updates is not None else None, mode)
+    bad = first_out_of_range(case)
+    if bad:
+        raise Skip(f"its constant indices are out of range: {bad}")
 
 
 def index_generator(op, reduction, axis, data, indices):
@@ -127,23 +172,31 @@ def index_generator(op, reduction, axis, data, indices):
     return {"kind": "indices", "unique": wanted <= targets}
 
 
-def case_of(name, source, op, reduction, axis, fields, inputs, out_dir):
+def case_of(name, source, op, reduction, axis, fields, inputs, files):
     """fields: the case's further attributes (use_init_val, mode). inputs: data, indices, updates; a
-    tensor_scatter without write_indices has none (zeros, as in ONNX)."""
+    tensor_scatter without write_indices has none (zeros, as in ONNX). files: the .npy files the case
+    needs, added to."""
+    if len(inputs) != 3:
+        raise Skip(f"it has {len(inputs)} inputs where data, indices and updates are needed")
     data, indices, updates = inputs
+    if data is None or updates is None:
+        raise Skip("it lacks data or updates")
     if indices is not None and indices.dtype not in ("int32", "int64"):
         raise Skip(f"indices are {indices.dtype}, not int32 or int64")
     if op != "scatter_nd" and not -len(data.shape) <= axis < len(data.shape):
         raise Skip(f"axis {axis} is outside data's rank {len(data.shape)}")
     axis = axis % len(data.shape) if data.shape else 0
+    check_shapes(op, axis, data, indices, updates)
+    check_constant_indices(op, axis, fields.get("mode", "linear"), data, indices, updates)
     generated = index_generator(op, reduction, axis, data, indices)
-    tensors, said = {}, []
+    tensors, said, own = {}, [], {}
     for seed, inp in enumerate((data, indices, updates), start=1):
         if inp is None:
             said.append("no write_indices (zeros)")
             continue
-        tensors[inp.role], where = tensor_json(inp, out_dir, name, seed, generated)
+        tensors[inp.role], where = tensor_json(inp, own, name, seed, generated)
         said.append(f"{inp.role} {where}")
+    files.update(own)  # only a case that is made adds its files
     case = {"name": name, "description": f"{source}: " + "; ".join(said), "source": source,
             "tags": ["imported"] + (["tensor_scatter"] if op == "tensor_scatter" else []), "op": op,
             "reduction": reduction, "inputs": tensors}
@@ -165,6 +218,9 @@ def onnx_nodes(path, given):
     from onnx import numpy_helper
 
     model = onnx.load(path)
+    # A truncated or empty file parses as a model with parts missing: not a model.
+    if not model.HasField("graph") or not model.opset_import:
+        raise NotAModel("it has no graph or no opset_import (cut short, or not an ONNX model)")
     try:
         model = onnx.shape_inference.infer_shapes(model)
     except Exception:  # a model that shape inference cannot follow keeps the shapes it declares
@@ -209,6 +265,9 @@ def onnx_nodes(path, given):
             mode = raw_mode.decode() if isinstance(raw_mode, bytes) else str(raw_mode)
 
             def make(node=node):
+                if len(node.input) < 2:
+                    raise Skip(f"it has {len(node.input)} input{'s' if len(node.input) != 1 else ''}: TensorScatter "
+                               "needs past_cache and update")
                 data, updates = (input_of(role, name) for role, name in zip(("data", "updates"), node.input))
                 given_indices = len(node.input) > 2 and node.input[2]
                 return [data, input_of("indices", node.input[2]) if given_indices else None, updates]
@@ -234,10 +293,25 @@ def not_constant_axis():
     raise Skip("its axis is not a constant of the model")
 
 
+def check_weights(path):
+    """The .bin beside an IR .xml must be a regular file in the model's folder: a link that points
+    out of it (a model archive can hold one) would make another file's bytes the case's constants."""
+    weights = os.path.splitext(path)[0] + ".bin"
+    if not os.path.lexists(weights):
+        return
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    if os.path.islink(weights) or not os.path.isfile(weights):
+        raise NotAModel(f"its weights {weights} are a link or not a regular file: refused (the ONNX reader refuses "
+                        "links too)")
+    if os.path.dirname(os.path.realpath(weights)) != folder:
+        raise NotAModel(f"its weights {weights} lie outside the model's folder: refused")
+
+
 def openvino_nodes(path, given):
     """The same for an OpenVINO IR model (.xml and its .bin)."""
     import openvino as ov
 
+    check_weights(path)
     model = ov.Core().read_model(path)
     stem = os.path.basename(path)
     # IR keeps no names for dynamic dimensions: --dim names them PARAMETER.AXIS ("x.0"), and the
@@ -299,11 +373,61 @@ def openvino_nodes(path, given):
     return found
 
 
+def write_new(path, data, force):
+    """Writes `data` (bytes) at `path`, whole: a temporary file made afresh (O_EXCL, O_NOFOLLOW), then
+    renamed over the name, which replaces a link rather than writing through it. An existing file is
+    replaced only with `force`."""
+    if os.path.lexists(path) and not force:
+        raise FileExistsError(f"{path} is there already: --force replaces it")
+    tmp = f"{path}.tmp.{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_cases(out_dir, stem, cases, files, force):
+    """The case file and its .npy files, all or none: on a failure the ones made so far are removed.
+    -> the case file's path."""
+    import io
+
+    import numpy as np
+
+    made_dir = not os.path.isdir(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    names = [f"{stem}.json"] + sorted(files)
+    for name in names:  # every clash said before anything is written
+        if os.path.lexists(os.path.join(out_dir, name)) and not force:
+            raise FileExistsError(f"{os.path.join(out_dir, name)} is there already: --force replaces it")
+    written = []
+    try:
+        for name in sorted(files):
+            buffer = io.BytesIO()
+            np.save(buffer, files[name], allow_pickle=False)
+            write_new(os.path.join(out_dir, name), buffer.getvalue(), force)
+            written.append(name)
+        text = '{"format": 1, "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n"  # a case a line
+        write_new(os.path.join(out_dir, names[0]), text.encode(), force)
+    except BaseException:
+        for name in written:
+            os.unlink(os.path.join(out_dir, name))
+        if made_dir and not os.listdir(out_dir):
+            os.rmdir(out_dir)
+        raise
+    return os.path.join(out_dir, names[0])
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="scatterctl import")
     ap.add_argument("model")
     ap.add_argument("--out", required=True)
     ap.add_argument("--dim", action="append", default=[])
+    ap.add_argument("--force", action="store_true")
     a = ap.parse_args(argv)
     given = {}
     for d in a.dim:
@@ -313,6 +437,10 @@ def main(argv):
         given[name] = int(value)
     if not os.path.isfile(a.model):
         return fail(f"{a.model}: no such file", 2)
+    if os.path.lexists(a.out) and not os.path.isdir(a.out):
+        return fail(f"--out {a.out} is there and is not a folder", 2)
+    if os.path.getsize(a.model) == 0:
+        return fail(f"{a.model}: not a model: the file is empty", 2)
     openvino_ir = a.model.endswith(".xml")
     package = "openvino" if openvino_ir else "onnx"
     try:
@@ -323,23 +451,29 @@ def main(argv):
                     "--frameworks installs it into the project's .venv", 5)
     try:
         nodes = (openvino_nodes if openvino_ir else onnx_nodes)(a.model, given)
+    except NotAModel as e:
+        return fail(f"{a.model}: not a model: {e}", 2)
     except Exception as e:
         return fail(f"{a.model}: cannot read the model: {type(e).__name__}: {e}", 2)
-    os.makedirs(a.out, exist_ok=True)
-    cases, skipped, taken = [], [], set()
+    cases, skipped, taken, files = [], [], set(), {}
     for label, source, op, reduction, axis, fields, make in nodes:
         name = case_name(label, taken)
         try:
             if reduction not in REDUCTIONS:
                 raise Skip(f"reduction '{reduction}' is not one of the case format's")
-            cases.append(case_of(name, source, op, REDUCTIONS[reduction], axis, fields, make(), a.out))
+            cases.append(case_of(name, source, op, REDUCTIONS[reduction], axis, fields, make(), files))
         except Skip as e:
             skipped.append((label, str(e)))
+        except Exception as e:  # the reader's own surprise on this node: the node's, never the run's
+            skipped.append((label, f"it could not be read: {type(e).__name__}: {e}"))
     stem = os.path.splitext(os.path.basename(a.model))[0]
     if cases:
-        path = os.path.join(a.out, f"{stem}.json")
-        with open(path, "w") as f:  # a case a line
-            f.write('{"format": 1, "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
+        try:
+            path = write_cases(a.out, stem, cases, files, a.force)
+        except FileExistsError as e:
+            return fail(f"{e}; nothing written", 2)
+        except OSError as e:
+            return fail(f"cannot write the cases into {a.out}: {e}; nothing written", 2)
         print(f"import: {len(cases)} case{'s' if len(cases) != 1 else ''} from {a.model} in {path}")
     for label, why in skipped:
         print(f"import: skipped node '{label}': {why}")

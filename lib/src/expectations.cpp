@@ -8,16 +8,15 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "load/detail.hpp"
+#include "scatter/files.hpp"
 #include "scatter/trial.hpp"
 
 namespace scatter {
@@ -313,13 +312,15 @@ Expectation parse_entry(const json& e, std::size_t index, const std::string& fil
 
 void load_file(const std::filesystem::path& path, Expectations& out) {
   const auto file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::io, "", "cannot be read").at(file, "");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  try {
+    text = read_file_text(file);  // a regular file, bounded: not a FIFO or /dev/zero
+  } catch (const Error& e) {
+    throw Error(e.code(), "", e.detail()).at(file, "");
+  }
   json doc;
   try {
-    doc = json::parse(text.str());
+    doc = json::parse(text);
   } catch (const json::exception& e) {
     throw Error(ErrorCode::json, "", e.what()).at(file, "");
   }

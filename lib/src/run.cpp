@@ -266,6 +266,10 @@ bool in_whole_selection(const CaseEntry& e, const Selection& sel) {
 
 }  // namespace
 
+std::string selection_fingerprint(const std::vector<std::string>& sorted_names) {
+  return fmt::format("{:016x}", fnv1a(fmt::format("{}", fmt::join(sorted_names, "\n"))));
+}
+
 bool is_selected(const CaseEntry& e, const Selection& sel) {
   // Every loaded case has a name (the loader derives one); a hand-made entry may not.
   if (e.name.empty()) return sel.shard_index == 1;
@@ -284,7 +288,7 @@ SelectionRecord record_selection(const LoadResult& loaded, const RunOptions& opt
   record.shard_index = sel.shard_index;
   record.shard_count = sel.shard_count;
   record.whole = static_cast<int>(names.size());
-  record.fingerprint = fmt::format("{:016x}", fnv1a(fmt::format("{}", fmt::join(names, "\n"))));
+  record.fingerprint = selection_fingerprint(names);
   // The backends asked for, whether they run here or are skipped (cuda on a machine without a
   // GPU), sorted: which of them a machine can run must not change the record.
   std::vector<std::string> asked;

@@ -52,6 +52,7 @@ rc_is() { [ "$rc" -eq "$1" ]; }
 out_has() { grep -Eq -- "$1" "$TMP/out"; }
 out_lacks() { ! grep -Eq -- "$1" "$TMP/out"; }
 err_has() { grep -Eq -- "$1" "$TMP/err"; }
+err_lacks() { ! grep -Eq -- "$1" "$TMP/err"; }
 last_line() { tail -n 1 "$TMP/out"; }
 last_line_is() { [ "$(last_line)" = "$1" ]; }
 last_line_matches() { last_line | grep -Eq -- "$1"; }

@@ -122,4 +122,80 @@ check "an unreadable model: exit 2" rc_is 2
 check "an unreadable model: names it" err_has "junk.onnx: cannot read the model"
 ctl import "$TMP/model.onnx" --out "$TMP/none" --python "$TMP/no-such-python"
 check "an interpreter that cannot start: exit 5" rc_is 5
+
+# Import trusts nothing it reads (docs/reliability.md, findings 12, 13, 18, 19 of the second
+# probe): a node it cannot turn into a case is skipped with the reason and the others still
+# become cases; nothing is written until every node is read; no file is overwritten that it did
+# not just write (unless --force), nor written through a link; a truncated or empty model, or a
+# weights file outside the model's folder, is not a model.
+"$PY" - "$TMP" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+out = sys.argv[1]
+f = lambda name, shape, t=TensorProto.FLOAT: helper.make_tensor_value_info(name, t, shape)
+big = numpy_helper.from_array(np.arange(5000, dtype=np.float32), "big")
+idx = numpy_helper.from_array(np.array([1, 2], dtype=np.int64), "idx")
+upd = numpy_helper.from_array(np.array([7, 8], dtype=np.float32), "upd")
+nodes = [helper.make_node("ScatterElements", ["big", "idx", "upd"], ["a"], name="first"),
+         helper.make_node("ScatterElements", ["x", "i2", "u2"], ["b"], name="second", axis=1)]
+graph = helper.make_graph(nodes, "g", [f("x", [4, 3]), f("i2", [2], TensorProto.INT64), f("u2", [2])],
+                          [f("a", [5000]), f("b", [4, 3])], initializer=[big, idx, upd])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), f"{out}/partial.onnx")
+bad = numpy_helper.from_array(np.array([[-7], [99]], dtype=np.int64), "bad")
+graph = helper.make_graph([helper.make_node("ScatterND", ["x", "bad", "u"], ["y"], name="oob")], "g",
+                          [f("x", [4, 3]), f("u", [2, 3])], [f("y", [4, 3])], initializer=[bad])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), f"{out}/oob.onnx")
+if onnx.defs.onnx_opset_version() >= 24:
+    graph = helper.make_graph([helper.make_node("TensorScatter", ["past"], ["present"], name="lonely")], "g",
+                              [f("past", [2, 8, 16, 4])], [f("present", [2, 8, 16, 4])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)]), f"{out}/ts1.onnx")
+whole = open(f"{out}/model.onnx", "rb").read()
+open(f"{out}/cut.onnx", "wb").write(whole[:len(whole) - 6])  # its opset_import cut off
+open(f"{out}/empty.onnx", "wb").write(b"")
+PY
+ctl import "$TMP/partial.onnx" --out "$TMP/partial"
+check "a node the reader cannot take: exit 0, the other node written" out_has '^import: 2 scatter nodes found, 1 written, 1 skipped$'
+check "a node the reader cannot take: skipped with the reason" out_has "^import: skipped node 'second': scatter_elements needs indices and updates of one shape and data's rank 2"
+check "a node the reader cannot take: the other's .npy and case file" test -f "$TMP/partial/partial.json" -a -f "$TMP/partial/first.data.npy"
+ctl import "$TMP/oob.onnx" --out "$TMP/oob"
+check "constant indices out of range: the node's problem (exit 1)" rc_is 1
+check "constant indices out of range: named" out_has "^import: skipped node 'oob': its constant indices are out of range: indices\[0,0\] = -7 is out of range \[-4, 3\] for data.shape\[0\] = 4$"
+check "nothing written: no --out folder left behind" test ! -e "$TMP/oob"
+if [ -f "$TMP/ts1.onnx" ]; then
+  ctl import "$TMP/ts1.onnx" --out "$TMP/ts1"
+  check "TensorScatter with one input: skipped, no traceback" out_has "^import: skipped node 'lonely': it has 1 input: TensorScatter needs past_cache and update$"
+  check "TensorScatter with one input: no traceback" err_lacks "Traceback"
+fi
+touch "$TMP/a_file"
+ctl import "$TMP/model.onnx" --out "$TMP/a_file" --dim N=5
+check "--out naming a file: exit 2, named" err_has "--out .*a_file is there and is not a folder"
+for bad in cut empty; do
+  ctl import "$TMP/$bad.onnx" --out "$TMP/none"
+  check "a $bad model: exit 2" rc_is 2
+  check "a $bad model: not a model" err_has "$bad.onnx: not a model"
+done
+mkdir -p "$TMP/own" "$TMP/outside"
+echo '{"my": "own case file"}' >"$TMP/own/model.json"
+ctl import "$TMP/model.onnx" --out "$TMP/own" --dim N=5
+check "an existing case file: exit 2" rc_is 2
+check "an existing case file: --force named" err_has "own/model.json is there already: --force replaces it; nothing written"
+check "an existing case file: left as it was" grep -q "own case file" "$TMP/own/model.json"
+echo "precious" >"$TMP/outside/target.txt"
+mkdir -p "$TMP/linked"
+ln -s ../outside/target.txt "$TMP/linked/model.json"
+ctl import "$TMP/model.onnx" --out "$TMP/linked" --dim N=5 --force
+check "--force over a planted link: exit 0" rc_is 0
+check "--force over a planted link: nothing written through it" grep -qx "precious" "$TMP/outside/target.txt"
+check "--force over a planted link: the link replaced by the case file" test -f "$TMP/linked/model.json" -a ! -L "$TMP/linked/model.json"
+if "$PY" -c 'import openvino' >/dev/null 2>&1; then
+  mkdir -p "$TMP/ov"
+  cp "$TMP/model_ir.xml" "$TMP/ov/link.xml"
+  cp "$TMP/model_ir.bin" "$TMP/outside/secret.bin"
+  ln -s ../outside/secret.bin "$TMP/ov/link.bin"
+  ctl import "$TMP/ov/link.xml" --out "$TMP/ov_out" --dim x.0=5
+  check "IR weights through a link: exit 2" rc_is 2
+  check "IR weights through a link: refused" err_has "link.bin are a link or not a regular file: refused"
+fi
 end_checks

@@ -111,8 +111,9 @@ check "a last line cut short: recovered (exit 1)" rc_is 1
 check "... into the report asked for" test -s "$TMP/r/cut.json"
 head -c 100 /dev/urandom | base64 >"$TMP/r/not-a-journal"
 ctl merge --recover "$TMP/r/not-a-journal"
-check "not a journal: exit 2" rc_is 2
-check "... naming the file and line" err_has "not-a-journal line 1"
+check "not a journal: exit 3" rc_is 3
+check "... naming the file" err_has "'.*not-a-journal' is not a scatterctl journal"
+check "... and kept" test -s "$TMP/r/not-a-journal"
 printf '{"journal":1,"pid":1}\n' >"$TMP/r/j.journal-1"
 ctl merge "$TMP/r/j.journal-1"
 check "merge of a journal without --recover: exit 3" rc_is 3

@@ -5,7 +5,8 @@
 # - a kernel that drops an update fails, and its report calls it a bug, offering no tolerance;
 # - one that writes into its input is an ERROR, whether NumPy stops it (read-only) or scatterctl
 #   sees it after the call (ctypes);
-# - one that dies on one case costs that case only;
+# - one that dies on one case costs that case only, and so does one that removes the run's
+#   private folders (the next request gets a new one);
 # - NotImplementedError is unsupported (skipped), IndexError a rejection with code 'index';
 # - an import error makes the backend unavailable, naming the file, line and exception, once;
 # - bench: kernels that game the timing get no time (exit 1): an output that drifts after the
@@ -66,6 +67,9 @@ ctl run "$TMP/cases.json" --backend "python:$K/dies.py"
 check "dies on one case: exit 1" rc_is 1
 check "dies on one case: that case is an ERROR (crashed)" out_has "k2_dies_here .*ERROR +\[crashed\]"
 check "dies on one case: the other two pass" test "$(rows "python:$K/dies.py" passed)" -eq 2
+ctl run "$TMP/cases.json" --backend "python:$K/removes_folder.py,numpy" --json "$TMP/removes.json"
+check "removes the run's private folders: its own case costs at most" test "$(rows "python:$K/removes_folder.py" passed)" -ge 2
+check "removes the run's private folders: every case of numpy passes" test "$(rows numpy passed)" -eq 3
 ctl run "$TMP/cases.json" --backend "python:$K/partial.py"
 check "NotImplementedError: skipped, not an error (exit 0)" rc_is 0
 check "NotImplementedError: the kernel's reason" out_has "skipped +unsupported: the kernel raised NotImplementedError: add is not written yet"

@@ -71,8 +71,10 @@ void count_recovered(RecoveredRun& run);
 /// Whether a file's text is a journal's (its first record), for a command given one by mistake.
 bool looks_like_journal(const std::string& text);
 
-/// Reads a journal. A last line cut short (the process died while writing it) is left out;
-/// anything else unreadable throws Error(io or json) naming the journal, the line and the field.
-RecoveredRun recover_journal(const std::string& path);
+/// Reads a journal, and into `read_as` which file that was. A file whose first line is not a
+/// whole journal header is "not a scatterctl journal" (Error(json)); a last line cut short (the
+/// process died while writing it) is left out; anything else unreadable or mistyped throws
+/// Error(io or json) naming the journal, the line and the field.
+RecoveredRun recover_journal(const std::string& path, FileIdentity* read_as = nullptr);
 
 }  // namespace scatter

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "scatter/files.hpp"
 #include "scatter/run.hpp"
 
 namespace scatter {
@@ -66,7 +67,10 @@ std::string describe(const Error& error);
 /// Writes `content` to `path` through a temporary file and a rename, so a reader never
 /// sees a half-written file (a crash leaves the old file or none). Throws Error(io).
 void write_file_atomically(const std::string& path, const std::string& content);
-/// The whole of a file. Throws Error(io) naming it when it cannot be opened or read (a directory).
-std::string read_file_text(const std::string& path);
+/// Whether a report may be written at `path` without losing anything scatterctl did not write:
+/// there is no file there, or it is a regular file that a scatterctl report begins like (the
+/// JSON report's "tool": "scatterctl", JUnit's <testsuites name="scatterctl", the Markdown
+/// summary's "## scatterctl").
+bool replaceable_by_report(const std::string& path);
 
 }  // namespace scatter

@@ -71,6 +71,8 @@ struct SelectionRecord {
   std::string options;      ///< the rest that decides the results: filters, tags, profile, flags, backends
 };
 SelectionRecord record_selection(const LoadResult& loaded, const RunOptions& options, const BackendChoice& backends);
+/// SelectionRecord::fingerprint of the selection's case names, sorted.
+std::string selection_fingerprint(const std::vector<std::string>& sorted_names);
 
 /// Runs every selected case (one at a time, so memory holds one case) and reports.
 /// An interrupt (see cancel.hpp) stops the run; what finished is reported.

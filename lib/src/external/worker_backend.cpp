@@ -2,6 +2,7 @@
 // process speaking protocol 1 (docs/backends.md). Tensors go through .npy files in a
 // private directory; the answer is checked (dtype, shape, bytes) before it is compared.
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "scatter/cancel.hpp"
 #include "scatter/capabilities.hpp"
 #include "scatter/load.hpp"
+#include "scatter/files.hpp"
 #include "worker_backend.hpp"
 
 namespace scatter::external {
@@ -114,6 +116,7 @@ class WorkerBackend final : public Backend {
                                      failures_in_a_row_, last_failure_));
     }
     held_.reset();  // a worker holds one output, the last run's
+    keep_private_dir();
     const auto id = ++next_id_;
     // Folders of fresh, unguessable names, their files created exclusively: nothing a worker
     // left or planted (a link, a FIFO) is written through or read (npy.cpp). The inputs are
@@ -232,6 +235,7 @@ class WorkerBackend final : public Backend {
   Tensor take_held_output() override {
     if (!held_) return Backend::take_held_output();
     const auto what = *std::exchange(held_, std::nullopt);
+    keep_private_dir();
     const PrivateDir request_dir(dir_->path(), std::to_string(++next_id_));
     const std::string out = request_dir.path() + "/out.npy";
     json answer;
@@ -248,6 +252,20 @@ class WorkerBackend final : public Backend {
   }
 
  private:
+  // The private folder as it was made: a kernel in the worker (or anyone of this user) may remove
+  // or replace it. That costs the case in hand, whose files went with it, never the next: a
+  // folder that is gone, or is no longer the one made, is made anew before each request.
+  void keep_private_dir() {
+    struct stat st {};
+    if (dir_ && ::lstat(dir_->path().c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+        FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)} == dir_identity_) {
+      return;
+    }
+    dir_ = std::make_unique<PrivateDir>("scatterctl");
+    dir_identity_ = *identity_of(dir_->path());
+    inputs_ = {};  // its files went with the old folder
+  }
+
   Tensor read_output(const std::string& path, DType dtype, const Shape& shape) const {
     try {
       return detail::read_npy(path, dtype, shape, detail::NpyTrust::worker_file);
@@ -262,6 +280,7 @@ class WorkerBackend final : public Backend {
     hello_done_ = true;
     try {
       dir_ = std::make_unique<PrivateDir>("scatterctl");
+      dir_identity_ = identity_of(dir_->path()).value_or(FileIdentity{});
     } catch (const Error& e) {
       availability_ = {false, e.message()};
       return;
@@ -376,6 +395,7 @@ class WorkerBackend final : public Backend {
   mutable std::vector<std::pair<std::string, std::string>> properties_;
   mutable std::optional<Capabilities> capabilities_;
   mutable std::unique_ptr<PrivateDir> dir_;
+  mutable FileIdentity dir_identity_;
   // The last case's input files, kept for the next sample of the same case.
   struct Inputs {
     const Case* source = nullptr;

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,11 @@ struct AbruptEnd {
   std::atomic<int> journal_fd{-1};
   char journal_path[4096] = {};
   char self_exe[4096] = {};
+  // The run's own report paths: the recovery writes them there (merge --recover follows no
+  // journal's header by itself).
+  char json_path[4096] = {};
+  char junit_path[4096] = {};
+  char markdown_path[4096] = {};
   // The trial in flight as text, in two slots: the next is filled while a handler may read
   // the published one.
   char in_flight[2][1024] = {};
@@ -170,10 +176,20 @@ pid_t fork_from_handler() noexcept {
 #endif
 }
 
-// `self merge --recover JOURNAL` in a child; true when it wrote every report.
+// `self merge --recover JOURNAL --json P ...` (the run's own report paths) in a child; true when
+// it wrote every report.
 bool recover_in_child() noexcept {
-  char* const argv[] = {g_end.self_exe, const_cast<char*>("merge"), const_cast<char*>("--recover"),
-                        g_end.journal_path, nullptr};
+  char* argv[12] = {g_end.self_exe, const_cast<char*>("merge"), const_cast<char*>("--recover"), g_end.journal_path};
+  int argc = 4;
+  const auto report = [&](const char* flag, char* path) {
+    if (path[0] == '\0') return;
+    argv[argc++] = const_cast<char*>(flag);
+    argv[argc++] = path;
+  };
+  report("--json", g_end.json_path);
+  report("--junit", g_end.junit_path);
+  report("--markdown", g_end.markdown_path);
+  argv[argc] = nullptr;
   const pid_t pid = fork_from_handler();
   if (pid < 0) return false;
   if (pid == 0) {
@@ -225,6 +241,9 @@ std::unique_ptr<Reporter> make_journaling_reporter(std::unique_ptr<Reporter> rep
   if (fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot create the journal '{}': {}", path, std::strerror(errno)));
   copy_text(g_end.journal_path, sizeof g_end.journal_path, path);
   copy_text(g_end.self_exe, sizeof g_end.self_exe, self_exe);
+  copy_text(g_end.json_path, sizeof g_end.json_path, absolute(paths.json));
+  copy_text(g_end.junit_path, sizeof g_end.junit_path, absolute(paths.junit));
+  copy_text(g_end.markdown_path, sizeof g_end.markdown_path, absolute(paths.markdown));
   g_end.journal_fd.store(fd);
   append({{"journal", 1},
           {"pid", static_cast<long>(::getpid())},
@@ -280,23 +299,90 @@ bool looks_like_journal(const std::string& text) {
   return text.rfind("{\"journal\":1,", 0) == 0;
 }
 
-RecoveredRun recover_journal(const std::string& path) {
-  const auto text = read_file_text(path);
+namespace {
 
+// A member of a journal record, of the type the journal writes there; a missing one is `fallback`.
+template <class T>
+T typed(const ordered_json& record, const char* key, T fallback, const std::string& where) {
+  const auto it = record.find(key);
+  if (it == record.end()) return fallback;
+  const bool ok = std::is_same_v<T, bool>          ? it->is_boolean()
+                  : std::is_same_v<T, std::string> ? it->is_string()
+                                                   : it->is_number_integer() && it->template get<std::int64_t>() >= 0 &&
+                                                         it->template get<std::int64_t>() <= INT32_MAX;
+  if (!ok) {
+    throw Error(ErrorCode::json, key, fmt::format("{}: = {} is not what a journal holds here", where, detail::preview(*it)));
+  }
+  return it->template get<T>();
+}
+
+const ordered_json& object_at(const ordered_json& value, const char* what, const std::string& where) {
+  if (!value.is_object()) {
+    throw Error(ErrorCode::json, what, fmt::format("{}: = {} is not an object", where, detail::preview(value)));
+  }
+  return value;
+}
+
+// The first line of a journal: {"journal": 1, "pid": ..., "context": {...}, "reports": {...}},
+// whole (a header is written before anything else, so a cut-short one is no journal).
+void read_header(const std::string& text, const std::string& path, RecoveredRun& run) {
+  const auto newline = text.find('\n');
+  const auto not_a_journal = [&](const std::string& why) {
+    return Error(ErrorCode::json, "",
+                 fmt::format("'{}' is not a scatterctl journal ({}): nothing recovered, the file is left as it is", path,
+                             why));
+  };
+  if (text.empty()) throw not_a_journal("it is empty");
+  if (newline == std::string::npos) throw not_a_journal("its first line is not a whole journal header");
+  ordered_json header;
+  try {
+    header = detail::parse_json(text.substr(0, newline), fmt::format("'{}' line 1", path));
+  } catch (const Error&) {
+    throw not_a_journal("its first line is not JSON");
+  }
+  if (!looks_like_journal(text) || !header.is_object() || !header.contains("context") || !header.contains("reports") ||
+      !header["reports"].is_object()) {
+    throw not_a_journal("its first line is not a journal header of this version");
+  }
+  const auto where = fmt::format("{} line 1", path);
+  try {
+    const auto pid = header.value("pid", ordered_json(0));
+    if (!pid.is_number_integer()) throw Error(ErrorCode::json, "pid", fmt::format("{}: = {} is not a process id", where, detail::preview(pid)));
+    run.pid = pid.get<long>();
+    run.context = detail::context_from_json(header.at("context"));
+    const auto& reports = header.at("reports");
+    run.reports = {typed<std::string>(reports, "json", "", where), typed<std::string>(reports, "junit", "", where),
+                   typed<std::string>(reports, "markdown", "", where)};
+  } catch (const Error& e) {
+    throw Error(e.code(), e.field(), fmt::format("{}: {}", where, e.detail()));
+  }
+}
+
+}  // namespace
+
+RecoveredRun recover_journal(const std::string& path, FileIdentity* read_as) {
+  const auto text = read_file_text(path, kMaxInputFileBytes, read_as);
   RecoveredRun run;
+  read_header(text, path, run);
   std::optional<CaseResult> in_flight;
   std::optional<ordered_json> end;
   std::optional<ordered_json> ended_early;
-  std::size_t line_start = 0;
-  for (int number = 1; line_start < text.size(); ++number) {
+  std::size_t line_start = text.find('\n') + 1;
+  for (int number = 2; line_start < text.size(); ++number) {
     const auto newline = text.find('\n', line_start);
     const bool cut_short = newline == std::string::npos;
     const auto line = text.substr(line_start, cut_short ? std::string::npos : newline - line_start);
     line_start = cut_short ? text.size() : newline + 1;
     const auto where = fmt::format("{} line {}", path, number);
-    auto record = ordered_json::parse(line, nullptr, false);
-    if (record.is_discarded() || !record.is_object() || record.size() == 0) {
+    ordered_json record;
+    try {
+      record = detail::parse_json(line, where);
+    } catch (const Error&) {
       if (cut_short) break;  // the process died while writing its last line
+      throw;
+    }
+    if (!record.is_object() || record.size() == 0) {
+      if (cut_short) break;
       throw Error(ErrorCode::json, "", fmt::format("{}: not a journal record", where));
     }
     try {
@@ -304,14 +390,8 @@ RecoveredRun recover_journal(const std::string& path) {
       const auto first = record.begin();
       const std::string key = first.key();
       const auto& value = first.value();
-      if (number == 1) {
-        if (key != "journal" || value != 1) throw Error(ErrorCode::json, "", "not a scatterctl journal");
-        run.pid = record.value("pid", 0L);
-        run.context = detail::context_from_json(record.at("context"));
-        const auto& reports = record.at("reports");
-        run.reports = {reports.value("json", ""), reports.value("junit", ""), reports.value("markdown", "")};
-      } else if (key == "start") {
-        run.summary.selected = value.at("total").get<int>();
+      if (key == "start") {
+        run.summary.selected = typed<int>(object_at(value, "start", where), "total", 0, where);
       } else if (key == "begin") {
         in_flight = detail::result_from_json(value);
       } else if (key == "file_error") {
@@ -320,25 +400,32 @@ RecoveredRun recover_journal(const std::string& path) {
         run.results.push_back(detail::result_from_json(value));
         in_flight.reset();
       } else if (key == "end") {
-        end = value;
+        end = object_at(value, "end", where);
+        run.summary.interrupted = typed<bool>(*end, "interrupted", false, where);
+        run.summary.stopped_early = typed<bool>(*end, "stopped_early", false, where);
+        run.summary.large_left_out = typed<int>(*end, "large_left_out", 0, where);
+        const auto warnings = end->value("warnings", ordered_json::object());
+        for (const auto& [text_of_warning, count] : object_at(warnings, "end.warnings", where).items()) {
+          if (!count.is_number_integer() || count.get<std::int64_t>() < 0 || count.get<std::int64_t>() > INT32_MAX) {
+            throw Error(ErrorCode::json, "end.warnings",
+                        fmt::format("{}: = {} is not a count", where, detail::preview(count)));
+          }
+          run.summary.warnings[text_of_warning] = count.get<int>();
+        }
       } else if (key == "ended_early") {
-        ended_early = value;
+        ended_early = object_at(value, "ended_early", where);
+        typed<std::string>(*ended_early, "why", "", where);
+        typed<std::string>(*ended_early, "kind", "", where);
       }
     } catch (const Error& e) {
-      throw Error(e.code(), e.field(), fmt::format("{}: {}", where, e.detail()));
+      throw Error(e.code(), e.field(), e.detail().rfind(where, 0) == 0 ? e.detail() : fmt::format("{}: {}", where, e.detail()));
     } catch (const nlohmann::json::exception& e) {
       throw Error(ErrorCode::json, "", fmt::format("{}: {}", where, e.what()));
     }
   }
-  if (text.empty()) throw Error(ErrorCode::json, "", fmt::format("{}: empty, not a scatterctl journal", path));
 
   auto& s = run.summary;
-  if (end) {
-    s.interrupted = end->value("interrupted", false);
-    s.stopped_early = end->value("stopped_early", false);
-    s.large_left_out = end->value("large_left_out", 0);
-    s.warnings = end->value("warnings", std::map<std::string, int>{});
-  } else {
+  if (!end) {
     const auto kind = ended_early ? ended_early->value("kind", "crashed") : "crashed";
     s.ended_early = ended_early ? ended_early->value("why", "")
                                 : "the process ended without a word: SIGKILL, the out-of-memory killer or a power loss";

@@ -17,7 +17,7 @@ ordered_json number(double v) {
 }
 
 [[noreturn]] void malformed(std::string_view field, const ordered_json& value) {
-  throw Error(ErrorCode::json, std::string(field), fmt::format("= {} is not what a report holds here", value.dump()));
+  throw Error(ErrorCode::json, std::string(field), fmt::format("= {} is not what a report holds here", preview(value)));
 }
 
 double number_from(const ordered_json& j, std::string_view field) {
@@ -40,6 +40,24 @@ T member(const ordered_json& j, const char* key) {
   }
 }
 
+// An integer member within [low, high]; a missing one is 0. A number outside the range, or with a
+// fraction, is malformed: get<int> would read 4294967299 as 3.
+std::int64_t integer(const ordered_json& j, const char* key, std::int64_t low, std::int64_t high) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return 0;
+  const bool fits = (it->is_number_unsigned() && it->get<std::uint64_t>() <= static_cast<std::uint64_t>(high)) ||
+                    (it->is_number_integer() && !it->is_number_unsigned());
+  if (!fits || it->get<std::int64_t>() < low || it->get<std::int64_t>() > high) malformed(key, *it);
+  return it->get<std::int64_t>();
+}
+
+// Seconds: a finite number, not negative.
+double seconds_of(const ordered_json& j, const char* key) {
+  const auto value = member<double>(j, key);
+  if (!std::isfinite(value) || value < 0) malformed(key, j.at(key));
+  return value;
+}
+
 Status status_from(const std::string& text) {
   for (auto s : {Status::passed, Status::failed, Status::error, Status::skipped, Status::xfail, Status::xpass}) {
     std::string name(to_string(s));
@@ -50,6 +68,39 @@ Status status_from(const std::string& text) {
 }
 
 }  // namespace
+
+std::string preview(const ordered_json& value) {
+  constexpr std::size_t kShown = 120;
+  if (value.is_array()) return fmt::format("an array of {} element{}", value.size(), value.size() == 1 ? "" : "s");
+  if (value.is_object()) return fmt::format("an object of {} member{}", value.size(), value.size() == 1 ? "" : "s");
+  if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    if (text.size() <= kShown) return value.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+    return ordered_json(text.substr(0, kShown)).dump(-1, ' ', false, ordered_json::error_handler_t::replace) +
+           fmt::format(" ({} characters in all)", text.size());
+  }
+  return value.dump();
+}
+
+ordered_json parse_json(const std::string& text, const std::string& what) {
+  const auto depth_limit = [&](int depth, nlohmann::detail::parse_event_t, ordered_json&) {
+    if (depth > kMaxJsonDepth) {
+      throw Error(ErrorCode::json, "", fmt::format("{} nests deeper than {} levels: not what scatterctl writes", what,
+                                                   kMaxJsonDepth));
+    }
+    return true;
+  };
+  try {
+    return ordered_json::parse(text, depth_limit);
+  } catch (const nlohmann::json::parse_error& e) {
+    if (e.byte >= text.size()) {
+      throw Error(ErrorCode::json, "",
+                  fmt::format("{} is not valid JSON (cut short?): its {} bytes end inside a value", what, text.size()));
+    }
+    throw Error(ErrorCode::json, "",
+                fmt::format("{} is not valid JSON: unexpected text at byte {} of {}", what, e.byte, text.size()));
+  }
+}
 
 std::string status_text(const CaseResult& r) {
   if (r.invalid && r.status == Status::failed) return "error";
@@ -110,11 +161,11 @@ Comparison comparison_from_json(const ordered_json& j) {
   c.passed = member<bool>(j, "passed");
   c.against_expected = member<std::string>(j, "against") == "expected";
   c.rule = member<std::string>(j, "rule");
-  c.elements = member<std::int64_t>(j, "elements");
-  c.mismatches = member<std::int64_t>(j, "mismatches");
-  c.exact_mismatches = member<std::int64_t>(j, "exact_mismatches");
-  c.duplicate_elements = member<std::int64_t>(j, "duplicate_elements");
-  c.accepted_duplicates = member<std::int64_t>(j, "accepted_duplicates");
+  c.elements = integer(j, "elements", 0, INT64_MAX);
+  c.mismatches = integer(j, "mismatches", 0, INT64_MAX);
+  c.exact_mismatches = integer(j, "exact_mismatches", 0, INT64_MAX);
+  c.duplicate_elements = integer(j, "duplicate_elements", 0, INT64_MAX);
+  c.accepted_duplicates = integer(j, "accepted_duplicates", 0, INT64_MAX);
   c.max_error = number_from(j.value("max_error", ordered_json(0)), "max_error");
   c.max_error_coord = member<std::vector<std::int64_t>>(j, "max_error_coord");
   c.needed_atol = number_from(j.value("needed_atol", ordered_json(0)), "needed_atol");
@@ -172,7 +223,7 @@ CaseResult result_from_json(const ordered_json& j) {
   r.expectation = member<std::string>(j, "expectation");
   r.lowering = member<std::string>(j, "lowering");
   r.version = member<std::string>(j, "version");
-  r.seconds = member<double>(j, "seconds");
+  r.seconds = seconds_of(j, "seconds");
   r.features = member<std::vector<std::string>>(j, "features");
   if (j.contains("error")) r.error = error_from_json(j["error"]);
   if (j.contains("comparison")) r.comparison = comparison_from_json(j["comparison"]);
@@ -221,9 +272,10 @@ RunContext context_from_json(const ordered_json& j) {
   }
   if (const auto it = j.find("selection"); it != j.end()) {
     if (!it->is_object()) malformed("selection", *it);
-    c.selection = SelectionRecord{member<int>(*it, "shard_index"), member<int>(*it, "shard_count"),
-                                  member<int>(*it, "cases"), member<std::string>(*it, "fingerprint"),
-                                  member<std::string>(*it, "options")};
+    c.selection = SelectionRecord{static_cast<int>(integer(*it, "shard_index", 1, INT32_MAX)),
+                                  static_cast<int>(integer(*it, "shard_count", 1, INT32_MAX)),
+                                  static_cast<int>(integer(*it, "cases", 0, INT32_MAX)),
+                                  member<std::string>(*it, "fingerprint"), member<std::string>(*it, "options")};
     const auto& s = *c.selection;
     if (s.shard_count < 1 || s.shard_index < 1 || s.shard_index > s.shard_count || s.whole < 0) {
       malformed("selection", *it);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -37,28 +38,18 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
 }
 
-std::string read_file_text(const std::string& path) {
-  // read(2), not a stream: a stream turns a failed read (EISDIR, EIO) into a short text, or
-  // into an exception that libstdc++'s filebuf throws whatever the exception mask.
-  const auto fail = [&] { return Error(ErrorCode::io, "", fmt::format("cannot read '{}': {}", path, std::strerror(errno))); };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw fail();
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got > 0) {
-      text.append(buffer, static_cast<std::size_t>(got));
-    } else if (got == 0) {
-      break;
-    } else if (errno != EINTR) {
-      const auto error = fail();
-      ::close(fd);
-      throw error;
-    }
-  }
+bool replaceable_by_report(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT;
+  if (!S_ISREG(st.st_mode)) return false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char bytes[512];
+  const ssize_t got = ::read(fd, bytes, sizeof bytes);
   ::close(fd);
-  return text;
+  const std::string_view head(bytes, got > 0 ? static_cast<std::size_t>(got) : 0);
+  return head.find("\"tool\": \"scatterctl\"") != std::string::npos ||
+         head.find("<testsuites name=\"scatterctl\"") != std::string::npos || head.rfind("## scatterctl", 0) == 0;
 }
 
 }  // namespace scatter

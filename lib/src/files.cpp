@@ -1,0 +1,77 @@
+// Files that scatterctl reads but did not make (scatter/files.hpp).
+
+#include "scatter/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "scatter/error.hpp"
+
+namespace scatter {
+
+std::optional<FileIdentity> identity_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+std::string read_file_text(const std::string& path, std::uint64_t max_bytes, FileIdentity* identity) {
+  // read(2), not a stream: a stream turns a failed read (EISDIR, EIO) into a short text, or
+  // into an exception that libstdc++'s filebuf throws whatever the exception mask.
+  const auto fail = [&] { return Error(ErrorCode::io, "", fmt::format("cannot read '{}': {}", path, std::strerror(errno))); };
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer; it is refused below instead.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw fail();
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const auto error = fail();
+    ::close(fd);
+    throw error;
+  }
+  const auto refuse = [&](ErrorCode code, std::string why) {
+    ::close(fd);
+    return Error(code, "", std::move(why));
+  };
+  if (S_ISDIR(st.st_mode)) throw refuse(ErrorCode::io, fmt::format("cannot read '{}': Is a directory", path));
+  if (!S_ISREG(st.st_mode)) {
+    throw refuse(ErrorCode::io, fmt::format("'{}' is not a regular file ({}): refused, since reading it could wait or "
+                                            "go on for ever",
+                                            path, S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                                                                       : S_ISSOCK(st.st_mode) ? "a socket" : "a device"));
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    throw refuse(ErrorCode::too_large, fmt::format("'{}' is {} bytes, more than the {} a report or journal may be", path,
+                                                   st.st_size, max_bytes));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (identity) *identity = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got > 0) {
+      text.append(buffer, static_cast<std::size_t>(got));
+      // A file that grows while it is read is held to the same limit.
+      if (text.size() > max_bytes) {
+        throw refuse(ErrorCode::too_large, fmt::format("'{}' grew past the {} bytes a report or journal may be", path,
+                                                       max_bytes));
+      }
+    } else if (got == 0) {
+      break;
+    } else if (errno != EINTR) {
+      const auto error = fail();
+      ::close(fd);
+      throw error;
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace scatter

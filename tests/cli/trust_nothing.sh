@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# merge, merge --recover and fuzz trust nothing they read (docs/reliability.md, the findings of the
+# second probe): no file deleted or overwritten that scatterctl did not write, no green merge of
+# an incomplete run, no crash on bad numbers, shapes or files. Import: import.sh; a kernel that
+# spoils the worker's folder: workers.sh.
+# Usage: trust_nothing.sh SCATTERCTL REPO
+source "$(dirname "$0")/common.bash"
+KEEP_GOING=1
+
+# Three genuine parts of one run.
+for i in 1 2 3; do
+  "$BIN" run "$REPO/cases/scatter_nd" --backend ref,cpu --threads 1 --shard "$i/3" --json "$TMP/p$i.json" -q \
+    >/dev/null 2>&1 || fail "part $i runs"
+done
+ctl merge "$TMP/p1.json" "$TMP/p2.json" "$TMP/p3.json" --json "$TMP/whole.json" -q
+check "three genuine parts merge: exit 0" rc_is 0
+
+# Variants of the parts, made by a few lines of Python.
+python3 - "$TMP" <<'PY'
+import json, os, sys
+t = sys.argv[1]
+parts = [json.load(open(f"{t}/p{i}.json")) for i in (1, 2, 3)]
+def save(name, doc):
+    json.dump(doc, open(f"{t}/{name}.json", "w"))
+for i, p in enumerate(parts, 1):
+    save(f"empty{i}", dict(p, results=[]))                 # every result removed
+save("cut2", dict(parts[1], results=parts[1]["results"][:3]))
+save("copied2", dict(parts[1], results=parts[0]["results"]))  # part 1's results as part 2's
+save("dup2", dict(parts[1], results=parts[1]["results"] + parts[0]["results"]))
+save("null2", dict(parts[1], results=None))
+save("obj2", dict(parts[1], results={}))
+huge = json.loads(json.dumps(parts[0])); huge["context"]["selection"]["shard_count"] = 2147483647
+save("huge", huge)
+wrap = json.loads(json.dumps(parts[2])); wrap["context"]["selection"]["shard_index"] = 4294967299
+save("wrap3", wrap)
+neg = json.loads(json.dumps(parts[1])); neg["summary"]["selected"] = -5
+save("neg2", neg)
+sec = json.loads(json.dumps(parts[1])); sec["results"][0]["seconds"] = -1e308
+save("sec2", sec)
+other = json.loads(json.dumps(parts[1])); other["context"]["git_commit"] = "deadbeef"; other["context"]["version"] = "9.9.9"
+save("other2", other)
+deep = json.dumps(parts[1]).replace('"results": [', '"results": [' + "[" * 100000 + "]" * 100000 + ",", 1)
+open(f"{t}/deep2.json", "w").write(deep)
+text = json.dumps(parts[1])
+open(f"{t}/trunc2.json", "w").write(text[: len(text) // 2])
+PY
+
+# 3. A merge is green only when it is one whole run.
+for variant in "empty1 empty2 empty3|holds the results of 0 \(its results were removed\?\)" \
+  "p1 cut2 p3|says it ran [0-9]+ cases but holds the results of [0-9]+" \
+  "p1 copied2 p3|that another result holds too|has results in" \
+  "p1 dup2 p3|that another result holds too|has results in" \
+  "p1 null2 p3|results: .*= null is not an array of results" \
+  "p1 obj2 p3|results: .*= an object of 0 members is not an array of results"; do
+  IFS='|' read -r files why <<<"$variant"
+  args=()
+  for f in $files; do args+=("$TMP/$f.json"); done
+  ctl merge "${args[@]}" --json "$TMP/m.json" -q
+  check "merge $files: not green (exit $rc)" test "$rc" -ne 0
+  check "merge $files: says why" err_has "$why"
+done
+
+# 5, 15. Numbers out of range: a part count of 2^31 - 1 is counted, not listed; 4294967299 is not 3.
+LIMIT=20 ctl merge "$TMP/huge.json" -q
+check "shard_count 2^31-1: no crash (exit $rc)" test "$rc" -eq 1
+check "... counts the missing parts and names a few" err_has "2147483646 parts \(2/2147483647, .* and 2147483638 more\) are missing"
+check "... in a short message" test "$(wc -c <"$TMP/err")" -lt 2000
+for variant in "wrap3|shard_index: .*= 4294967299" "neg2|summary.selected: .*= -5" "sec2|seconds: .*= -1e\+308"; do
+  IFS='|' read -r f why <<<"$variant"
+  ctl merge "$TMP/p1.json" "$TMP/$f.json" "$TMP/p3.json" -q
+  check "$f: exit 3" rc_is 3
+  check "$f: names the field" err_has "$why"
+done
+
+# 6, 21. An array nested 100,000 deep: refused by depth, no crash, a short message.
+ctl merge "$TMP/p1.json" "$TMP/deep2.json" "$TMP/p3.json" -q
+check "deep nesting: exit 3" rc_is 3
+check "deep nesting: named" err_has "nests deeper than 64 levels"
+check "deep nesting: a short message" test "$(wc -c <"$TMP/err")" -lt 2000
+
+# 16. A part cut short: says so, with the byte.
+ctl merge "$TMP/p1.json" "$TMP/trunc2.json" "$TMP/p3.json" -q
+check "a truncated part: exit 3" rc_is 3
+check "a truncated part: cut short, at which byte" err_has "is not valid JSON \(cut short\?\): its [0-9]+ bytes end inside a value"
+
+# 14. Parts of another build merge, and the merged report records every build.
+ctl merge "$TMP/p1.json" "$TMP/other2.json" "$TMP/p3.json" --json "$TMP/mixed.json" -q
+check "parts of two builds: said" err_has "the parts come from more than one build"
+check "... and recorded" grep -q '"git_commit": "[^"]*deadbeef' "$TMP/mixed.json"
+
+# 8. A FIFO and /dev/zero are refused at once.
+mkfifo "$TMP/fifo"
+LIMIT=10 ctl merge "$TMP/fifo" "$TMP/p2.json" -q
+check "a FIFO: refused at once (exit $rc)" rc_is 3
+check "a FIFO: named" err_has "is not a regular file \(a FIFO\)"
+LIMIT=10 ctl merge /dev/zero -q
+check "/dev/zero: refused (exit $rc)" rc_is 3
+LIMIT=10 ctl merge --recover /dev/zero
+check "/dev/zero as a journal: refused (exit $rc)" rc_is 3
+LIMIT=10 ctl expectations --check --expectations /dev/zero "$REPO/cases/scatter_nd"
+check "/dev/zero as expectations: refused, no crash (exit $rc)" test "$rc" -ne 134 -a "$rc" -ne 0 -a "$rc" -ne 124
+
+# 9, 20. An output that is an input, or two outputs on one path.
+cp "$TMP/p1.json" "$TMP/keep1.json"
+ctl merge "$TMP/p1.json" "$TMP/p2.json" "$TMP/p3.json" --json "$TMP/p1.json" -q
+check "--json over an input part: exit 2" rc_is 2
+check "... named" err_has "--json = '.*p1.json' is also an input of this command"
+check "... the part kept" cmp -s "$TMP/p1.json" "$TMP/keep1.json"
+ctl merge "$TMP/p1.json" "$TMP/p2.json" "$TMP/p3.json" --json "$TMP/w.json" --junit "$TMP/w.json" -q
+check "two reports on one path: exit 2" rc_is 2
+mkdir -p "$TMP/own_cases"
+cp "$REPO/cases/scatter_nd/doc_onnx_scatternd.json" "$TMP/own_cases/"
+cp "$TMP/own_cases/doc_onnx_scatternd.json" "$TMP/case.orig"
+ctl run "$TMP/own_cases" --backend ref --json "$TMP/own_cases/doc_onnx_scatternd.json"
+check "run --json over a case file it reads: exit 2" rc_is 2
+check "... the case file kept" cmp -s "$TMP/own_cases/doc_onnx_scatternd.json" "$TMP/case.orig"
+
+# 1, 2, 17. merge --recover: a file that is no journal is never removed; a journal's header does
+# not decide where reports go; a journal with no report paths still gets a report.
+printf 'my api token: abc123' >"$TMP/notes.txt"
+printf '\x89\x00\x01binarystuff-without-newline' >"$TMP/blob.bin"
+for f in notes.txt blob.bin; do
+  cp "$TMP/$f" "$TMP/$f.orig"
+  ctl merge --recover "$TMP/$f"
+  check "recover $f: exit 3" rc_is 3
+  check "recover $f: not a journal" err_has "is not a scatterctl journal"
+  check "recover $f: kept as it was" cmp -s "$TMP/$f" "$TMP/$f.orig"
+done
+# A journal (its results are part 1's) whose header names a victim and another folder.
+mkdir -p "$TMP/victim" "$TMP/elsewhere" "$TMP/j"
+echo "precious config" >"$TMP/victim/important.conf"
+journal() {  # FILE JSON JUNIT MARKDOWN: a journal of part 1's results, its header naming those reports
+  python3 - "$TMP/p1.json" "$@" <<'PY'
+import json, sys
+part = json.load(open(sys.argv[1]))
+out, json_path, junit, markdown = sys.argv[2:]
+lines = [json.dumps({"journal": 1, "pid": 4242, "context": part["context"],
+                     "reports": {"json": json_path, "junit": junit, "markdown": markdown}}, separators=(",", ":"))]
+lines += [json.dumps({"result": r}) for r in part["results"]]
+lines.append(json.dumps({"end": {"interrupted": False, "stopped_early": False, "selected": len(part["results"])}}))
+open(out, "w").write("\n".join(lines) + "\n")
+PY
+}
+journal "$TMP/j/r.json.journal-4242" "$TMP/victim/important.conf" "$TMP/elsewhere/hidden.xml" "$TMP/elsewhere/hidden.md"
+ctl merge --recover "$TMP/j/r.json.journal-4242"
+check "a planted journal: the victim is not overwritten" grep -qx "precious config" "$TMP/victim/important.conf"
+check "... nothing written where its header says" test -z "$(ls "$TMP/elsewhere")"
+check "... the reports beside the journal" test -s "$TMP/j/r.json" -a -s "$TMP/j/hidden.xml" -a -s "$TMP/j/hidden.md"
+check "... the header's paths are shown" err_has "its run asked for the JSON report at '.*victim/important.conf'"
+check "... every path written is said" err_has "wrote '.*j/hidden.xml'"
+check "... the journal is removed" test ! -e "$TMP/j/r.json.journal-4242"
+journal "$TMP/j/k.journal-4242" "" "" ""
+ctl merge --recover "$TMP/j/k.journal-4242" --json "$TMP/j/k.journal-4242"
+check "recover --json over the journal: exit 2" rc_is 2
+check "... the journal kept" test -s "$TMP/j/k.journal-4242"
+ctl merge --recover "$TMP/j/k.journal-4242"
+check "a journal that names no report: a JSON report beside it" test -s "$TMP/j/k"
+echo "not a report" >"$TMP/j/own.json"
+journal "$TMP/j/own.json.journal-4242" "$TMP/j/own.json" "" ""
+ctl merge --recover "$TMP/j/own.json.journal-4242"
+check "a default path holding a file scatterctl did not write: exit 2" rc_is 2
+check "... the file kept" grep -qx "not a report" "$TMP/j/own.json"
+check "... the journal kept" test -s "$TMP/j/own.json.journal-4242"
+# 7. A mistyped end record: a named error, no abort.
+for end in '{"end":{"interrupted":"yes"}}' '{"end":5}' '{"ended_early":{"why":"x","kind":7}}' \
+  '{"ended_early":[1,2]}' '{"end":{"warnings":{"a":"b"}}}'; do
+  journal "$TMP/j/t.journal-4242" "" "" ""
+  echo "$end" >>"$TMP/j/t.journal-4242"
+  ctl merge --recover "$TMP/j/t.journal-4242" --json "$TMP/j/t.json"
+  check "journal line $end: exit 3, no abort (exit $rc)" rc_is 3
+  check "... names the line" err_has "t.journal-4242 line [0-9]+"
+done
+
+# 11. fuzz compares nothing: exit 4, as run and bench.
+printf 'def scatter(op, data, indices, updates, **kw):\n    raise NotImplementedError("nothing")\n' >"$TMP/noimpl.py"
+ctl fuzz --iterations 0 --seed 1 --backend ref,cpu --out "$TMP/fo"
+check "fuzz --iterations 0: exit 4" rc_is 4
+ctl fuzz --iterations 5 --seed 1 --shard 2147483647/2147483647 --backend ref,cpu --out "$TMP/fo"
+check "fuzz, an empty part: exit 4" rc_is 4
+end_checks "trust_nothing"
