@@ -154,8 +154,9 @@ def main(argv):
                 key = pm.run_key(req)
                 reuse = req.get("same_inputs") is True and kept is not None and kept[0] == key
                 case, prep, flags = kept[1:] if reuse else (None, None, None)
-                if reuse:
+                if reuse and varied:
                     pm.undo_variation(varied)  # the kept case's own values, before this request's
+                    prep = None  # it was prepared from the varied values
                 kept = varied = None  # a case that fails is not kept; the last one's tensors go before the next loads
                 held = None  # one output is held: the last run's
                 try:
