@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "../lib/src/bench/stats.hpp"
 #include "../lib/src/bench/time_checks.hpp"
 #include "../lib/src/bench/vary.hpp"
 #include "scatter/backend.hpp"
@@ -224,10 +225,16 @@ TEST(TheClock, AWorkersTimeMustAgreeWithScatterctlsClock) {
   scatter::refuse_unwitnessed_time(patched);
   EXPECT_EQ(patched.status, Status::failed);
   EXPECT_EQ(patched.timing.samples.size(), 3u);
-  EXPECT_NE(patched.error.find("its time disagrees with scatterctl's clock: in its closest sample the worker says "
-                               "100 ns, scatterctl saw 5.10 ms less the signals' round trip of 100.0 us"),
+  EXPECT_NE(patched.error.find("its time disagrees with scatterctl's clock: the worker says 100 ns (median), scatterctl "
+                               "saw 5.10 ms less the signals' round trip of 100.0 us: a median gap of 5.00 ms"),
             std::string::npos)
       << patched.error;
+  // Lying on a minority of samples passes both rules, and gains nothing: the median is an honest one.
+  auto minority = clocked({5e-3, 5e-3, 5e-3, 1e-5, 1e-5},
+                          {{5.12e-3, 1e-4}, {5.12e-3, 1e-4}, {5.12e-3, 1e-4}, {5.12e-3, 1e-4}, {5.12e-3, 1e-4}});
+  scatter::refuse_unwitnessed_time(minority);
+  EXPECT_EQ(minority.status, Status::passed) << minority.error;
+  EXPECT_DOUBLE_EQ(scatter::detail::median_of(minority.timing.samples), 5e-3);
   // A clock that runs slow shaves less than the slack: within what the signals' noise allows.
   auto slight = clocked({4.9e-3}, {{5.1e-3, 1e-4}});
   scatter::refuse_unwitnessed_time(slight);
@@ -237,6 +244,17 @@ TEST(TheClock, AWorkersTimeMustAgreeWithScatterctlsClock) {
   scatter::refuse_unwitnessed_time(longer);
   EXPECT_EQ(longer.status, Status::failed);
   EXPECT_NE(longer.error.find("which brackets it"), std::string::npos) << longer.error;
+  // Honest on its closest sample, lying on most: the median gives it away.
+  auto most = clocked({5e-3, 1e-5, 1e-5, 1e-5, 5e-3},
+                      {{5.1e-3, 1e-4}, {5.1e-3, 1e-4}, {5.1e-3, 1e-4}, {5.1e-3, 1e-4}, {5.1e-3, 1e-4}});
+  scatter::refuse_unwitnessed_time(most);
+  EXPECT_EQ(most.status, Status::failed);
+  EXPECT_NE(most.error.find("a median gap of"), std::string::npos) << most.error;
+  // Late by 2 ms on two samples of five (a slow wake-up): the median is honest.
+  auto late = clocked({5e-3, 5e-3, 5e-3, 5e-3, 5e-3},
+                      {{5.12e-3, 1e-4}, {7.1e-3, 1e-4}, {5.12e-3, 1e-4}, {7.1e-3, 1e-4}, {5.12e-3, 1e-4}});
+  scatter::refuse_unwitnessed_time(late);
+  EXPECT_EQ(late.status, Status::passed) << late.error;
   // Samples without scatterctl's clock, in a row that has it for others.
   auto missing = clocked({5e-3, 5e-3}, {{5.1e-3, 1e-4}});
   scatter::refuse_unwitnessed_time(missing);

@@ -111,6 +111,20 @@ void refuse_unwitnessed_time(BenchRow& row) {
     }
   }
   const double slack = kClockSlackSeconds + kClockSlackShare * median_of(outer_seconds);
+  // And the median sample: a timer that lies on most calls moves the median, however honest
+  // its closest sample (one that lies on fewer calls than half moves the median not at all).
+  std::vector<double> gaps;
+  for (std::size_t s = 0; s < inner.size(); ++s) gaps.push_back(outer_seconds[s] - trip - inner[s]);
+  const double typical = median_of(gaps);
+  const double typical_slack = kClockMedianSlackSeconds + kClockMedianSlackShare * median_of(outer_seconds);
+  if (typical > typical_slack) {
+    refuse(row, fmt::format("its time disagrees with scatterctl's clock: the worker says {} (median), scatterctl saw "
+                            "{} less the signals' round trip of {}: a median gap of {}, more than the {} allowed (a "
+                            "timer the kernel's code can reach)",
+                            human_time(median_of(inner)), human_time(median_of(outer_seconds)), human_time(trip),
+                            human_time(typical), human_time(typical_slack)));
+    return;
+  }
   if (gap > slack) {
     refuse(row, fmt::format("its time disagrees with scatterctl's clock: in its closest sample the worker says {}, "
                             "scatterctl saw {} less the signals' round trip of {}: {} more than the {} allowed (a "

@@ -33,8 +33,9 @@ void refuse_impossible_time(BenchRow& row);
 
 /// The clock outside the kernel's process: a worker's times must agree with scatterctl's own
 /// clock of the same calls (BenchRow::outer_clocks). No sample may be longer than scatterctl saw
-/// it take, and the sample closest to scatterctl's clock, less the signals' round trip, within
-/// kClockSlackSeconds plus kClockSlackShare of the call.
+/// it take; the sample closest to scatterctl's clock, less the signals' round trip (measured
+/// before the worker loaded any kernel), must be within kClockSlackSeconds plus kClockSlackShare
+/// of the call, and the median sample within kClockMedianSlackSeconds plus kClockMedianSlackShare.
 void refuse_unwitnessed_time(BenchRow& row);
 
 /// How far under scatterctl's clock, less the signals' round trip, a worker's closest sample may
@@ -42,5 +43,9 @@ void refuse_unwitnessed_time(BenchRow& row);
 /// 2-core VM, with every sample of honest workers within it: docs/benchmarks.md).
 inline constexpr double kClockSlackSeconds = 150e-6;
 inline constexpr double kClockSlackShare = 0.01;
+/// And the median sample: its gap may be wider (a late wake-up of either process now and then),
+/// but a timer that lies on more than half of the calls widens it by the lie.
+inline constexpr double kClockMedianSlackSeconds = 500e-6;
+inline constexpr double kClockMedianSlackShare = 0.05;
 
 }  // namespace scatter

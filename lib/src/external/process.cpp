@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -282,24 +284,21 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
   trim_log();
   send_line(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   const auto id = message.contains("id") ? message["id"] : nlohmann::json();
-  // The timer's signals: ready -> ping, pong -> go (the clock starts), done (it stops).
-  Clock::time_point ping_sent, go_sent;
-  OuterClock timed;
+  // The timer's signals: ready -> go (the clock starts), done (it stops).
+  Clock::time_point go_sent;
+  bool going = false;
   const auto signal = [&](const std::string& what) {
     if (!clock) return;  // not asked for: ignored
-    if (what == "ready") {
-      ping_sent = Clock::now();
-      send_line(nlohmann::json({{"id", id}, {"op", "ping"}}).dump() + "\n");
-    } else if (what == "pong") {
+    if (what == "ready" && !going) {
       const auto line = nlohmann::json({{"id", id}, {"op", "go"}}).dump() + "\n";
       go_sent = Clock::now();
-      timed.round_trip = std::chrono::duration<double>(go_sent - ping_sent).count();
+      going = true;
       send_line(line);
-    } else if (what == "done") {
-      timed.seconds = std::chrono::duration<double>(Clock::now() - go_sent).count();
-      *clock = timed;
+    } else if (what == "done" && going) {
+      *clock = OuterClock{std::chrono::duration<double>(Clock::now() - go_sent).count(), 0.0};
     } else {
-      fail(ProcessFailure::Kind::protocol, fmt::format("sent the timer signal '{}' (ready, pong or done)", what.substr(0, 40)));
+      fail(ProcessFailure::Kind::protocol,
+           fmt::format("sent the timer signal '{}' out of turn (ready, then done)", what.substr(0, 40)));
     }
   };
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
@@ -346,6 +345,18 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
                        kMaxAnswerLine));
     }
   }
+}
+
+double WorkerProcess::ping_round_trip(int pings, double timeout_seconds) {
+  std::vector<double> trips;
+  for (int k = 0; k < pings; ++k) {
+    const auto start = Clock::now();
+    const auto answer = request({{"id", -1 - k}, {"op", "ping"}}, timeout_seconds);
+    trips.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    if (answer.value("status", "") != "ok") return 0.0;  // a worker that does not answer pings: no allowance
+  }
+  std::sort(trips.begin(), trips.end());
+  return trips[trips.size() / 2];
 }
 
 std::optional<std::string> WorkerProcess::ended_description() {

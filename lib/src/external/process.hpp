@@ -54,10 +54,14 @@ class WorkerProcess {
   bool running() const { return pid_ > 0; }
   /// Sends one request and waits for its answer line. Throws ProcessFailure (the
   /// process is then stopped), or Error(interrupted) on Ctrl-C. With `clock`, the request
-  /// asked for the timer's signals: a `ready` is answered with a ping, its pong with `go`, and
-  /// `clock` gets the time from `go` to `done` on this process's clock (docs/backends.md).
+  /// asked for the timer's signals: a `ready` is answered with `go`, and `clock` gets the time
+  /// from `go` to `done` on this process's clock (docs/backends.md, "The clock").
   nlohmann::json request(const nlohmann::json& message, double timeout_seconds,
                          std::optional<OuterClock>* clock = nullptr);
+  /// The median round trip of `pings` ping requests, answered by the worker's own loop: what
+  /// a signal's way there and back costs. Asked before `hello`, so before a worker imports a
+  /// kernel whose code could slow the answers down to hide a lie in them.
+  double ping_round_trip(int pings, double timeout_seconds);
   /// Asks politely (a shutdown request), then kills the process group.
   void stop();
   /// The last lines of the log, for error reports.

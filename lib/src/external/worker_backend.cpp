@@ -34,6 +34,7 @@ constexpr double kHelloSeconds = 120.0;  // importing torch or tvm takes seconds
 constexpr double kDefaultCaseSeconds = 300.0;
 constexpr int kFailuresBeforeGivingUp = 3;
 constexpr double kShortestTime = 1e-9;  // seconds
+constexpr int kPings = 9;  // the round trips whose median is the signals' cost
 
 using nlohmann::json;
 
@@ -216,6 +217,7 @@ class WorkerBackend final : public Backend {
                                        "timed call, so scatterctl could not time it on its own clock",
                                        name_, kProtocol));
       }
+      outer->round_trip = signal_round_trip_;
       result.outer = outer;
     }
     result.timing = text_of(answer, "timing");
@@ -298,6 +300,8 @@ class WorkerBackend final : public Backend {
     json answer;
     try {
       process_->start();
+      // The signals' own cost, measured before the worker loads any code it does not own.
+      if (!hosts_builtin_) signal_round_trip_ = process_->ping_round_trip(kPings, hello_seconds());
       answer = process_->request(hello_request(), hello_seconds());
     } catch (const ProcessFailure& failure) {
       availability_ = {false, fmt::format("the worker ({}) {}{}", argv_.front(), failure.what, log_excerpt())};
@@ -396,6 +400,7 @@ class WorkerBackend final : public Backend {
   mutable std::optional<Capabilities> capabilities_;
   mutable std::unique_ptr<PrivateDir> dir_;
   mutable FileIdentity dir_identity_;
+  mutable double signal_round_trip_ = 0.0;  // a ping's median round trip, before hello
   // The last case's input files, kept for the next sample of the same case.
   struct Inputs {
     const Case* source = nullptr;
