@@ -171,6 +171,7 @@ std::vector<std::unique_ptr<Backend>> backends_for(const BackendFlags& flags, co
   if (flags.timeout > 0) config.request_timeout = flags.timeout;
   config.threads = flags.threads;
   config.count_instructions = flags.count_instructions;
+  config.timed = flags.timed;
   return make_all_backends(config);
 }
 

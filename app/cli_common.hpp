@@ -51,6 +51,7 @@ struct BackendFlags {
   double timeout = 0.0;  ///< run's --timeout: also the workers' request time-out
   int threads = 0;       ///< --threads of the cpu backend; 0: one per core
   bool count_instructions = false;  ///< bench --counter instructions: the counted backends
+  bool timed = false;               ///< bench: the workers calibrate their timer's signals
 };
 extern const char* const kBackendHelp;
 /// "5%": a percentage with its unit, as a fraction; throws Error(schema) naming `flag`.

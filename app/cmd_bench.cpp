@@ -201,6 +201,7 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
   prepare_report_path(o.markdown, "--markdown");
   auto backend_flags = o.backends;
   backend_flags.count_instructions = counter_of(o) == Counter::instructions;
+  backend_flags.timed = true;
   const auto chosen = choose(backend_flags, invocation.self_exe, true);
   if (!chosen) return kExitEnv;
   const auto items = bench_items(o);

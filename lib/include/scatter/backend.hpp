@@ -199,6 +199,9 @@ struct BackendConfig {
   /// bench --counter instructions: every host backend (ref, cpu, plugin:, exe:) in a host
   /// process under callgrind; the others are unavailable, with the reason (counter.hpp).
   bool count_instructions = false;
+  /// bench: the workers measure what their timer's signals cost before they load any code
+  /// (WorkerOptions::calibrate_signals).
+  bool timed = false;
 };
 
 std::unique_ptr<Backend> make_ref_backend();

@@ -347,16 +347,16 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
   }
 }
 
-double WorkerProcess::ping_round_trip(int pings, double timeout_seconds) {
-  std::vector<double> trips;
-  for (int k = 0; k < pings; ++k) {
-    const auto start = Clock::now();
-    const auto answer = request({{"id", -1 - k}, {"op", "ping"}}, timeout_seconds);
-    trips.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    if (answer.value("status", "") != "ok") return 0.0;  // a worker that does not answer pings: no allowance
+double WorkerProcess::null_call_seconds(int calls, bool cold, double timeout_seconds) {
+  std::vector<double> seconds;
+  for (int k = 0; k < calls; ++k) {
+    std::optional<OuterClock> clock;
+    const auto answer = request({{"id", -1 - k}, {"op", "null_call"}, {"flush_caches", cold}}, timeout_seconds, &clock);
+    if (answer.value("status", "") != "ok" || !clock) return 0.0;  // no allowance for the signals
+    seconds.push_back(clock->seconds);
   }
-  std::sort(trips.begin(), trips.end());
-  return trips[trips.size() / 2];
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
 }
 
 std::optional<std::string> WorkerProcess::ended_description() {

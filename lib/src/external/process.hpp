@@ -58,10 +58,12 @@ class WorkerProcess {
   /// from `go` to `done` on this process's clock (docs/backends.md, "The clock").
   nlohmann::json request(const nlohmann::json& message, double timeout_seconds,
                          std::optional<OuterClock>* clock = nullptr);
-  /// The median round trip of `pings` ping requests, answered by the worker's own loop: what
-  /// a signal's way there and back costs. Asked before `hello`, so before a worker imports a
-  /// kernel whose code could slow the answers down to hide a lie in them.
-  double ping_round_trip(int pings, double timeout_seconds);
+  /// The median, on this process's clock, of `calls` null calls: the timer's signals with no
+  /// call between them, after the caches are flushed as for a cold sample when `cold`. It is what
+  /// scatterctl's clock of a call holds beyond the call. Asked before `hello`, before a worker
+  /// loads a kernel whose code could slow its signals down to hide a lie in them; 0 where the
+  /// worker does not know the request.
+  double null_call_seconds(int calls, bool cold, double timeout_seconds);
   /// Asks politely (a shutdown request), then kills the process group.
   void stop();
   /// The last lines of the log, for error reports.

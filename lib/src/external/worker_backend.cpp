@@ -34,7 +34,7 @@ constexpr double kHelloSeconds = 120.0;  // importing torch or tvm takes seconds
 constexpr double kDefaultCaseSeconds = 300.0;
 constexpr int kFailuresBeforeGivingUp = 3;
 constexpr double kShortestTime = 1e-9;  // seconds
-constexpr int kPings = 9;  // the round trips whose median is the signals' cost
+constexpr int kNullCalls = 7;  // the null calls whose median is the signals' cost
 
 using nlohmann::json;
 
@@ -58,7 +58,8 @@ class WorkerBackend final : public Backend {
         env_(std::move(env)),
         request_timeout_(options.request_timeout),
         hosts_builtin_(options.hosts_builtin),
-        count_instructions_(options.count_instructions) {}
+        count_instructions_(options.count_instructions),
+        calibrate_signals_(options.calibrate_signals) {}
 
   std::string_view name() const override { return name_; }
 
@@ -217,7 +218,7 @@ class WorkerBackend final : public Backend {
                                        "timed call, so scatterctl could not time it on its own clock",
                                        name_, kProtocol));
       }
-      outer->round_trip = signal_round_trip_;
+      outer->round_trip = signal_cost_[flags.flush_caches];
       result.outer = outer;
     }
     result.timing = text_of(answer, "timing");
@@ -301,7 +302,9 @@ class WorkerBackend final : public Backend {
     try {
       process_->start();
       // The signals' own cost, measured before the worker loads any code it does not own.
-      if (!hosts_builtin_) signal_round_trip_ = process_->ping_round_trip(kPings, hello_seconds());
+      if (calibrate_signals_) {
+        for (const bool cold : {false, true}) signal_cost_[cold] = process_->null_call_seconds(kNullCalls, cold, hello_seconds());
+      }
       answer = process_->request(hello_request(), hello_seconds());
     } catch (const ProcessFailure& failure) {
       availability_ = {false, fmt::format("the worker ({}) {}{}", argv_.front(), failure.what, log_excerpt())};
@@ -400,7 +403,8 @@ class WorkerBackend final : public Backend {
   mutable std::optional<Capabilities> capabilities_;
   mutable std::unique_ptr<PrivateDir> dir_;
   mutable FileIdentity dir_identity_;
-  mutable double signal_round_trip_ = 0.0;  // a ping's median round trip, before hello
+  bool calibrate_signals_ = false;
+  mutable double signal_cost_[2] = {0.0, 0.0};  // a null call's median on scatterctl's clock, hot and cold
   // The last case's input files, kept for the next sample of the same case.
   struct Inputs {
     const Case* source = nullptr;

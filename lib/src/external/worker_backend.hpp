@@ -21,6 +21,10 @@ struct WorkerOptions {
   /// bench --counter instructions: the host runs under callgrind, its dumps in the worker's
   /// private folder, and each answer carries the counts of the call (counter.hpp). Never renewed.
   bool count_instructions = false;
+  /// bench: before hello (so before the worker loads a kernel whose code could slow them down),
+  /// time null calls of the timer's signals, with and without the cache flush of a cold sample:
+  /// what scatterctl's clock of a call holds beyond the call (docs/backends.md, "The clock").
+  bool calibrate_signals = false;
 };
 
 /// `name` as --backend spells it; `argv` starts the worker (no shell); `env` adds to the
