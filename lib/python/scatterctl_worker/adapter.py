@@ -1,4 +1,5 @@
 """What every framework adapter provides, and the timing loop they share."""
+import gc
 import platform
 import statistics
 import time
@@ -86,11 +87,17 @@ class Adapter:
             prep.reset()
             if cold:
                 prep.flush()
-            if signalled:
-                signals.starting()
-            samples.append(prep.timed_call())
-            if signalled:
-                signals.stopped()
+            # No garbage collection inside the timed call (as timeit does): a collection that the
+            # harness's own allocations set off there is the harness's time, not the op's.
+            gc.disable()
+            try:
+                if signalled:
+                    signals.starting()
+                samples.append(prep.timed_call())
+                if signalled:
+                    signals.stopped()
+            finally:
+                gc.enable()
 
         if repeat > 1:
             prep.reset()

@@ -230,16 +230,19 @@ def apply_variation(case, vary):
             raise ProtocolError(f"run: vary.{name}.at holds a position outside the tensor's {flat.size} elements")
         if not all(isinstance(b, int) and 0 <= b < (1 << width) for b in bits):
             raise ProtocolError(f"run: vary.{name}.bits holds a value that is not a {width}-bit pattern")
-        positions = np.asarray(at, dtype=np.int64)
-        undo.append((flat, positions, flat[positions].copy()))
-        flat[positions] = np.asarray(bits, dtype=np.uint64).astype(flat.dtype)
+        # Element by element, with Python ints: a few dozen stores, and no NumPy array allocated,
+        # whose malloc'd blocks kept alive between calls measurably slowed the kernels' own large
+        # allocations (a fragmented heap: page faults every call).
+        for i, b in zip(at, bits):
+            undo.append((flat, i, int(flat[i])))
+            flat[i] = b
     return undo
 
 
 def undo_variation(undo):
     """Puts back what apply_variation changed (in reverse: a position set twice gets its own value)."""
-    for flat, positions, old in reversed(undo or []):
-        flat[positions] = old
+    for flat, i, old in reversed(undo or []):
+        flat[i] = old
 
 
 def parse_run(req):
