@@ -218,10 +218,11 @@ void prepare_report_path(const std::string& path, const std::string& flag) {
                 fmt::format("= '{}': cannot make its folder '{}': {}", path, parent.string(), ec.message()));
   }
   if (fs::is_directory(path, ec)) throw Error(ErrorCode::io, flag, fmt::format("= '{}' is a directory, not a file", path));
-  const auto probe = (parent.empty() ? fs::path(".") : parent) / fmt::format(".scatterctl-probe-{}", ::getpid());
-  std::ofstream out(probe);
-  if (!out) throw Error(ErrorCode::io, flag, fmt::format("= '{}': its folder cannot be written", path));
-  out.close();
+  // A probe file of a name nobody can have planted (mkstemp: O_EXCL), never a link followed.
+  auto probe = ((parent.empty() ? fs::path(".") : parent) / ".scatterctl-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw Error(ErrorCode::io, flag, fmt::format("= '{}': its folder cannot be written", path));
+  ::close(fd);
   fs::remove(probe, ec);
 }
 

@@ -4,6 +4,8 @@
 //                              (scatter/journal.hpp); a crashing run does this itself, after
 //                              SIGKILL a user
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,14 +79,23 @@ int recover(const MergeFlags& o) {
     std::cerr << "scatterctl: merge --recover: " << e.message() << "\n";
     return kExitInvalid;
   }
+  // The run that writes it may still be running (its own crash recovery is its child, and may).
+  if (run.pid > 0 && run.pid != ::getppid() && ::kill(static_cast<pid_t>(run.pid), 0) == 0) {
+    std::cerr << fmt::format("scatterctl: merge --recover: the run that writes '{}' (process {}) is still running: "
+                             "its journal is left as it is\n",
+                             journal, run.pid);
+    return kExitUsage;
+  }
   const bool asked = !o.reports.json.empty() || !o.reports.junit.empty() || !o.reports.markdown.empty();
   const auto reports = asked ? o.reports : beside_journal(journal, run.reports);
   if (!asked) {
-    // Defaults that would replace a file scatterctl did not write are refused, not followed.
+    // A default never replaces a file: not one scatterctl did not write, nor a later run's report
+    // of the same name. Where one is there, the user says where the report goes.
     for (const auto& [flag, path] : {std::pair{"--json", reports.json}, {"--junit", reports.junit}, {"--markdown", reports.markdown}}) {
-      if (!path.empty() && !replaceable_by_report(path)) {
-        std::cerr << fmt::format("scatterctl: merge --recover: '{}' is there and is not a scatterctl report: it is "
-                                 "left as it is; name where the report goes ({} PATH)\n",
+      struct stat st {};
+      if (!path.empty() && ::lstat(path.c_str(), &st) == 0) {
+        std::cerr << fmt::format("scatterctl: merge --recover: '{}' is there already: it is left as it is; name where "
+                                 "the report goes ({} PATH)\n",
                                  path, flag);
         return kExitUsage;
       }

@@ -58,8 +58,10 @@ def fail(message, status):
 
 
 def case_name(raw, taken):
-    """The node's name as a case name ([A-Za-z0-9_.-]+), unique within the file."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", raw).strip("_") or "scatter"
+    """The node's name as a case name ([A-Za-z0-9_.-]+, at most 100 characters), unique within the file."""
+    if isinstance(raw, bytes):  # a name that is not UTF-8 comes as bytes
+        raw = raw.decode("utf-8", "replace")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(raw)).strip("_")[:100] or "scatter"
     base, n = name, 2
     while name in taken:
         name, n = f"{base}_{n}", n + 1
@@ -373,28 +375,15 @@ def openvino_nodes(path, given):
     return found
 
 
-def write_new(path, data, force):
-    """Writes `data` (bytes) at `path`, whole: a temporary file made afresh (O_EXCL, O_NOFOLLOW), then
-    renamed over the name, which replaces a link rather than writing through it. An existing file is
-    replaced only with `force`."""
-    if os.path.lexists(path) and not force:
-        raise FileExistsError(f"{path} is there already: --force replaces it")
-    tmp = f"{path}.tmp.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_cases(out_dir, stem, cases, files, force):
-    """The case file and its .npy files, all or none: on a failure the ones made so far are removed.
+    """The case file and its .npy files, all or none: each is written whole to a temporary file
+    made afresh in DIR (a name nobody can have planted, never a link followed), and only once all
+    of them are written are they renamed over their names (a rename replaces a link rather than
+    writing through it). On a failure before that, only the temporary files are removed: what was
+    in DIR is as it was. An existing file of the same name is replaced only with `force`.
     -> the case file's path."""
     import io
+    import tempfile
 
     import numpy as np
 
@@ -402,23 +391,32 @@ def write_cases(out_dir, stem, cases, files, force):
     os.makedirs(out_dir, exist_ok=True)
     names = [f"{stem}.json"] + sorted(files)
     for name in names:  # every clash said before anything is written
-        if os.path.lexists(os.path.join(out_dir, name)) and not force:
-            raise FileExistsError(f"{os.path.join(out_dir, name)} is there already: --force replaces it")
-    written = []
+        target = os.path.join(out_dir, name)
+        if os.path.lexists(target) and (not force or os.path.isdir(target)):
+            raise FileExistsError(f"{target} is there already" + ("" if os.path.isdir(target) else ": --force replaces it"))
+    contents = {}
+    for name in sorted(files):
+        buffer = io.BytesIO()
+        np.save(buffer, files[name], allow_pickle=False)
+        contents[name] = buffer.getvalue()
+    contents[names[0]] = ('{"format": 1, "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n").encode()
+    made = {}
     try:
-        for name in sorted(files):
-            buffer = io.BytesIO()
-            np.save(buffer, files[name], allow_pickle=False)
-            write_new(os.path.join(out_dir, name), buffer.getvalue(), force)
-            written.append(name)
-        text = '{"format": 1, "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n"  # a case a line
-        write_new(os.path.join(out_dir, names[0]), text.encode(), force)
+        for name in names:
+            fd, tmp = tempfile.mkstemp(prefix=f".{name[:40]}.", suffix=".tmp", dir=out_dir)
+            made[name] = tmp
+            with os.fdopen(fd, "wb") as f:
+                f.write(contents[name])
+            os.chmod(tmp, 0o644)
     except BaseException:
-        for name in written:
-            os.unlink(os.path.join(out_dir, name))
+        for tmp in made.values():
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
         if made_dir and not os.listdir(out_dir):
             os.rmdir(out_dir)
         raise
+    for name in names:
+        os.replace(made[name], os.path.join(out_dir, name))
     return os.path.join(out_dir, names[0])
 
 
@@ -476,7 +474,7 @@ def main(argv):
             return fail(f"cannot write the cases into {a.out}: {e}; nothing written", 2)
         print(f"import: {len(cases)} case{'s' if len(cases) != 1 else ''} from {a.model} in {path}")
     for label, why in skipped:
-        print(f"import: skipped node '{label}': {why}")
+        print(f"import: skipped node {ascii(label)}: {why}")
     print(f"import: {len(nodes)} scatter node{'s' if len(nodes) != 1 else ''} found, {len(cases)} written, "
           f"{len(skipped)} skipped")
     if not nodes:

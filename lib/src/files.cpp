@@ -14,11 +14,19 @@
 #include "scatter/error.hpp"
 
 namespace scatter {
+namespace {
+
+FileIdentity identity_of(const struct stat& st) {
+  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino), static_cast<std::int64_t>(st.st_size),
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+}  // namespace
 
 std::optional<FileIdentity> identity_of(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  return identity_of(st);
 }
 
 std::string read_file_text(const std::string& path, std::uint64_t max_bytes, FileIdentity* identity) {
@@ -50,7 +58,7 @@ std::string read_file_text(const std::string& path, std::uint64_t max_bytes, Fil
                                                    st.st_size, max_bytes));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  if (identity) *identity = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  if (identity) *identity = identity_of(st);
   std::string text;
   char buffer[1 << 16];
   for (;;) {

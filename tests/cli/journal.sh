@@ -89,6 +89,10 @@ check "... and no report" test ! -e "$TMP/r/r.json"
 ctl run "$TMP/cases/f1.json" --backend ref --json "$TMP/r/r.json"
 check "the next run with the same report names the journal" err_has "'$journal' is the journal of a run that never finished"
 ctl merge --recover "$journal"
+check "merge --recover beside a report of a later run: refused (exit 2), that report kept" rc_is 2
+check "... naming the flag" err_has "r.json' is there already: it is left as it is; name where the report goes \(--json PATH\)"
+rm "$TMP/r/r.json"
+ctl merge --recover "$journal"
 check "merge --recover: exit 1 (the run never finished)" rc_is 1
 check "... the reports it names are written" test -s "$TMP/r/r.xml" -a -s "$TMP/r/r.md"
 check "... holding the finished case" report_holds f1_case@ref passed

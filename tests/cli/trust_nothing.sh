@@ -171,6 +171,47 @@ for end in '{"end":{"interrupted":"yes"}}' '{"end":5}' '{"ended_early":{"why":"x
   check "... names the line" err_has "t.journal-4242 line [0-9]+"
 done
 
+# A second probe's attacks (2026-11-28): links planted at the names a report's temporary file and
+# the folder's write probe had (the writer's PID), a part that says it stopped early, a journal
+# that ended with cases missing, a journal whose run still runs.
+echo precious >"$TMP/victim/g.txt"
+echo precious >"$TMP/victim/h.txt"
+mkdir -p "$TMP/planted"
+sh -c 'ln -s "$1/victim/g.txt" "$1/planted/whole.json.tmp.$$"; ln -s "$1/victim/h.txt" "$1/planted/.scatterctl-probe-$$";
+       exec "$2" merge "$1/p1.json" "$1/p2.json" "$1/p3.json" --json "$1/planted/whole.json" -q' _ "$TMP" "$BIN" \
+  >/dev/null 2>&1
+check "links at the writer's old temporary names: nothing written through them" grep -qx precious "$TMP/victim/g.txt"
+check "... nor truncated" grep -qx precious "$TMP/victim/h.txt"
+check "... the report written" test -f "$TMP/planted/whole.json" -a ! -L "$TMP/planted/whole.json"
+python3 - "$TMP" <<'PY'
+import json, sys
+t = sys.argv[1]
+p2 = json.load(open(f"{t}/p2.json"))
+p2["summary"]["stopped_early"] = True
+p2["results"] = []
+json.dump(p2, open(f"{t}/stop2.json", "w"))
+PY
+ctl merge "$TMP/p1.json" "$TMP/stop2.json" "$TMP/p3.json" -q
+check "a part that says it stopped early, holding no failure: not green (exit $rc)" test "$rc" -ne 0
+journal "$TMP/j/short.journal-4242" "" "" ""
+python3 - "$TMP/j/short.journal-4242" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+lines.insert(1, json.dumps({"start": {"case": "x", "index": 1, "total": 1000}}))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+ctl merge --recover "$TMP/j/short.journal-4242" --json "$TMP/j/short.json"
+check "a journal that ended with cases missing: not green (exit $rc)" test "$rc" -ne 0
+check "... saying how many it holds" out_has "the journal holds the results of [0-9]+ of the 1000 cases"
+sleep 30 &
+alive=$!
+journal "$TMP/j/alive.journal-$alive" "" "" ""
+sed -i "s/\"pid\": *4242/\"pid\":$alive/; s/\"pid\":4242/\"pid\":$alive/" "$TMP/j/alive.journal-$alive"
+ctl merge --recover "$TMP/j/alive.journal-$alive" --json "$TMP/j/alive.json"
+kill "$alive" 2>/dev/null
+check "a journal whose run still runs: refused (exit 2)" rc_is 2
+check "... and kept" test -s "$TMP/j/alive.journal-$alive"
+
 # 11. fuzz compares nothing: exit 4, as run and bench.
 printf 'def scatter(op, data, indices, updates, **kw):\n    raise NotImplementedError("nothing")\n' >"$TMP/noimpl.py"
 ctl fuzz --iterations 0 --seed 1 --backend ref,cpu --out "$TMP/fo"

@@ -17,6 +17,8 @@ inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{1} << 30;
 struct FileIdentity {
   std::uint64_t device = 0;
   std::uint64_t inode = 0;
+  std::int64_t size = 0;            ///< and its contents as they were: rewritten in place, it differs
+  std::int64_t modified_ns = 0;
   bool operator==(const FileIdentity&) const = default;
 };
 /// The identity of the file at `path` now; nullopt when there is none.

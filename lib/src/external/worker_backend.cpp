@@ -261,7 +261,8 @@ class WorkerBackend final : public Backend {
   void keep_private_dir() {
     struct stat st {};
     if (dir_ && ::lstat(dir_->path().c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-        FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)} == dir_identity_) {
+        static_cast<std::uint64_t>(st.st_dev) == dir_identity_.device &&
+        static_cast<std::uint64_t>(st.st_ino) == dir_identity_.inode) {
       return;
     }
     dir_ = std::make_unique<PrivateDir>("scatterctl");

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -440,6 +441,13 @@ RecoveredRun recover_journal(const std::string& path, FileIdentity* read_as) {
       run.results.push_back(std::move(r));
     }
   }
+  // A run that says it ended, but whose journal holds fewer cases than it started, is no pass.
+  std::set<std::pair<std::string, std::string>> cases;
+  for (const auto& r : run.results) cases.insert({r.file, r.name});
+  if (end && !s.interrupted && !s.stopped_early && static_cast<int>(cases.size()) < s.selected) {
+    s.ended_early = fmt::format("the journal holds the results of {} of the {} cases its run selected",
+                                cases.size(), s.selected);
+  }
   count_recovered(run);
   return run;
 }
@@ -450,6 +458,10 @@ void count_recovered(RecoveredRun& run) {
   s.failed += static_cast<int>(run.file_errors.size());
   s.invalid += static_cast<int>(run.file_errors.size());
   finish_summary(s, !run.file_errors.empty());
+  // A run that ended early (or a part of one) is never a pass, whatever finished passed; nor one
+  // that says it stopped at a failure (--fail-fast) and holds none.
+  const bool failure_held = s.failed > 0;
+  if (s.exit_code == kExitOk && (!s.ended_early.empty() || (s.stopped_early && !failure_held))) s.exit_code = kExitFailed;
 }
 
 }  // namespace scatter

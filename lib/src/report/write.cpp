@@ -20,16 +20,28 @@
 namespace scatter {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const auto tmp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    out << content;
-    out.flush();
-    if (!out) {
+  // The temporary file is made afresh with a name nobody can have planted (mkstemp: O_EXCL), so
+  // that a link left at a guessable PATH.tmp.PID is never written through.
+  std::string tmp = fmt::format("{}.tmp.{}.XXXXXX", path, getpid());
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  ::fchmod(fd, 0644);
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const auto n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const auto why = std::strerror(errno);
+      ::close(fd);
       std::remove(tmp.c_str());
-      throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+      throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
     }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const auto why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const auto why = std::strerror(errno);
