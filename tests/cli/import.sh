@@ -189,6 +189,12 @@ ctl import "$TMP/model.onnx" --out "$TMP/linked" --dim N=5 --force
 check "--force over a planted link: exit 0" rc_is 0
 check "--force over a planted link: nothing written through it" grep -qx "precious" "$TMP/outside/target.txt"
 check "--force over a planted link: the link replaced by the case file" test -f "$TMP/linked/model.json" -a ! -L "$TMP/linked/model.json"
+mkdir -p "$TMP/keep/partial.json"
+echo old >"$TMP/keep/first.data.npy"
+ctl import "$TMP/partial.onnx" --out "$TMP/keep" --force
+check "--force that cannot write one file: exit 2" rc_is 2
+check "... the files it would have replaced are kept" grep -qx old "$TMP/keep/first.data.npy"
+check "... and no temporary file is left" test -z "$(ls -A "$TMP/keep" | grep tmp)"
 if "$PY" -c 'import openvino' >/dev/null 2>&1; then
   mkdir -p "$TMP/ov"
   cp "$TMP/model_ir.xml" "$TMP/ov/link.xml"
