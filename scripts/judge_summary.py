@@ -3,7 +3,7 @@
 lie above the physics check's floor (the byte model over the fastest rate measured in the run), and
 for each worker row, how close its closest sample came to scatterctl's own clock (less the signals'
 round trip). Honest rows must stay clear of the limits: 1/3 of the floor cold, 1/6 hot host rows,
-and 150 us + 1% for the clock (docs/benchmarks.md, "Measurements a kernel cannot game").
+and 250 us + 2% (closest sample) and 500 us + 5% (median) for the clock (docs/benchmarks.md, "Measurements a kernel cannot game").
 
     scripts/judge_summary.py REPORT.json [REPORT.json ...]
 """

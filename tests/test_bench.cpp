@@ -348,12 +348,7 @@ TEST(BenchNames, GoogleBenchmarkRepetitionsMatchScatterctlRows) {
   EXPECT_EQ(row(c, "a@ref").next_samples, 5u);
 }
 
-// What a right backend returns: the reference of the inputs it was given (the case's, with the
-// variation of a bench call).
-Tensor right_output(const Case& c, const RunFlags& flags) {
-  if (!flags.vary || flags.vary->empty()) return reference_scatter(c);
-  return reference_scatter(varied_copy(c, *flags.vary));
-}
+using testing::right_output;
 
 // A test backend: always available, on the device "test"; subclasses give run().
 class TestBackend : public Backend {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "scatter/backend.hpp"
 #include "scatter/error.hpp"
 #include "scatter/load.hpp"
 #include "scatter/tensor.hpp"
@@ -60,6 +61,13 @@ inline std::string data_case(const std::string& name, const std::string& dtype, 
          R"(", "shape": )" + shape + ", " + source + R"(}, "indices": {"dtype": "int64", "shape": )" + ones +
          R"(, "values": )" + zero + R"(}, "updates": {"dtype": ")" + dtype + R"(", "shape": )" + ones +
          R"(, "generate": {"kind": "fill", "value": 0}}}})";
+}
+
+/// What a right backend returns: the reference of the inputs it was given (the case's, with the
+/// variation of a bench call, RunFlags::vary).
+inline Tensor right_output(const Case& c, const RunFlags& flags) {
+  if (!flags.vary || flags.vary->empty()) return reference_scatter(c);
+  return reference_scatter(varied_copy(c, *flags.vary));
 }
 
 /// The tensor's elements reinterpreted as T (T the storage type, or same-size bits).

@@ -521,8 +521,8 @@ def test_kept_case(tmp):
 
 
 def test_signals_and_variations(tmp):
-    """A timed call's signals (ready, answered by go; done) come before its answer, a ping is answered at
-    once (before hello), and
+    """A timed call's signals (ready, answered by go; done) come before its answer, a null call (the
+    signals alone) is answered before hello, and
     a request's 'vary' sets elements of the kept case for that call only: the next call without it
     sees the case's own values (docs/backends.md, "The clock" and protocol 1)."""
     failed_before = len(failures)

@@ -46,8 +46,8 @@ class TimerSignals {
 };
 
 /// A worker's call as the driving scatterctl timed it, across the process boundary: from
-/// its `go` to the worker's `done` signal, and the round trip of a ping just before, which
-/// is what the signals themselves take (docs/backends.md, "The clock").
+/// its `go` to the worker's `done` signal; and what the signals themselves take (`round_trip`:
+/// the median of null calls timed before the worker loaded any kernel; docs/backends.md).
 struct OuterClock {
   double seconds = 0.0;
   double round_trip = 0.0;
