@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "scatter/load.hpp"
+#include "scatter/units.hpp"
 
 namespace scatter::cli {
 namespace {
@@ -48,8 +49,6 @@ std::string json_string(std::string_view text) {
   return out + "\"";
 }
 
-std::string json_shape(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
-
 std::string json_bytes(const std::optional<ByteModel>& m) {
   if (!m) {
     return R"("bytes": null, "bytes_indices": null, "bytes_updates": null, "bytes_writes": null, "bytes_copy": null)";
@@ -71,27 +70,17 @@ std::string list_json(const std::vector<Listed>& listed, const BenchListContext&
         "\"deterministic\": {}, {}}}",
         i ? "," : "", json_string(item.name), json_string(item.group), json_string(to_string(d.attrs.op)),
         json_string(to_string(d.attrs.reduction)), d.attrs.axis, json_string(to_string(d.data.dtype)),
-        json_string(to_string(d.indices.dtype)), json_shape(d.data.shape), json_shape(d.indices.shape),
-        json_shape(d.updates.shape), item.in_place, item.deterministic, json_bytes(listed[i].bytes));
+        json_string(to_string(d.indices.dtype)), format_shape(d.data.shape), format_shape(d.indices.shape),
+        format_shape(d.updates.shape), item.in_place, item.deterministic, json_bytes(listed[i].bytes));
   }
   return out + "\n  ]\n}\n";
-}
-
-// "1.05 MB": decimal units, as GB/s are.
-std::string format_bytes(std::uint64_t bytes) {
-  if (bytes < 1000) return fmt::format("{} B", bytes);
-  const char* units[] = {"kB", "MB", "GB", "TB"};
-  double value = static_cast<double>(bytes) / 1000;
-  int unit = 0;
-  for (; value >= 1000 && unit < 3; ++unit) value /= 1000;
-  return fmt::format("{:.2f} {}", value, units[unit]);
 }
 
 std::string list_table(const std::vector<Listed>& listed, const BenchListContext& context) {
   std::string out;
   for (const auto& [item, bytes] : listed) {
     out += fmt::format("{:<40} {}  moves {}{}{}\n", item->name, case_columns(item->decl),
-                       bytes ? format_bytes(bytes->total()) : "-", item->in_place ? ", in place" : "",
+                       bytes ? decimal_bytes(static_cast<double>(bytes->total())) : "-", item->in_place ? ", in place" : "",
                        item->deterministic ? ", deterministic" : "");
   }
   const auto what = context.mode == "cases" ? std::string("cases")

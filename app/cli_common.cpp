@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "scatter/plugin.hpp"
 #include "scatter/profile.hpp"
@@ -16,10 +17,13 @@
 
 namespace scatter::cli {
 
-const char* const kBackendHelp =
-    "comma-separated: ref, cpu, cuda, all (the built-ins, default), numpy, onnx, onnxruntime, openvino, tvm, torch, jax, "
-    "frameworks (every available one), plugin:PATH; LABEL=SPEC names an instance (rows case@LABEL), SPEC also "
-    "exe:PATH:NAME (built-in NAME of another scatterctl) or FRAMEWORK@PYTHON";
+std::string backend_help() {
+  return fmt::format(
+      "comma-separated: {}, all (the built-ins, default), {}, frameworks (every available one), plugin:PATH; "
+      "LABEL=SPEC names an instance (rows case@LABEL), SPEC also exe:PATH:NAME (built-in NAME of another "
+      "scatterctl) or FRAMEWORK@PYTHON",
+      fmt::join(builtin_backend_names(), ", "), fmt::join(framework_backend_names(), ", "));
+}
 
 Selection SelectionFlags::selection() const {
   Selection s;

@@ -53,10 +53,10 @@ struct BackendFlags {
   bool count_instructions = false;  ///< bench --counter instructions: the counted backends
   bool timed = false;               ///< bench: the workers calibrate their timer's signals
 };
-extern const char* const kBackendHelp;
+std::string backend_help();
 /// "5%": a percentage with its unit, as a fraction; throws Error(schema) naming `flag`.
 double parse_percent(const std::string& text, const std::string& flag);
-void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help = kBackendHelp);
+void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help = backend_help());
 void add_external(CLI::App* cmd, BackendFlags& flags);
 
 /// --expectations, --no-expectations, --strict.

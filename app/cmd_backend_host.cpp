@@ -15,7 +15,7 @@ Command add_backend_host_command(CLI::App& app) {
   };
   auto flags = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand("backend-host", "")->group("");
-  cmd->add_option("name", flags->name, "the built-in backend")->required()->check(one_of({"ref", "cpu", "cuda"}));
+  cmd->add_option("name", flags->name, "the built-in backend")->required()->check(one_of(builtin_backend_names()));
   cmd->add_option("--threads", flags->threads, "threads of the cpu backend")->check(CLI::Range(1, 4096));
   return {cmd, [flags](const Invocation&) {
             BackendConfig config;

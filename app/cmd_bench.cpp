@@ -115,21 +115,19 @@ int print_report(BenchReport& report, const BenchFlags& o) {
                              "timings are noisy\n",
                              report.context.load_end.load1, report.context.load_end.cpus);
   }
-  // The trial's statuses, counted as `run` counts them: skipped and xfail rows have no
-  // number but fail nothing; a strict XPASS fails.
-  const auto failed = std::count_if(report.rows.begin(), report.rows.end(), [](const BenchRow& r) {
-    return r.failed() || (r.status == Status::xpass && r.strict);
-  });
-  if (failed > 0) {
-    std::cerr << fmt::format("scatterctl: {} benchmark{} failed or errored (no timing)\n", failed,
-                             failed == 1 ? "" : "s");
-    return kExitFailed;
-  }
-  if (std::none_of(report.rows.begin(), report.rows.end(), [](const BenchRow& r) { return r.timed(); })) {
+  // The trial's statuses, counted as every command counts them (Tally): skipped and xfail rows
+  // have no number but fail nothing; a strict XPASS fails.
+  Tally tally;
+  for (const auto& r : report.rows) tally.add(r.status, r.strict, r.backend, r.error);
+  const bool nothing_measured = std::none_of(report.rows.begin(), report.rows.end(), [](const BenchRow& r) { return r.timed(); });
+  const int exit_code = tally.decide_exit(false, false, nothing_measured);
+  if (tally.failed > 0) {
+    std::cerr << fmt::format("scatterctl: {} benchmark{} failed or errored (no timing)\n", tally.failed,
+                             tally.failed == 1 ? "" : "s");
+  } else if (exit_code == kExitNothing) {
     std::cerr << "scatterctl: nothing was measured: every benchmark was skipped on every backend (exit 4)\n";
-    return kExitNothing;
   }
-  return kExitOk;
+  return exit_code;
 }
 
 // --gate BASE,NEW: the two labels, each a backend of the run.

@@ -69,20 +69,18 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
                              summary.cases);
   }
   std::cout << fmt::format("fuzz: {} cases, {} runs, {} failures, {} xfail, {} unsupported{}{}\n", summary.cases,
-                           summary.runs, summary.failures, summary.xfailed, summary.skipped,
-                           summary.failures ? " (case files under " + options.out_dir + ")" : "",
+                           summary.verdicts, summary.failed, summary.xfailed, summary.skipped,
+                           summary.failed ? " (case files under " + options.out_dir + ")" : "",
                            summary.interrupted ? ", interrupted" : "");
-  if (summary.interrupted) return kExitInterrupted;
-  if (summary.failures) return kExitFailed;
   // Nothing compared is no pass (as for run and bench): no case drawn (--iterations 0, an empty
   // part), or every case outside what the backends declare.
-  if (summary.runs == 0) {
+  const int exit_code = summary.decide_exit(summary.interrupted, false, summary.verdicts == 0);
+  if (exit_code == kExitNothing) {
     std::cerr << fmt::format("scatterctl: fuzz compared nothing: {}\n",
                              summary.cases == 0 ? "no case was drawn (--iterations 0, or an empty --shard part)"
                                                 : "every case was unsupported by the backends asked for");
-    return kExitNothing;
   }
-  return kExitOk;
+  return exit_code;
 }
 
 }  // namespace

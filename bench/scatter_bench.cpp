@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
     return 5;
   }
 
-  auto* probe = probe_for(*backends.front());
+  auto* probe = probe_for(backends.front()->traits());
   const double copy_bandwidth = probe ? probe->copy() : 0.0;
   benchmark::AddCustomContext("device", backends.front()->device());
   benchmark::AddCustomContext("copy_bandwidth_gbps", std::to_string(copy_bandwidth / 1e9));
@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
                                      }
                                      // Cold: the backend evicts its caches just before its timed region.
                                      const RunFlags flags{item.in_place, item.deterministic, cold};
-                                     auto* line = probe_for(*backend);
+                                     auto* line = probe_for(backend->traits());
                                      const double copy_bandwidth = line ? line->copy() : 0.0;
                                      try {
                                        backend->run(*slot.c, flags);  // warm-up: first touch, lazy init

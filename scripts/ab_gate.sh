@@ -9,7 +9,7 @@
 #     e.g. scripts/ab_gate.sh origin/main --mode nd --threshold 5%
 #          scripts/ab_gate.sh origin/main --mode nd --counter instructions --threads 1
 #          (instruction counts under valgrind: exact on a busy runner; the base must have the
-#          counted regions, lib/src/counted.hpp, or its rows say it answered without counts)
+#          counted regions, lib/src/platform/counted.hpp, or its rows say it answered without counts)
 # Environment: BACKEND (cpu; ref, or cuda on a GPU machine), BUILD_DIR (build: this checkout's
 # build, made if missing), AB_DIR (where the base worktree and its build go; default
 # build-ab/), OUT (the report and verdict: default $AB_DIR/gate).

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../lib/src/cpu/pool.hpp"
+#include "../lib/src/platform/pool.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/cancel.hpp"
 #include "scatter/fuzz.hpp"

@@ -105,7 +105,7 @@ TEST(CudaBackend, FuzzedCasesMatchTheReference) {
     const auto summary = scatter::run_fuzz(options, {cuda.get()}, [&](const std::string& line) {
       if (first.empty() && line.rfind("FAIL", 0) == 0) first = line;
     });
-    EXPECT_EQ(summary.failures, 0) << first;
+    EXPECT_EQ(summary.failed, 0) << first;
   }
 }
 

@@ -14,7 +14,7 @@
 
 #include "../lib/src/cuda/plan.hpp"
 #include "chunked_cases.hpp"
-#include "../lib/src/dispatch.hpp"
+#include "../lib/src/core/dispatch.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"

@@ -94,7 +94,7 @@ TEST(DeviceFault, FuzzWritesOneFailureAndSaysTheBackendIsLost) {
   std::vector<std::string> lines;
   const auto summary = scatter::run_fuzz(options, {&faulty}, [&](const std::string& line) { lines.push_back(line); });
 
-  EXPECT_EQ(summary.failures, 1) << "the faulting case only";
+  EXPECT_EQ(summary.failed, 1) << "the faulting case only";
   EXPECT_EQ(summary.written.size(), 1u);
   ASSERT_EQ(summary.lost.count("faulty"), 1u);
   EXPECT_EQ(summary.lost.at("faulty"), kFault);

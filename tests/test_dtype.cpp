@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../lib/src/reduce_step.hpp"
+#include "../lib/src/core/reduce_step.hpp"
 #include "scatter/dtype.hpp"
 
 namespace scatter {
@@ -22,7 +22,7 @@ bool is_nan16(std::uint16_t bits) { return (bits & 0x7C00) == 0x7C00 && (bits & 
 bool is_nan_bf16(std::uint16_t bits) { return (bits & 0x7F80) == 0x7F80 && (bits & 0x007F) != 0; }
 
 // IEEE 754 binary16 decoded from its definition: (-1)^s * 2^(e-15) * 1.f, or
-// 2^-14 * 0.f for subnormals. Independent of lib/src/dtype.cpp.
+// 2^-14 * 0.f for subnormals. Independent of lib/src/core/dtype.cpp.
 double decode_half(std::uint16_t bits) {
   const double sign = (bits & 0x8000) ? -1.0 : 1.0;
   const int e = (bits >> 10) & 0x1F;

@@ -205,7 +205,7 @@ TEST(Fuzz, EveryCaseRunsOnABackendThatDeclaresOneOp) {
   options.max_elements = 256;
   const auto summary = scatter::run_fuzz(options, {&narrow}, [](const std::string&) {});
   EXPECT_EQ(summary.skipped, 0);
-  EXPECT_EQ(summary.failures, 0);
+  EXPECT_EQ(summary.failed, 0);
   EXPECT_EQ(summary.ran_on.at("declaring"), 300);
   // Beside a backend that declares everything, the cases alternate: half within each.
   auto cpu = scatter::make_cpu_backend(1, 0);
@@ -269,10 +269,10 @@ TEST(Fuzz, AFailingBackendLeavesCaseFilesThatReproduce) {
   int lines = 0;
   const auto summary = scatter::run_fuzz(options, {ref.get(), &wrong}, [&](const std::string&) { ++lines; });
   EXPECT_EQ(summary.cases, 40);
-  EXPECT_EQ(summary.runs, 80);
-  EXPECT_GT(summary.failures, 20);  // every case with updates and a non-empty output
+  EXPECT_EQ(summary.verdicts, 80);
+  EXPECT_GT(summary.failed, 20);  // every case with updates and a non-empty output
   ASSERT_FALSE(summary.written.empty());
-  EXPECT_EQ(lines, summary.failures);
+  EXPECT_EQ(lines, summary.failed);
   // The file is the very case: loading it gives the case the fuzzer ran, and the
   // broken backend fails it again while the reference passes it.
   std::ifstream in(summary.written.front());

@@ -234,7 +234,7 @@ TEST(TheClock, AWorkersTimeMustAgreeWithScatterctlsClock) {
                           {{5.12e-3, 1e-4}, {5.12e-3, 1e-4}, {5.12e-3, 1e-4}, {5.12e-3, 1e-4}, {5.12e-3, 1e-4}});
   scatter::refuse_unwitnessed_time(minority);
   EXPECT_EQ(minority.status, Status::passed) << minority.error;
-  EXPECT_DOUBLE_EQ(scatter::detail::median_of(minority.timing.samples), 5e-3);
+  EXPECT_DOUBLE_EQ(scatter::median_of(minority.timing.samples), 5e-3);
   // A clock that runs slow shaves less than the slack: within what the signals' noise allows.
   auto slight = clocked({4.9e-3}, {{5.1e-3, 1e-4}});
   scatter::refuse_unwitnessed_time(slight);

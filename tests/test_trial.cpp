@@ -107,7 +107,7 @@ Status status_in_fuzz(scatter::Backend& backend, const scatter::Expectations* ex
   if (s.skipped == 1) return Status::skipped;
   if (s.xfailed == 1) return Status::xfail;
   if (s.xpassed == 1) return Status::xpass;
-  if (s.failures == 1) return Status::error;  // fuzz counts both as failures; see below
+  if (s.failed == 1) return Status::error;  // the tally counts both as failures; see below
   return Status::passed;
 }
 

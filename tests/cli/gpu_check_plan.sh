@@ -5,7 +5,7 @@
 # sort under --deterministic, k_reduce_bins and k_reduce_block (the contention cases), k_row_tile (the
 # scatter_elements cases), k_update_gather (the scatter_update cases) and the chunked path's
 # k_chunk_count and k_chunk_partition (a fuzz stream under a pretend L2), the kernels of
-# kernels.cu that declare __shared__.
+# lib/src/cuda that declare __shared__.
 # Usage: gpu_check_plan.sh SCATTERCTL REPO
 source "$(dirname "$0")/common.bash"
 cd "$REPO" || fail "no repository at $REPO"
@@ -45,7 +45,7 @@ check "racecheck and memcheck run a fuzz stream under a pretend L2 (the chunked 
 check "every racecheck run is one of those four" \
   test -z "$(grep -- '--tool racecheck' <<<"$plan" | grep -v -e '--deterministic' -e '--tag contention' -e 'run cases/scatter_elements cases/scatter_update --backend' -e 'SCATTER_CUDA_L2_BYTES=16')"
 shared=$(awk '/__global__/ { if (match($0, /k_[a-z_0-9]+\(/)) kernel = substr($0, RSTART, RLENGTH - 1) }
-              /__shared__/ { print kernel }' lib/src/cuda/*.cu | sort -u | tr '\n' ' ')
+              /__shared__/ { print kernel }' lib/src/cuda/*.cu lib/src/cuda/*.cuh | sort -u | tr '\n' ' ')
 check "only k_chunk_count, k_chunk_partition, k_reduce_bins, k_reduce_block, k_row_tile and k_update_gather declare __shared__ (else racecheck must cover the new kernel): $shared" \
   test "$shared" = "k_chunk_count k_chunk_partition k_reduce_bins k_reduce_block k_row_tile k_update_gather "
 check "some bundled case is tagged contention" test -n "$("$BIN" list cases --tag contention 2>/dev/null)"

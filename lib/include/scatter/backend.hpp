@@ -11,10 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "scatter/backend_traits.hpp"
 #include "scatter/capabilities.hpp"
 #include "scatter/case.hpp"
+#include "scatter/compare.hpp"
 #include "scatter/counter.hpp"
 #include "scatter/error.hpp"
+#include "scatter/reference.hpp"
 #include "scatter/tensor.hpp"
 #include "scatter/variation.hpp"
 
@@ -28,12 +31,7 @@ struct Availability {
 /// How to run: in place skips the copy of data into the output (timed separately
 /// by nobody: the benchmark reports both ways); deterministic asks for a fixed
 /// reduction order where a backend has a faster, order-free one.
-/// --deterministic promises the same bits on every run, and the reference's bits wherever
-/// an element takes at most this many updates (reduced one at a time, in update order).
-/// Longer runs of duplicates may be reduced in a fixed tree of partial results (cuda:
-/// sorted_runs.hpp), so that no thread reduces a million updates alone; they are compared
-/// with the tolerance.
-inline constexpr std::int64_t kDeterministicExactHits = 1024;
+/// --deterministic: see kDeterministicExactHits (compare.hpp).
 
 /// Told by a backend just before it starts its timer and just after it stops it: a worker
 /// process tells the scatterctl that drives it, which times the call on its own clock
@@ -128,19 +126,6 @@ class BackendFault : public Error {
   explicit BackendFault(std::string detail) : Error(ErrorCode::backend, "", std::move(detail)) {}
 };
 
-/// What a backend is, as data (not its name): the trial, the bench and the probes decide by it.
-/// oracle: the reference, which checks the others (nothing checks it without `expected`);
-/// builtin: scatterctl's own fast backends, held to the exact verdict by fuzz; external: a
-/// framework worker, a plugin or another scatterctl executable, which times itself, runs
-/// cases with expect_error too (a rejection passes) and is held to the spec's rules.
-enum class BackendRole { oracle, builtin, external };
-/// Where a backend's memory lives: host backends are measured against the host's copy line.
-enum class MemoryKind { host, device };
-struct BackendTraits {
-  BackendRole role = BackendRole::builtin;
-  MemoryKind memory = MemoryKind::host;
-  int threads = 1;  ///< host threads it runs on (the host copy line is measured on as many)
-};
 
 class Backend {
  public:
@@ -214,6 +199,8 @@ std::unique_ptr<Backend> make_cpu_backend(int threads = 0, std::int64_t grain = 
 std::unique_ptr<Backend> make_cuda_backend();
 /// A framework backend served by a worker process (numpy, onnx, onnxruntime, ...).
 std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config);
+/// The names of the built-in backends, in the order `all` runs them (ref first).
+const std::vector<std::string>& builtin_backend_names();
 /// The names of the framework backends, in the order `frameworks` runs them.
 const std::vector<std::string>& framework_backend_names();
 
@@ -234,12 +221,25 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConf
 std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config);
 std::vector<std::unique_ptr<Backend>> make_all_backends();
 
-/// Runs the CPU reference directly (the oracle used by compare and tests).
-Tensor reference_scatter(const Case& c);
-/// The reference's scatter into `out`, which already holds a copy of data.
-void reference_scatter_into(const Case& c, Tensor& out);
-/// The same with the case's indices already normalized (CaseFacts::indices), so that a
-/// large case's 8 bytes an index are not made again.
-Tensor reference_scatter(const Case& c, const std::vector<std::int64_t>& normalized);
+/// The backends a --backend list names. "all": every available built-in backend (ref,
+/// cuda), the others reported as skipped with their reason per case; "frameworks":
+/// every available framework backend. Throws Error(schema) for an unknown name.
+/// "frameworks": every available framework backend, the others named once (not_running).
+struct BackendChoice {
+  std::vector<Backend*> run;
+  std::vector<std::pair<Backend*, std::string>> skipped;  ///< backend, reason: a skipped row per case
+  std::vector<std::pair<std::string, std::string>> not_running;  ///< frameworks left out of "frameworks", and why
+  std::vector<std::pair<std::string, std::string>> unavailable_named;  ///< asked for by name
+};
+BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all);
+/// The non-empty items of a comma-separated list.
+std::vector<std::string> split_commas(const std::string& list);
+/// The names of a --backend list ("all" when empty).
+std::vector<std::string> split_backend_list(const std::string& list);
+/// The list's LABEL=SPEC entries (BackendConfig::labelled). Throws Error(schema) for a
+/// malformed entry or a label used twice (rows are named case@LABEL).
+std::vector<std::pair<std::string, std::string>> labelled_specs(const std::string& list);
+/// The list's unlabelled plugin:PATH and python:... entries (BackendConfig::user_backends).
+std::vector<std::string> user_backend_specs(const std::string& list);
 
 }  // namespace scatter

@@ -100,6 +100,22 @@ struct CompareOptions {
 Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want, bool against_expected,
                            const CompareOptions& options = {});
 
+/// --deterministic promises the same bits on every run, and the reference's bits wherever
+/// an element takes at most this many updates (reduced one at a time, in update order).
+/// Longer runs of duplicates may be reduced in a fixed tree of partial results (cuda:
+/// sorted_runs.hpp), so that no thread reduces a million updates alone; they are compared
+/// with the tolerance.
+inline constexpr std::int64_t kDeterministicExactHits = 1024;
+
+/// The exact verdict on an output (fuzz, and scatterctl's own backends everywhere): bit for bit
+/// (any NaN equals any NaN) except in free order float add/sub/mul/mean, which get the spec's
+/// tolerance, and `none`, whose duplicate targets may keep any candidate (`deterministic`: the
+/// last; then the float reductions too are bit for bit where an element takes at most
+/// kDeterministicExactHits updates). Empty when the output is right, else what is wrong.
+/// `hits`: updates per output element when the caller has them (CaseFacts::hits).
+std::string exact_verdict(const Case& c, const Tensor& got, const Tensor& want, bool deterministic,
+                          const std::vector<std::uint32_t>* hits = nullptr);
+
 /// Machine epsilon of a float dtype (2^-52, 2^-23, 2^-10, 2^-7).
 double epsilon_of(DType dtype);
 

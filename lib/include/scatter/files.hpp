@@ -31,4 +31,8 @@ std::optional<FileIdentity> identity_of(const std::string& path);
 std::string read_file_text(const std::string& path, std::uint64_t max_bytes = kMaxInputFileBytes,
                            FileIdentity* identity = nullptr);
 
+/// Writes `content` to `path` through a temporary file and a rename, so a reader never
+/// sees a half-written file (a crash leaves the old file or none). Throws Error(io).
+void write_file_atomically(const std::string& path, const std::string& content);
+
 }  // namespace scatter

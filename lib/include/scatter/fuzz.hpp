@@ -13,6 +13,7 @@
 #include "scatter/backend.hpp"
 #include "scatter/capabilities.hpp"
 #include "scatter/expectations.hpp"
+#include "scatter/result.hpp"
 
 namespace scatter {
 
@@ -37,27 +38,20 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
 /// Whether a declaration admits any case at all (an op with a dtype, an index dtype).
 bool declares_any_case(const Capabilities& within);
 
-/// The verdict on one backend's output: exact (any NaN equals any NaN) everywhere
-/// except in free order float add/sub/mul/mean, which get the spec's tolerance, and
-/// `none`, whose duplicate targets may keep any candidate (--deterministic: the last).
-/// External backends (BackendRole::external) get the spec's comparison rules instead
-/// (any duplicate's value for `none`), through run_fuzz.
-/// Returns an empty string when the output is right, else what is wrong.
-/// `hits`: updates per output element when the caller has them (CaseFacts::hits).
-std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags,
-                         const std::vector<std::uint32_t>* hits = nullptr);
+/// exact_verdict (compare.hpp) under a run's flags (--deterministic). External backends
+/// (BackendRole::external) get the spec's comparison rules instead, through the trial.
+inline std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags,
+                                const std::vector<std::uint32_t>* hits = nullptr) {
+  return exact_verdict(c, got, want, flags.deterministic, hits);
+}
 
-struct FuzzSummary {
+/// The tally of case x backend trials (verdicts: those not skipped); a case the generator made
+/// invalid counts as a failure of its own.
+struct FuzzSummary : Tally {
   std::int64_t cases = 0;
-  std::int64_t runs = 0;      ///< case x backend
-  std::int64_t failures = 0;  ///< wrong outputs and backend errors
-  std::int64_t skipped = 0;   ///< outside a backend's declared capabilities
   /// Per backend label, the cases it ran (not skipped): each case is drawn within what one
   /// backend declares, in turn, so a backend that declares little still runs its share.
   std::map<std::string, std::int64_t> ran_on;
-  std::int64_t xfailed = 0;   ///< failures an expectations entry covers
-  std::int64_t xpassed = 0;   ///< passes of cases an entry expects to fail (failures when the entry is strict)
-  std::map<std::string, std::int64_t> xfail_ids;  ///< "backend: entry id" -> count
   std::vector<std::string> written;  ///< case files of the failures
   std::map<std::string, std::string> lost;  ///< backends lost mid-run (device faults), with the reason
   bool interrupted = false;

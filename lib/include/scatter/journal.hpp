@@ -2,14 +2,15 @@
 /// The run's journal: a file beside the first report, appended as the run goes (a header
 /// with the context and the report paths, each trial as it starts, each result as it ends),
 /// so that a run that never reaches its end still leaves its reports. When the process can
-/// still act (a fatal signal, exit() in an in-process plugin, a watchdog) it turns the
-/// journal into the reports itself, through `scatterctl merge --recover`; after SIGKILL the
+/// still act (a fatal signal, exit() in an in-process plugin, a watchdog: end_run_abruptly in
+/// abrupt_end.hpp) it turns the journal into the reports itself, through `scatterctl merge --recover`; after SIGKILL the
 /// journal stays for that command. A run whose reports are all written removes its journal.
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "scatter/abrupt_end.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter {
@@ -38,21 +39,6 @@ std::vector<std::string> stale_journals(const ReportPaths& paths);
 /// Throws Error(io) when the journal cannot be created.
 std::unique_ptr<Reporter> make_journaling_reporter(std::unique_ptr<Reporter> reporters, const ReportPaths& paths,
                                                    const RunContext& context, const std::string& self_exe);
-
-/// The trial that runs now (a result's file, case, op, reduction, dtype and backend; backend
-/// "-" while the case's inputs are built): journalled, and named by end_run_abruptly().
-void mark_in_flight(const CaseResult& trial);
-void clear_in_flight();
-
-/// How a run that cannot reach its end ends: the trial in flight becomes an error (crashed,
-/// timed_out), or the run is interrupted (no row: the trial never finished).
-enum class EndKind { crashed, timed_out, interrupted };
-
-/// The process is about to end before the run's end. Names the trial in flight on stderr
-/// with `why` ("killed by signal 11 (SIGSEGV)"), appends why to the journal, and writes the
-/// reports from it in a child process (`merge --recover`); returns when that child is done.
-/// Async-signal-safe, and once per process: a second call returns at once.
-void end_run_abruptly(const char* why, EndKind kind) noexcept;
 
 /// A journal read back: what `merge --recover` writes.
 struct RecoveredRun {

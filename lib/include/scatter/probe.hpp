@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "scatter/backend.hpp"
+#include "scatter/backend_traits.hpp"
 
 namespace scatter {
 
@@ -29,9 +29,9 @@ class BandwidthProbe {
 /// on every online CPU, or the CUDA device's. nullptr when there is none (no usable device).
 BandwidthProbe* fastest_probe(MemoryKind memory);
 
-/// The probe for the memory `backend` works in, made once and kept: the host's for
-/// the CPU backends (ref, cpu, and external backends that report a CPU device), the
-/// device's for cuda. nullptr when unknown: the rows then have no % of copy.
-BandwidthProbe* probe_for(const Backend& backend);
+/// The probe for the memory a backend of these traits works in, made once and kept: the
+/// host's on as many threads as it runs for host backends, the device's for cuda. nullptr when
+/// unknown (a device worker's memory is not ours to probe): the rows then have no % of copy.
+BandwidthProbe* probe_for(const BackendTraits& traits);
 
 }  // namespace scatter

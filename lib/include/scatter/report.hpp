@@ -64,9 +64,6 @@ std::string closing_line(const RunSummary& summary);
 /// "file: case 'name': [code] message" (file and case left out when unknown).
 std::string describe(const Error& error);
 
-/// Writes `content` to `path` through a temporary file and a rename, so a reader never
-/// sees a half-written file (a crash leaves the old file or none). Throws Error(io).
-void write_file_atomically(const std::string& path, const std::string& content);
 /// Whether a report may be written at `path` without losing anything scatterctl did not write:
 /// there is no file there, or it is a regular file that a scatterctl report begins like (the
 /// JSON report's "tool": "scatterctl", JUnit's <testsuites name="scatterctl", the Markdown

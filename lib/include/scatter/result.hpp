@@ -53,11 +53,30 @@ struct CaseResult {
   std::vector<std::string> features;  ///< traps the case has, for the conformance matrix (external backends)
 };
 
-struct RunSummary {
+/// The statuses of a command's trials, counted the one way that run, bench, fuzz, merge and the
+/// journal count them, and the exit code they come to: what each status means, and what each
+/// costs, is decided here alone.
+struct Tally {
   int passed = 0;
-  int failed = 0;  ///< failed, errored and invalid cases, and unreadable files
+  int failed = 0;   ///< failed and errored trials, invalid cases and unreadable files, strict XPASSes
   int skipped = 0;
   int invalid = 0;  ///< invalid cases and unreadable files (part of failed)
+  int xfailed = 0;  ///< apart from passed, as pytest counts them: never a failure
+  int xpassed = 0;  ///< apart from passed; also counted in failed when strict
+  int verdicts = 0;  ///< trials that reached a verdict: all but the skipped
+  std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count
+  std::map<std::string, int> xfail_ids;     ///< "backend: entry id" -> count
+
+  /// Counts one trial on `backend`: `strict` (--strict, or the entry's own) makes an XPASS a
+  /// failure; `why` is a skip's reason or an xfail's entry; `invalid`: a failure that is the
+  /// case's own (rejected by the loader), not a backend's. True when the trial fails the command.
+  bool add(Status status, bool strict, std::string_view backend, std::string_view why, bool invalid = false);
+  /// 130 interrupted, 3 an invalid case, 1 a failure or a run that `ended_early`, 4 nothing
+  /// tested (`nothing_tested`: the command's own reading of "nothing"), else 0.
+  int decide_exit(bool interrupted, bool ended_early, bool nothing_tested) const;
+};
+
+struct RunSummary : Tally {
   int selected = 0;
   bool interrupted = false;  ///< stopped by SIGINT/SIGTERM
   bool stopped_early = false;  ///< --fail-fast stopped it
@@ -70,10 +89,6 @@ struct RunSummary {
   /// --shard's part holds none of a selection that holds cases: not "nothing selected" (exit
   /// 4), since the other parts run them and `merge` checks that they did.
   bool empty_part = false;
-  int xfailed = 0;  ///< apart from passed
-  int xpassed = 0;  ///< apart from passed; also counted in failed under --strict
-  std::map<std::string, int> skip_reasons;  ///< "backend: reason" -> count
-  std::map<std::string, int> xfail_ids;     ///< "backend: entry id" -> count
   /// Problems that did not stop the run (a failure bundle that could not be written), once each
   /// with how often it happened.
   std::map<std::string, int> warnings;

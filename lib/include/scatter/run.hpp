@@ -29,27 +29,6 @@ bool is_selected(const CaseEntry& entry, const Selection& selection);
 /// Parses "I/N" (1 <= I <= N); throws Error(schema) naming the flag otherwise.
 void parse_shard(const std::string& text, Selection& selection);
 
-/// The backends a --backend list names. "all": every available built-in backend (ref,
-/// cuda), the others reported as skipped with their reason per case; "frameworks":
-/// every available framework backend. Throws Error(schema) for an unknown name.
-/// "frameworks": every available framework backend, the others named once (not_running).
-struct BackendChoice {
-  std::vector<Backend*> run;
-  std::vector<std::pair<Backend*, std::string>> skipped;  ///< backend, reason: a skipped row per case
-  std::vector<std::pair<std::string, std::string>> not_running;  ///< frameworks left out of "frameworks", and why
-  std::vector<std::pair<std::string, std::string>> unavailable_named;  ///< asked for by name
-};
-BackendChoice choose_backends(const std::string& list, const std::vector<std::unique_ptr<Backend>>& all);
-/// The non-empty items of a comma-separated list.
-std::vector<std::string> split_commas(const std::string& list);
-/// The names of a --backend list ("all" when empty).
-std::vector<std::string> split_backend_list(const std::string& list);
-/// The list's LABEL=SPEC entries (BackendConfig::labelled). Throws Error(schema) for a
-/// malformed entry or a label used twice (rows are named case@LABEL).
-std::vector<std::pair<std::string, std::string>> labelled_specs(const std::string& list);
-/// The list's unlabelled plugin:PATH and python:... entries (BackendConfig::user_backends).
-std::vector<std::string> user_backend_specs(const std::string& list);
-
 struct RunOptions {
   Selection selection;
   std::optional<double> timeout;  ///< seconds per case (materializing and every backend)

@@ -111,13 +111,14 @@ class Adapter:
                      "timing": prep.timing, "lowering": prep.lowering}
 
 
-def full_capabilities(max_rank, checks_indices, exclude, tensor_scatter=False):
-    """The capabilities of a framework that runs every scatter op, reduction, dtype and index form the
-    spec allows (negative indices, k = 0, use_init_val false), up to max_rank, but for exclude; and
+def full_capabilities(max_rank, checks_indices, exclude, tensor_scatter=False, lowers=None):
+    """The capabilities of a framework that runs every scatter op, dtype and index form the spec
+    allows (negative indices, k = 0, use_init_val false), up to max_rank, but for exclude; and
     tensor_scatter (ONNX TensorScatter-24, a write op of its own) where tensor_scatter is true.
-    checks_indices: true or false, or per op."""
+    lowers: the reductions the worker lowers (None: every one the spec has), so that a reduction
+    added to the spec is not claimed before it is lowered. checks_indices: true or false, or per op."""
     return {
-        "ops": {op: {r: "*" for r in spec.reductions} for op, spec in OPS.items()
+        "ops": {op: {r: "*" for r in spec.reductions if lowers is None or r in lowers} for op, spec in OPS.items()
                 if tensor_scatter or op != "tensor_scatter"},
         "index_dtypes": list(INDEX_DTYPES),
         "negative_indices": True,

@@ -125,6 +125,10 @@ def ieee_max(a, b):
     return np.where(nan, np.where(np.isnan(a), a, b), r)
 
 
+# The reductions step_fn has a step for.
+LOWERED = ("none", "add", "sub", "mul", "mean", "min", "max")
+
+
 def step_fn(reduction, dtype):
     """f(out, u) for one step, in the held type (bfloat16 rounding is applied by the caller)."""
     if reduction == "none":
@@ -137,6 +141,8 @@ def step_fn(reduction, dtype):
         return np.subtract
     if reduction == "mul":
         return np.multiply
+    if reduction not in ("min", "max"):
+        raise ValueError(f"the numpy worker has no step for reduction '{reduction}'")
     if dtype in FLOAT_DTYPES:
         return ieee_min if reduction == "min" else ieee_max
     return np.minimum if reduction == "min" else np.maximum
@@ -200,7 +206,8 @@ class NumpyAdapter(Adapter):
         self.settings = {"bfloat16": "held as float32, rounded to nearest even after every step"}
 
     def capabilities(self):
-        return full_capabilities(max_rank=_max_rank(), checks_indices=True, exclude=[], tensor_scatter=True)
+        return full_capabilities(max_rank=_max_rank(), checks_indices=True, exclude=[], tensor_scatter=True,
+                                 lowers=LOWERED)
 
     def prepare(self, case, flags):
         return _Prepared(case)

@@ -63,7 +63,7 @@ class OpenVinoAdapter(Adapter):
         # checks_indices: ScatterElementsUpdate-12 on the CPU plugin accepts indices below -s (its check
         # is 'idx < s && (idx >= 0 || ScatterElementsUpdate)') and writes outside the output; ScatterNDUpdate-15
         # rejects an out-of-range index ("points to non-existing data/output tensor element")
-        return full_capabilities(max_rank=MAX_RANK, checks_indices={
+        return full_capabilities(max_rank=MAX_RANK, lowers=OV_REDUCTION, checks_indices={
             "scatter_elements": False, "scatter_update": False, "scatter_nd": True}, exclude=[
             {"op": "scatter_nd", "feature": "empty_index_tuple",
              "reason": "ScatterNDUpdate-15 with k = 0 (indices.shape[-1] = 0) returns data unchanged on "

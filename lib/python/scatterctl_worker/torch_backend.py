@@ -121,7 +121,8 @@ class TorchAdapter(Adapter):
                          "reason": "index_reduce_(prod) on float16/bfloat16 CPU fails an internal assert "
                                    "(Loops.h) when 2+ indices hit one-element slices"})
         return full_capabilities(max_rank=25 if self.dev.type == "cuda" else 64,
-                                 checks_indices=self.dev.type == "cpu", exclude=excl)
+                                 checks_indices=self.dev.type == "cpu", exclude=excl,
+                                 lowers={"none", "sub", *TORCH_REDUCE})
 
     def tensor(self, t):
         torch = self.torch

@@ -20,7 +20,6 @@
 namespace scatter {
 namespace {
 
-using detail::median_of;
 
 struct Entry {
   double median = 0.0;  // seconds, or instructions when counted

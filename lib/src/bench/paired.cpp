@@ -158,7 +158,7 @@ void estimate(PairedRow& row, const std::vector<double>& d, double confidence) {
     for (std::size_t j = i; j < n; ++j) walsh.push_back(0.5 * (d[i] + d[j]));
   }
   std::sort(walsh.begin(), walsh.end());
-  row.ratio = std::exp(detail::median_of(walsh));
+  row.ratio = std::exp(median_of(walsh));
   std::tie(row.low, row.high) = signed_rank_interval(walsh, n, confidence);
   row.upper = signed_rank_interval(walsh, n, 2 * confidence - 1).second;
 }
@@ -182,7 +182,7 @@ void holm(std::vector<PairedRow*> rows, double PairedRow::*p) {
 void judge_counts(PairedRow& row, const std::vector<double>& ratios, double threshold) {
   std::vector<double> sorted = ratios;
   std::sort(sorted.begin(), sorted.end());
-  row.ratio = detail::median_of(sorted);
+  row.ratio = median_of(sorted);
   row.low = sorted.front();
   row.high = row.upper = sorted.back();
   row.p_slower = row.p_faster = -1.0;  // not a test
@@ -254,8 +254,8 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
       continue;
     }
     row.counted = a.counted;
-    row.base = detail::median_of(a.samples);
-    row.next = detail::median_of(b.samples);
+    row.base = median_of(a.samples);
+    row.next = median_of(b.samples);
     if (row.counted) {
       std::vector<double> ratios;
       std::set<int> blocks;

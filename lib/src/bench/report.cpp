@@ -17,8 +17,6 @@
 namespace scatter {
 namespace {
 
-using detail::human_si_bytes;
-using detail::human_time;
 
 std::string row_name(const BenchRow& r) { return bench_name(r.name, r.backend); }
 
@@ -241,7 +239,7 @@ std::string bench_table(const BenchReport& raw) {
       continue;
     }
     out += fmt::format("{:<44} {:<11} {:>10} {:>6.1f}% {:>9} {:>7.2f} {:>8.1f}% {:>9} {:>10} {:>4}  {}{}\n", r.name,
-                       r.backend, human_time(r.timing.median), r.timing.spread * 100, human_si_bytes(r.bytes.total()),
+                       r.backend, human_time(r.timing.median), r.timing.spread * 100, decimal_bytes(r.bytes.total()),
                        r.gbps(), r.percent_of_copy(), sector_cell(r), human_time(r.floor_seconds()),
                        r.timing.samples.size(), r.shape,
                        r.timing.noisy() ? fmt::format("  (noisy: cv {:.1f}%)", r.timing.cv * 100) : "");

@@ -1,6 +1,6 @@
 #pragma once
-// What the bench layer's files share: medians, the normal quantile, and how times and byte
-// counts are printed.
+// What the bench layer's files share: the normal quantile, and how a gate's cells are printed
+// (times, bytes and medians: scatter/units.hpp).
 
 #include <algorithm>
 #include <cmath>
@@ -9,14 +9,16 @@
 
 #include <fmt/format.h>
 
+#include "scatter/bench.hpp"
+#include "scatter/units.hpp"
+
 namespace scatter::detail {
 
-inline double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/// The q-quantile of samples (0.5: the median), interpolated between the two nearest.
+double quantile(std::vector<double> samples, double q);
+
+/// The median, spread (interquartile range over the median) and coefficient of variation of samples.
+Timing summarize(std::vector<double> samples);
 
 /// z such that a standard normal lies in [-z, z] with probability `confidence`, by
 /// bisection on erfc (no table needed).
@@ -48,24 +50,6 @@ inline std::string value_cell(double value, bool counted) {
   if (value < 1.0) return fmt::format("{:.2f} ms", value * 1e3);
   if (value < 1e4) return fmt::format("{:.2f} s", value);
   return fmt::format("{:.3g} s", value);
-}
-
-/// 812 ns, 3.41 us, 12.3 ms, 1.20 s, 3.6e+05 s (an absurd time stays one short word).
-inline std::string human_time(double seconds) {
-  const double a = std::fabs(seconds);
-  if (a < 1e-6) return fmt::format("{:.0f} ns", seconds * 1e9);
-  if (a < 1e-3) return fmt::format("{:.{}f} us", seconds * 1e6, a < 1e-4 ? 2 : 1);
-  if (a < 1.0) return fmt::format("{:.{}f} ms", seconds * 1e3, a < 1e-1 ? 2 : 1);
-  if (a < 1e4) return fmt::format("{:.2f} s", seconds);
-  return fmt::format("{:.3g} s", seconds);
-}
-
-/// 512 B, 4.0 KB, 12.6 MB, 1.07 GB: powers of 1000, as GB/s are.
-inline std::string human_si_bytes(double bytes) {
-  if (bytes < 1e3) return fmt::format("{:.0f} B", bytes);
-  if (bytes < 1e6) return fmt::format("{:.1f} KB", bytes / 1e3);
-  if (bytes < 1e9) return fmt::format("{:.1f} MB", bytes / 1e6);
-  return fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
 }  // namespace scatter::detail

@@ -14,9 +14,6 @@
 namespace scatter {
 namespace {
 
-using detail::human_si_bytes;
-using detail::human_time;
-using detail::median_of;
 
 // Fails the row with `why`, keeping its samples: the report shows the time it refused.
 void refuse(BenchRow& row, std::string why) {
@@ -63,7 +60,7 @@ void refuse_impossible_time(BenchRow& row) {
   const double median = median_of(row.timing.samples);
   const auto bound = fmt::format("{} of its floor {} ({} at {:.1f} GB/s, {})",
                                  margin == 3.0 ? "a third" : fmt::format("1/{:g}", margin), human_time(floor),
-                                 human_si_bytes(static_cast<double>(row.bytes.total())), rate / 1e9, of);
+                                 decimal_bytes(static_cast<double>(row.bytes.total())), rate / 1e9, of);
   const char* cause = "a timer that does not see the work, or an output that was not computed";
   if (median < least) {
     refuse(row, fmt::format("faster than memory can move its bytes (median {} < {}, {}): {}", human_time(median),

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "../targets.hpp"
+#include "core/targets.hpp"
 #include "scatter/backend.hpp"
 
 namespace scatter {

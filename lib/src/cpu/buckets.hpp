@@ -23,8 +23,8 @@
 #include <memory>
 #include <vector>
 
-#include "../reduce_step.hpp"
-#include "pool.hpp"
+#include "core/reduce_step.hpp"
+#include "platform/pool.hpp"
 #include "runs.hpp"
 #include "scatter_range.hpp"
 

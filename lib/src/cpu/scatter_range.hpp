@@ -15,8 +15,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../reduce_step.hpp"
-#include "pool.hpp"
+#include "core/reduce_step.hpp"
+#include "platform/pool.hpp"
 #include "runs.hpp"
 #include "scatter/cancel.hpp"
 

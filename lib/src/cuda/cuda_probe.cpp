@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "../bench/probes.hpp"
+#include "platform/probes.hpp"
 #include "device.hpp"
 #include "launch.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "../reduce_step.hpp"
+#include "core/reduce_step.hpp"
 
 namespace scatter::cuda {
 

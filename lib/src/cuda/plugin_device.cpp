@@ -1,7 +1,7 @@
 // Device buffers, stream and timer for plugins that take device tensors (plugin ABI 1.1).
 // Never run on a GPU by its author: see docs/backends.md, "Device tensors".
 
-#include "../external/plugin_device.hpp"
+#include "platform/plugin_device.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -25,12 +25,13 @@
 
 #include <fmt/format.h>
 
-#include "../bench/probes.hpp"
-#include "../counted.hpp"
+#include "platform/probes.hpp"
+#include "platform/counted.hpp"
 #include "scatter/cancel.hpp"
-#include "scatter/journal.hpp"
+#include "scatter/abrupt_end.hpp"
 #include "scatter/plugin.hpp"
 #include "scatter/result.hpp"
+#include "scatter/units.hpp"
 
 namespace scatter {
 namespace detail {
@@ -164,12 +165,6 @@ class GuardedOutput {
   std::byte* bytes_;
 };
 
-double median(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const auto n = samples.size();
-  return n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-}
-
 sp_dtype sp_dtype_of(DType dtype) {
   const auto bits = static_cast<std::uint8_t>(size_of(dtype) * 8);
   switch (dtype) {
@@ -256,7 +251,8 @@ std::int32_t sp_reduction_of(Reduction r) {
     case Reduction::mean:
       return SP_REDUCTION_MEAN;
   }
-  SCATTER_ASSERT(false && "unknown reduction");
+  // A reduction newer than the ABI: the plugin cannot be asked, so the case is not its.
+  throw Unsupported(fmt::format("the plugin ABI has no value for reduction {}", to_string(r)));
 }
 
 }  // namespace
@@ -391,7 +387,7 @@ BackendOutput output_of(const Case& c, const std::byte* out, std::vector<double>
   BackendOutput result;
   result.output = Tensor(c.data.dtype(), c.data.shape());
   if (result.output.nbytes() > 0) std::memcpy(result.output.bytes(), out, result.output.nbytes());
-  result.seconds = median(samples);
+  result.seconds = median_of(samples);
   if (samples.size() > 1) result.samples = std::move(samples);
   result.timing = timing;
   return result;

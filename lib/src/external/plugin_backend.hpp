@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin_device.hpp"
+#include "platform/plugin_device.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/plugin_abi.h"
 

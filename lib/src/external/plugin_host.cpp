@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "../bench/probes.hpp"
-#include "../counted.hpp"
+#include "platform/probes.hpp"
+#include "platform/counted.hpp"
 #include "plugin_backend.hpp"
 #include "scatter/load.hpp"
 #include "scatter/plugin.hpp"

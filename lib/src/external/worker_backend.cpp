@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "../counted.hpp"
-#include "../load/detail.hpp"
+#include "platform/counted.hpp"
+#include "load/detail.hpp"
 #include "process.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/cancel.hpp"

@@ -20,7 +20,6 @@ namespace scatter {
 namespace {
 
 using nlohmann::json;
-using detail::human_bytes;
 namespace fs = std::filesystem;
 
 // Parsed JSON takes far more memory than its text: every value is a 16-byte node, and
@@ -38,7 +37,7 @@ void load_file(const std::string& file, const LoadOptions& options, LoadResult& 
     out.file_errors.push_back(
         Error(ErrorCode::too_large, "",
               fmt::format("the file has {}; parsing it may need {} times that, more than --max-bytes = {}",
-                          human_bytes(size), kParseBytesPerTextByte, human_bytes(options.max_bytes)))
+                          binary_bytes(size), kParseBytesPerTextByte, binary_bytes(options.max_bytes)))
             .at(file, ""));
     return;
   }

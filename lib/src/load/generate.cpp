@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "../dispatch.hpp"
+#include "core/dispatch.hpp"
 #include "detail.hpp"
 #include "scatter/cancel.hpp"
 

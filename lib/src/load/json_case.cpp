@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "json_fields.hpp"
 
@@ -17,6 +18,14 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+// "a, b, c": every value of a vocabulary (kOps, kReductions, kDTypes), for the messages that list them.
+template <class Value, std::size_t N>
+std::string names_of(const Value (&values)[N]) {
+  std::vector<std::string_view> names;
+  for (const auto v : values) names.push_back(to_string(v));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
 
 Generator parse_generator(const json& g, const std::string& field, bool for_indices) {
   if (!g.is_object()) throw Error(ErrorCode::schema, field, fmt::format("must be an object, got {}", g.type_name()));
@@ -101,9 +110,7 @@ PendingTensor parse_tensor(const json& t, const std::string& field, const fs::pa
   const auto dtype = parse_dtype(dtype_name);
   if (!dtype) {
     throw Error(ErrorCode::dtype, field + ".dtype",
-                fmt::format("= '{}' is not a dtype (float64, float32, float16, bfloat16, int64, int32, int16, int8, "
-                            "uint8, bool)",
-                            dtype_name));
+                fmt::format("= '{}' is not a dtype ({})", dtype_name, names_of(kDTypes)));
   }
   p.decl.dtype = *dtype;
   p.decl.shape = parse_shape(require(t, "shape", field), field + ".shape");
@@ -146,12 +153,6 @@ PendingTensor absent_write_indices(const TensorDecl& data) {
   return p;
 }
 
-std::string human_bytes(std::uint64_t b) {
-  if (b >= (1ULL << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(b) / (1ULL << 30));
-  if (b >= (1ULL << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1ULL << 20));
-  return fmt::format("{} bytes", b);
-}
-
 void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const LoadOptions& options) {
   check_keys(c, {"format", "name", "description", "source", "tags", "op", "axis", "reduction", "use_init_val", "mode", "inputs",
                  "expected", "expect_error", "tolerance"},
@@ -167,7 +168,7 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
   const auto op = parse_op(op_name);
   if (!op) {
     throw Error(ErrorCode::op, "op",
-                fmt::format("= '{}' is not an op (scatter_elements, scatter_nd, scatter_update, tensor_scatter or an alias)", op_name));
+                fmt::format("= '{}' is not an op ({} or an alias)", op_name, names_of(kOps)));
   }
   d.attrs.op = *op;
   if (c.contains("reduction")) {
@@ -175,7 +176,7 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
     const auto r = parse_reduction(name);
     if (!r) {
       throw Error(ErrorCode::op, "reduction",
-                  fmt::format("= '{}' is not a reduction (none, add, sub, mul, min, max, mean or an alias)", name));
+                  fmt::format("= '{}' is not a reduction ({} or an alias)", name, names_of(kReductions)));
     }
     d.attrs.reduction = *r;
   }
@@ -236,8 +237,8 @@ void parse_case(const json& c, CaseEntry& entry, const fs::path& dir, const Load
     const auto scratch = gen ? indices_scratch_bytes(*gen, numel(d.indices.shape)) : 0;
     throw Error(ErrorCode::too_large, "",
                 fmt::format("the case needs {} of host memory (inputs, expected and outputs{}) but --max-bytes is {}",
-                            human_bytes(need), scratch ? fmt::format(", plus {} to generate indices", human_bytes(scratch)) : "",
-                            human_bytes(options.max_bytes)));
+                            binary_bytes(need), scratch ? fmt::format(", plus {} to generate indices", binary_bytes(scratch)) : "",
+                            binary_bytes(options.max_bytes)));
   }
   auto literal = [](PendingTensor& p, TensorDecl& decl, const std::string& field) {
     if (!p.values) return;

@@ -89,10 +89,5 @@ std::uint64_t parse_seed(const json& v, const std::string& field) {
   return v.get<std::uint64_t>();
 }
 
-std::string human_bytes(std::uint64_t b) {
-  if (b >= (1ULL << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(b) / (1ULL << 30));
-  if (b >= (1ULL << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1ULL << 20));
-  return fmt::format("{} bytes", b);
-}
 
 }  // namespace scatter::detail

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "detail.hpp"
+#include "scatter/units.hpp"
 
 namespace scatter::detail {
 
@@ -26,7 +27,5 @@ void check_format(const nlohmann::json& obj, const std::string& where);
 Shape parse_shape(const nlohmann::json& v, const std::string& field);
 /// A generator seed: an integer in [0, 2^64).
 std::uint64_t parse_seed(const nlohmann::json& v, const std::string& field);
-/// "1.5 GiB", "3.0 MiB", "12 bytes".
-std::string human_bytes(std::uint64_t bytes);
 
 }  // namespace scatter::detail

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "../dispatch.hpp"
+#include "core/dispatch.hpp"
 #include "detail.hpp"
 
 namespace scatter::detail {

@@ -1,5 +1,5 @@
 // The CPU reference backend: the oracle. Copy data, then apply every update in
-// row-major order with the case's reduction (scatter_loop.hpp). Obvious first, fast
+// row-major order with the case's reduction (core/reference.cpp). Obvious first, fast
 // only where it stays obvious (whole runs copied with memcpy for `none`).
 
 #include <chrono>
@@ -8,11 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "../bench/probes.hpp"
-#include "../counted.hpp"
-#include "../dispatch.hpp"
+#include "platform/probes.hpp"
+#include "platform/counted.hpp"
 #include "scatter/backend.hpp"
-#include "scatter_loop.hpp"
 
 namespace scatter {
 namespace detail {
@@ -49,25 +47,6 @@ class RefBackend final : public Backend {
 
 }  // namespace
 }  // namespace detail
-
-namespace {
-void scatter_normalized(const Case& c, const std::vector<std::int64_t>& normalized, Tensor& out) {
-  detail::dispatch(c.data.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    detail::scatter_loop<T>(c, normalized, out);
-  });
-}
-}  // namespace
-
-Tensor reference_scatter(const Case& c) { return reference_scatter(c, detail::normalized_indices(c)); }
-
-void reference_scatter_into(const Case& c, Tensor& out) { scatter_normalized(c, detail::normalized_indices(c), out); }
-
-Tensor reference_scatter(const Case& c, const std::vector<std::int64_t>& normalized) {
-  Tensor out = c.data.clone();
-  scatter_normalized(c, normalized, out);
-  return out;
-}
 
 std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<detail::RefBackend>(); }
 

@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "platform/signal_safe.hpp"
 #include "result_json.hpp"
 #include "scatter/run.hpp"
 #include "text.hpp"
@@ -35,11 +36,13 @@ namespace scatter {
 namespace {
 
 namespace fs = std::filesystem;
+using detail::concat;
 using detail::ordered_json;
+using detail::write_all;
 
-// What end_run_abruptly() needs, in plain buffers: it runs in signal handlers and exit
-// handlers, after any static destructor, and may not allocate.
-struct AbruptEnd {
+// What the journal's part of an abrupt end (RunJournal::end) needs, in plain buffers: it runs
+// in signal handlers and exit handlers, after any static destructor, and may not allocate.
+struct JournalFiles {
   std::atomic<int> journal_fd{-1};
   char journal_path[4096] = {};
   char self_exe[4096] = {};
@@ -48,30 +51,13 @@ struct AbruptEnd {
   char json_path[4096] = {};
   char junit_path[4096] = {};
   char markdown_path[4096] = {};
-  // The trial in flight as text, in two slots: the next is filled while a handler may read
-  // the published one.
-  char in_flight[2][1024] = {};
-  std::atomic<int> published{-1};
-  std::atomic<bool> ending{false};
 };
-AbruptEnd g_end;
+JournalFiles g_end;
 
 void copy_text(char* to, std::size_t size, std::string_view from) {
   const auto n = std::min(size - 1, from.size());
   std::memcpy(to, from.data(), n);
   to[n] = '\0';
-}
-
-// One write(2) a line, retried on a short write; false on failure.
-bool write_all(int fd, const char* data, std::size_t size) noexcept {
-  while (size > 0) {
-    const auto n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 void append(const ordered_json& record) {
@@ -147,15 +133,6 @@ std::size_t json_quote(char* to, std::size_t size, const char* text) noexcept {
   return n;
 }
 
-std::size_t concat(char* to, std::size_t size, std::initializer_list<const char*> parts) noexcept {
-  std::size_t n = 0;
-  for (const char* part : parts) {
-    for (const char* p = part; *p != '\0' && n + 1 < size; ++p) to[n++] = *p;
-  }
-  to[n] = '\0';
-  return n;
-}
-
 const char* kind_name(EndKind kind) noexcept {
   switch (kind) {
     case EndKind::timed_out:
@@ -208,6 +185,29 @@ bool recover_in_child() noexcept {
          WEXITSTATUS(status) != 127;
 }
 
+// The journal as the abrupt end of a run sees it (abrupt_end.hpp).
+class RunJournal final : public EndJournal {
+ public:
+  void begin(const CaseResult& trial) override { append({{"begin", detail::to_json(detail::printable(trial))}}); }
+  bool open() const noexcept override { return g_end.journal_fd.load() >= 0; }
+  void end(const char* why, EndKind kind) const noexcept override {
+    const int fd = g_end.journal_fd.load();
+    if (fd < 0) return;
+    char line[2048];
+    char quoted[1024];
+    json_quote(quoted, sizeof quoted, why);
+    auto n = concat(line, sizeof line, {"{\"ended_early\":{\"why\":", quoted, ",\"kind\":\"", kind_name(kind), "\"}}\n"});
+    (void)write_all(fd, line, n);
+    if (!recover_in_child()) {
+      n = concat(line, sizeof line,
+                 {"scatterctl: the reports could not be written from the journal; `scatterctl merge --recover ",
+                  g_end.journal_path, "` tries again\n"});
+      (void)write_all(STDERR_FILENO, line, n);
+    }
+  }
+};
+RunJournal g_run_journal;
+
 }  // namespace
 
 std::string journal_path_for(const ReportPaths& paths, long pid) {
@@ -246,45 +246,12 @@ std::unique_ptr<Reporter> make_journaling_reporter(std::unique_ptr<Reporter> rep
   copy_text(g_end.junit_path, sizeof g_end.junit_path, absolute(paths.junit));
   copy_text(g_end.markdown_path, sizeof g_end.markdown_path, absolute(paths.markdown));
   g_end.journal_fd.store(fd);
+  set_end_journal(&g_run_journal);
   append({{"journal", 1},
           {"pid", static_cast<long>(::getpid())},
           {"context", detail::to_json(detail::printable(context))},
           {"reports", {{"json", absolute(paths.json)}, {"junit", absolute(paths.junit)}, {"markdown", absolute(paths.markdown)}}}});
   return std::make_unique<JournalingReporter>(std::move(reporters));
-}
-
-void mark_in_flight(const CaseResult& trial) {
-  const int slot = g_end.published.load() == 0 ? 1 : 0;
-  const auto text = trial.backend == "-" ? fmt::format("case '{}' of {} (building its inputs)", trial.name, trial.file)
-                                         : fmt::format("case '{}' of {} on backend {}", trial.name, trial.file, trial.backend);
-  copy_text(g_end.in_flight[slot], sizeof g_end.in_flight[slot], printable_text(text));
-  g_end.published.store(slot);
-  append({{"begin", detail::to_json(detail::printable(trial))}});
-}
-
-void clear_in_flight() { g_end.published.store(-1); }
-
-void end_run_abruptly(const char* why, EndKind kind) noexcept {
-  if (g_end.ending.exchange(true)) return;
-  const int slot = g_end.published.load();
-  const int fd = g_end.journal_fd.load();
-  char line[2048];
-  auto n = concat(line, sizeof line,
-                  {"scatterctl: the run ends here: ", why, slot >= 0 ? ", during " : "",
-                   slot >= 0 ? g_end.in_flight[slot] : "",
-                   fd >= 0 ? "; writing the reports of what finished from the journal\n" : "\n"});
-  (void)write_all(STDERR_FILENO, line, n);
-  if (fd < 0) return;
-  char quoted[1024];
-  json_quote(quoted, sizeof quoted, why);
-  n = concat(line, sizeof line, {"{\"ended_early\":{\"why\":", quoted, ",\"kind\":\"", kind_name(kind), "\"}}\n"});
-  (void)write_all(fd, line, n);
-  if (!recover_in_child()) {
-    n = concat(line, sizeof line,
-               {"scatterctl: the reports could not be written from the journal; `scatterctl merge --recover ",
-                g_end.journal_path, "` tries again\n"});
-    (void)write_all(STDERR_FILENO, line, n);
-  }
 }
 
 std::vector<std::unique_ptr<Reporter>> make_file_reporters(const ReportPaths& paths, const RunContext& context) {

@@ -1,6 +1,5 @@
-// Reports are written whole or not at all: a temporary file beside the target, then a
-// rename, so a crashed or interrupted run never leaves a half-written report that a CI
-// system could read as a pass.
+// Which files a report may replace (reports are written whole or not at all:
+// write_file_atomically, files.hpp).
 
 #include "scatter/report.hpp"
 
@@ -18,37 +17,6 @@
 #include "scatter/error.hpp"
 
 namespace scatter {
-
-void write_file_atomically(const std::string& path, const std::string& content) {
-  // The temporary file is made afresh with a name nobody can have planted (mkstemp: O_EXCL), so
-  // that a link left at a guessable PATH.tmp.PID is never written through.
-  std::string tmp = fmt::format("{}.tmp.{}.XXXXXX", path, getpid());
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  ::fchmod(fd, 0644);
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const auto n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const auto why = std::strerror(errno);
-      ::close(fd);
-      std::remove(tmp.c_str());
-      throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    const auto why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const auto why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw Error(ErrorCode::io, "", fmt::format("cannot replace '{}': {}", path, why));
-  }
-}
 
 bool replaceable_by_report(const std::string& path) {
   struct stat st {};

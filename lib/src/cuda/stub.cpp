@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "bench/probes.hpp"
-#include "external/plugin_device.hpp"
+#include "platform/probes.hpp"
+#include "platform/plugin_device.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/error.hpp"
 

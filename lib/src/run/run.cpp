@@ -15,9 +15,8 @@
 
 #include "scatter/cancel.hpp"
 #include "scatter/capabilities.hpp"
-#include "scatter/journal.hpp"
+#include "scatter/abrupt_end.hpp"
 #include "scatter/profile.hpp"
-#include "scatter/report.hpp"
 #include "scatter/trial.hpp"
 
 namespace scatter {
@@ -118,42 +117,12 @@ void count_result(RunSummary& s, const CaseResult& r, bool strict) {
     ++s.backend_rows;
     if (r.status != Status::skipped) ++s.backend_verdicts;
   }
-  switch (r.status) {
-    case Status::passed:
-      ++s.passed;
-      break;
-    case Status::xfail:  // counted apart from passed, as pytest does (never a failure)
-      ++s.xfailed;
-      ++s.xfail_ids[fmt::format("{}: {}", r.backend, r.expectation)];
-      break;
-    case Status::xpass:
-      ++s.xpassed;
-      if (strict || r.strict) ++s.failed;
-      break;
-    case Status::skipped:
-      ++s.skipped;
-      ++s.skip_reasons[fmt::format("{}: {}", r.backend, r.detail)];
-      break;
-    case Status::failed:
-    case Status::error:
-      ++s.failed;
-      if (r.invalid) ++s.invalid;
-      break;
-  }
+  s.add(r.status, strict || r.strict, r.backend, r.status == Status::xfail ? r.expectation : r.detail, r.invalid);
 }
 
 void finish_summary(RunSummary& s, bool any_file_errors) {
-  if (s.interrupted) {
-    s.exit_code = kExitInterrupted;
-  } else if (s.invalid > 0) {
-    s.exit_code = kExitInvalid;
-  } else if (s.failed > 0 || !s.ended_early.empty()) {
-    s.exit_code = kExitFailed;
-  } else if ((s.selected == 0 && !any_file_errors && !s.empty_part) || s.nothing_ran()) {
-    s.exit_code = kExitNothing;
-  } else {
-    s.exit_code = kExitOk;
-  }
+  const bool nothing = (s.selected == 0 && !any_file_errors && !s.empty_part) || s.nothing_ran();
+  s.exit_code = s.decide_exit(s.interrupted, !s.ended_early.empty(), nothing);
 }
 
 namespace {
@@ -197,10 +166,6 @@ void run_invalid_on_external(const CaseEntry& entry, const RunOptions& options, 
 
 }  // namespace
 
-std::string_view to_string(Status status) {
-  constexpr std::string_view kNames[] = {"passed", "FAILED", "ERROR", "skipped", "xfail", "XPASS"};  // Status's order
-  return kNames[static_cast<int>(status)];
-}
 
 namespace {
 

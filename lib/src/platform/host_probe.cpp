@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "../cpu/pool.hpp"
+#include "pool.hpp"
 #include "probes.hpp"
 
 namespace scatter {
@@ -153,8 +153,7 @@ BandwidthProbe* fastest_probe(MemoryKind memory) {
   return host.get();
 }
 
-BandwidthProbe* probe_for(const Backend& backend) {
-  const auto traits = backend.traits();
+BandwidthProbe* probe_for(const BackendTraits& traits) {
   if (traits.memory == MemoryKind::device) {
     // The one device scatterctl drives itself; a device worker's memory is not ours to probe.
     if (traits.role == BackendRole::external) return nullptr;

@@ -11,12 +11,12 @@
 #include <fmt/ranges.h>
 
 #include "scatter/cancel.hpp"
+#include "scatter/files.hpp"
 #include "scatter/capabilities.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
-#include "scatter/report.hpp"
 #include "scatter/trial.hpp"
-#include "targets.hpp"
+#include "core/targets.hpp"
 
 namespace scatter {
 namespace {
@@ -73,8 +73,6 @@ Shape random_shape(Rng& rng, int rank, std::int64_t budget, bool allow_empty) {
   return s;
 }
 
-std::string json_shape(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-
 // One value of `dtype` as JSON: floats are multiples of 1/64 with rare specials;
 // integers mostly small with rare extremes (overflow must wrap); bools.
 std::string random_value(Rng& rng, DType dtype, bool specials, bool unit_only) {
@@ -114,12 +112,12 @@ std::string random_value(Rng& rng, DType dtype, bool specials, bool unit_only) {
 std::string tensor_json(Rng& rng, DType dtype, const Shape& shape, bool specials, bool unit_only) {
   std::vector<std::string> values(static_cast<std::size_t>(numel(shape)));
   for (auto& v : values) v = random_value(rng, dtype, specials, unit_only);
-  return fmt::format(R"({{"dtype": "{}", "shape": {}, "values": [{}]}})", to_string(dtype), json_shape(shape),
+  return fmt::format(R"({{"dtype": "{}", "shape": {}, "values": [{}]}})", to_string(dtype), format_shape(shape),
                      fmt::join(values, ", "));
 }
 
 std::string indices_json(DType dtype, const Shape& shape, const std::vector<std::int64_t>& values) {
-  return fmt::format(R"({{"dtype": "{}", "shape": {}, "values": [{}]}})", to_string(dtype), json_shape(shape),
+  return fmt::format(R"({{"dtype": "{}", "shape": {}, "values": [{}]}})", to_string(dtype), format_shape(shape),
                      fmt::join(values, ", "));
 }
 
@@ -304,50 +302,6 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
       tensor_json(rng, dtype, update_shape, specials, unit_updates));
 }
 
-std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& want, const RunFlags& flags,
-                         const std::vector<std::uint32_t>* hits_known) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
-    return fmt::format("output is {}{}, want {}{}", to_string(got.dtype()), format_shape(got.shape()),
-                       to_string(want.dtype()), format_shape(want.shape()));
-  }
-  const bool order_dependent = is_order_dependent(c.attrs.reduction, c.data.dtype());
-  // `none` in free order: a duplicate target may keep any of its candidates (the spec's
-  // comparison; the cuda backend's plain stores). --deterministic asks for the last writer.
-  const bool any_candidate = c.attrs.reduction == Reduction::none && !flags.deterministic;
-  if (order_dependent) {
-    const auto cmp = compare_outputs(c, got, want, false);
-    if (!cmp.passed) {
-      const auto& m = cmp.worst.front();
-      return fmt::format("{} of {} elements differ beyond {}; worst at {}: got {}, want {}", cmp.mismatches,
-                         cmp.elements, cmp.rule, format_coord(m.coord), m.actual, m.expected);
-    }
-    if (!flags.deterministic) return "";
-  }
-  // Bit for bit (any NaN equals any NaN), duplicates of `none` included (--deterministic); under
-  // --deterministic, the float reductions only where an element takes at most
-  // kDeterministicExactHits updates (they passed the tolerance above everywhere).
-  std::vector<std::uint32_t> counted;
-  if (order_dependent && !hits_known) counted = detail::hits_per_element(c, detail::normalized_indices(c));
-  const auto& hits = !order_dependent ? counted : hits_known ? *hits_known : counted;
-  const auto size = size_of(got.dtype());
-  std::int64_t bad = 0;
-  std::int64_t first = -1;
-  for (std::int64_t i = 0; i < got.numel(); ++i) {
-    if (!hits.empty() && hits[static_cast<std::size_t>(i)] > kDeterministicExactHits) continue;
-    const auto offset = static_cast<std::size_t>(i) * size;
-    if (std::memcmp(got.bytes() + offset, want.bytes() + offset, size) == 0) continue;
-    if (is_float(got.dtype()) && std::isnan(element_as_double(got, i)) && std::isnan(element_as_double(want, i))) {
-      continue;
-    }
-    if (bad++ == 0) first = i;
-  }
-  if (bad == 0) return "";
-  if (any_candidate && compare_outputs(c, got, want, false).passed) return "";  // a duplicate kept another candidate
-  return fmt::format("{} of {} elements differ bit for bit; first at {}: got {}, want {}", bad, got.numel(),
-                     format_coord(unravel(first, got.shape())), format_element(got, first),
-                     format_element(want, first));
-}
-
 namespace {
 
 // Draws per case before one outside a declaration's exclusions is kept (and skipped).
@@ -387,7 +341,6 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
   trial.expectations = options.expectations;
   trial.exact_builtins = true;
   auto fail = [&](const std::string& name, const std::string& text, const Backend& backend, const std::string& why) {
-    ++summary.failures;
     const auto path = write_failure(name, text);
     progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend.label(), why, path));
   };
@@ -416,7 +369,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       }
     } catch (const Error& e) {
       // The generator made an invalid case: a bug in the fuzzer or in validation.
-      ++summary.failures;
+      summary.add(Status::failed, false, "-", "");
       const auto path = write_failure(name, text);
       progress(fmt::format("FAIL {} (invalid: [{}] {}) -> {}", name, to_string(e.code()), e.message(), path));
       continue;
@@ -432,38 +385,22 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
         return summary;
       }
       const auto& t = *tried;
-      ++summary.runs;
       if (t.status != Status::skipped) ++summary.ran_on[std::string(backend->label())];
-      switch (t.status) {
-        case Status::passed:
-          break;
-        case Status::xpass:
-          ++summary.xpassed;
-          if (t.strict) fail(name, text, *backend, t.detail);
-          break;
-        case Status::xfail:
-          ++summary.xfailed;
-          ++summary.xfail_ids[fmt::format("{}: {}", backend->label(), t.expectation)];
-          break;
-        case Status::skipped:
-          --summary.runs;
-          ++summary.skipped;
-          // A backend lost mid-run (a sticky device fault) is said once, so that one fault
-          // is one line, not one per remaining case.
-          if (const auto a = backend->availability(); !a.available) {
-            if (summary.lost.emplace(std::string(backend->label()), a.reason).second) {
-              progress(fmt::format("{} is unavailable for the rest of the run: {}", backend->label(), a.reason));
-            }
+      if (summary.add(t.status, t.strict, backend->label(), t.status == Status::xfail ? t.expectation : t.detail)) {
+        fail(name, text, *backend, t.status == Status::xpass ? t.detail : one_line(t));
+      }
+      // A backend lost mid-run (a sticky device fault) is said once, so that one fault
+      // is one line, not one per remaining case.
+      if (t.status == Status::skipped) {
+        if (const auto a = backend->availability(); !a.available) {
+          if (summary.lost.emplace(std::string(backend->label()), a.reason).second) {
+            progress(fmt::format("{} is unavailable for the rest of the run: {}", backend->label(), a.reason));
           }
-          break;
-        case Status::failed:
-        case Status::error:
-          fail(name, text, *backend, one_line(t));
-          break;
+        }
       }
     }
     if (summary.cases % 500 == 0) {
-      progress(fmt::format("{} of {} cases, {} failures", summary.cases, options.iterations, summary.failures));
+      progress(fmt::format("{} of {} cases, {} failures", summary.cases, options.iterations, summary.failed));
     }
   }
   return summary;

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "targets.hpp"
+#include "core/targets.hpp"
 
 namespace scatter {
 namespace {

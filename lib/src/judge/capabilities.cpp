@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "load/json_fields.hpp"
-#include "targets.hpp"
+#include "core/targets.hpp"
 
 namespace scatter {
 namespace {

@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "scatter/cancel.hpp"
-#include "targets.hpp"
+#include "core/targets.hpp"
 
 namespace scatter {
 namespace {
@@ -396,6 +396,50 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     });
   }
   return r;
+}
+
+std::string exact_verdict(const Case& c, const Tensor& got, const Tensor& want, bool deterministic,
+                          const std::vector<std::uint32_t>* hits_known) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
+    return fmt::format("output is {}{}, want {}{}", to_string(got.dtype()), format_shape(got.shape()),
+                       to_string(want.dtype()), format_shape(want.shape()));
+  }
+  const bool order_dependent = is_order_dependent(c.attrs.reduction, c.data.dtype());
+  // `none` in free order: a duplicate target may keep any of its candidates (the spec's
+  // comparison; the cuda backend's plain stores). --deterministic asks for the last writer.
+  const bool any_candidate = c.attrs.reduction == Reduction::none && !deterministic;
+  if (order_dependent) {
+    const auto cmp = compare_outputs(c, got, want, false);
+    if (!cmp.passed) {
+      const auto& m = cmp.worst.front();
+      return fmt::format("{} of {} elements differ beyond {}; worst at {}: got {}, want {}", cmp.mismatches,
+                         cmp.elements, cmp.rule, format_coord(m.coord), m.actual, m.expected);
+    }
+    if (!deterministic) return "";
+  }
+  // Bit for bit (any NaN equals any NaN), duplicates of `none` included (--deterministic); under
+  // --deterministic, the float reductions only where an element takes at most
+  // kDeterministicExactHits updates (they passed the tolerance above everywhere).
+  std::vector<std::uint32_t> counted;
+  if (order_dependent && !hits_known) counted = detail::hits_per_element(c, detail::normalized_indices(c));
+  const auto& hits = !order_dependent ? counted : hits_known ? *hits_known : counted;
+  const auto size = size_of(got.dtype());
+  std::int64_t bad = 0;
+  std::int64_t first = -1;
+  for (std::int64_t i = 0; i < got.numel(); ++i) {
+    if (!hits.empty() && hits[static_cast<std::size_t>(i)] > kDeterministicExactHits) continue;
+    const auto offset = static_cast<std::size_t>(i) * size;
+    if (std::memcmp(got.bytes() + offset, want.bytes() + offset, size) == 0) continue;
+    if (is_float(got.dtype()) && std::isnan(element_as_double(got, i)) && std::isnan(element_as_double(want, i))) {
+      continue;
+    }
+    if (bad++ == 0) first = i;
+  }
+  if (bad == 0) return "";
+  if (any_candidate && compare_outputs(c, got, want, false).passed) return "";  // a duplicate kept another candidate
+  return fmt::format("{} of {} elements differ bit for bit; first at {}: got {}, want {}", bad, got.numel(),
+                     format_coord(unravel(first, got.shape())), format_element(got, first),
+                     format_element(want, first));
 }
 
 }  // namespace scatter

@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "dispatch.hpp"
-#include "ref/scatter_loop.hpp"
-#include "targets.hpp"
+#include "core/dispatch.hpp"
+#include "core/scatter_loop.hpp"
+#include "core/targets.hpp"
 
 namespace scatter {
 namespace detail {

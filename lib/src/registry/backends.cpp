@@ -1,5 +1,6 @@
-// The registry: every backend scatterctl knows, in one place. Adding a backend is one
-// line here (and its own file). Built-ins first, ref leading (the oracle); then the
+// The registry: every backend scatterctl knows, in one place. Adding a built-in backend is a
+// row of builtins() (and its own file); a framework, a name in framework_backend_names() (and its
+// worker). Built-ins first, ref leading (the oracle); then the
 // framework workers; then the plugins a --backend list names.
 
 #include <sys/wait.h>
@@ -16,7 +17,6 @@
 #include "external/worker_backend.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/plugin.hpp"
-#include "scatter/run.hpp"
 
 namespace scatter {
 namespace {
@@ -78,9 +78,26 @@ std::unique_ptr<Backend> make_plugin(const std::string& path, const BackendConfi
   return config.isolate ? make_isolated_plugin(path, config) : make_plugin_backend(path);
 }
 
-const std::vector<std::string>& builtin_names() {
-  static const std::vector<std::string> names{"ref", "cpu", "cuda"};
-  return names;
+// The built-in backends, in the order `all` runs them (ref first: the oracle): adding one is a
+// row here and its own file. The memory it works in decides what the instruction counter can count.
+struct Builtin {
+  std::string name;
+  MemoryKind memory;
+  std::unique_ptr<Backend> (*make)(const BackendConfig&);
+};
+const std::vector<Builtin>& builtins() {
+  static const std::vector<Builtin> table{
+      {"ref", MemoryKind::host, [](const BackendConfig&) { return make_ref_backend(); }},
+      {"cpu", MemoryKind::host, [](const BackendConfig& c) { return make_cpu_backend(c.threads, cpu_grain(c)); }},
+      {"cuda", MemoryKind::device, [](const BackendConfig&) { return make_cuda_backend(); }},
+  };
+  return table;
+}
+
+const Builtin* find_builtin(std::string_view name) {
+  const auto& table = builtins();
+  const auto it = std::find_if(table.begin(), table.end(), [&](const Builtin& b) { return b.name == name; });
+  return it == table.end() ? nullptr : &*it;
 }
 
 bool is_one_of(std::string_view name, const std::vector<std::string>& names) {
@@ -100,11 +117,11 @@ std::pair<std::string, std::string> exe_parts(const std::string& spec) {
   const auto colon = spec.rfind(':');
   const auto path = colon > 4 ? spec.substr(4, colon - 4) : std::string();
   const auto name = spec.substr(colon + 1);
-  if (path.empty() || !is_one_of(name, builtin_names())) {
+  if (path.empty() || !is_one_of(name, builtin_backend_names())) {
     throw Error(ErrorCode::schema, "--backend",
                 fmt::format("'{}' is not exe:PATH:NAME with NAME one of {} (a built-in backend of the scatterctl at "
                             "PATH)",
-                            spec, fmt::join(builtin_names(), ", ")));
+                            spec, fmt::join(builtin_backend_names(), ", ")));
   }
   return {path, name};
 }
@@ -138,7 +155,7 @@ std::unique_ptr<Backend> make_counted_backend(const std::string& spec, const Bac
   std::string name = spec;
   std::vector<std::string> host;
   bool builtin = true;
-  if (spec == "ref" || spec == "cpu") {
+  if (const auto* b = find_builtin(spec); b && b->memory == MemoryKind::host) {
     host = backend_host_argv(self_exe(config), spec, config);
   } else if (spec.rfind("exe:", 0) == 0) {
     const auto [path, exe_name] = exe_parts(spec);
@@ -160,6 +177,15 @@ std::unique_ptr<Backend> make_counted_backend(const std::string& spec, const Bac
 
 }  // namespace
 
+const std::vector<std::string>& builtin_backend_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const auto& b : builtins()) all.push_back(b.name);
+    return all;
+  }();
+  return names;
+}
+
 const std::vector<std::string>& framework_backend_names() {
   static const std::vector<std::string> names{"numpy", "onnx", "onnxruntime", "openvino", "tvm", "torch", "jax"};
   return names;
@@ -167,9 +193,7 @@ const std::vector<std::string>& framework_backend_names() {
 
 std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConfig& config) {
   if (config.count_instructions) return make_counted_backend(spec, config);
-  if (spec == "ref") return make_ref_backend();
-  if (spec == "cpu") return make_cpu_backend(config.threads, cpu_grain(config));
-  if (spec == "cuda") return make_cuda_backend();
+  if (const auto* b = find_builtin(spec)) return b->make(config);
   if (is_one_of(spec, framework_backend_names())) return make_framework_backend(spec, config);
   if (spec.rfind("plugin:", 0) == 0 && spec.size() > 7) return make_plugin(spec.substr(7), config);
   if (spec.rfind("exe:", 0) == 0) return make_exe_backend(spec, config);
@@ -182,7 +206,7 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConf
   throw Error(ErrorCode::schema, "--backend",
               fmt::format("'{}' is not a backend spec: a name ({}, {}), plugin:PATH, python:FILE.py[:FUNC], "
                           "python:MODULE:FUNC, exe:PATH:NAME or FRAMEWORK@PYTHON",
-                          spec, fmt::join(builtin_names(), ", "), fmt::join(framework_backend_names(), ", ")));
+                          spec, fmt::join(builtin_backend_names(), ", "), fmt::join(framework_backend_names(), ", ")));
 }
 
 std::unique_ptr<Backend> make_framework_backend(const std::string& name, const BackendConfig& config) {
@@ -223,7 +247,7 @@ int run_python_module(const std::string& module, const std::vector<std::string>&
 
 std::vector<std::unique_ptr<Backend>> make_all_backends(const BackendConfig& config) {
   std::vector<std::unique_ptr<Backend>> all;
-  for (const auto& name : builtin_names()) all.push_back(make_backend(name, config));
+  for (const auto& name : builtin_backend_names()) all.push_back(make_backend(name, config));
   for (const auto& name : framework_backend_names()) all.push_back(make_backend(name, config));
   for (const auto& spec : config.user_backends) all.push_back(make_backend(spec, config));
   for (const auto& [label, spec] : config.labelled) {
@@ -304,7 +328,7 @@ namespace {
 
 bool is_framework(std::string_view name) { return is_one_of(name, framework_backend_names()); }
 
-bool is_builtin(std::string_view name) { return is_one_of(name, builtin_names()); }
+bool is_builtin(std::string_view name) { return is_one_of(name, builtin_backend_names()); }
 
 }  // namespace
 

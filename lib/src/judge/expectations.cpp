@@ -17,7 +17,7 @@
 
 #include "load/detail.hpp"
 #include "scatter/files.hpp"
-#include "scatter/trial.hpp"
+#include "scatter/case_facts.hpp"
 
 namespace scatter {
 namespace {

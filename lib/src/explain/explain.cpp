@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "dispatch.hpp"
-#include "ref/scatter_loop.hpp"
+#include "core/dispatch.hpp"
+#include "core/scatter_loop.hpp"
 #include "scatter/backend.hpp"
 
 namespace scatter {

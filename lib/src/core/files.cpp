@@ -1,4 +1,4 @@
-// Files that scatterctl reads but did not make (scatter/files.hpp).
+// Files that scatterctl reads but did not make, and files it writes whole (scatter/files.hpp).
 
 #include "scatter/files.hpp"
 
@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -80,6 +81,40 @@ std::string read_file_text(const std::string& path, std::uint64_t max_bytes, Fil
   }
   ::close(fd);
   return text;
+}
+
+// Reports and failure cases are written whole or not at all: a temporary file beside the target,
+// then a rename, so a crashed or interrupted run never leaves a half-written report that a CI
+// system could read as a pass.
+void write_file_atomically(const std::string& path, const std::string& content) {
+  // The temporary file is made afresh with a name nobody can have planted (mkstemp: O_EXCL), so
+  // that a link left at a guessable PATH.tmp.PID is never written through.
+  std::string tmp = fmt::format("{}.tmp.{}.XXXXXX", path, getpid());
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  ::fchmod(fd, 0644);
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const auto n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const auto why = std::strerror(errno);
+      ::close(fd);
+      std::remove(tmp.c_str());
+      throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const auto why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const auto why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw Error(ErrorCode::io, "", fmt::format("cannot replace '{}': {}", path, why));
+  }
 }
 
 }  // namespace scatter

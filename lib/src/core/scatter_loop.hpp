@@ -9,8 +9,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "../reduce_step.hpp"
-#include "../targets.hpp"
+#include "reduce_step.hpp"
+#include "targets.hpp"
 #include "scatter/cancel.hpp"
 
 namespace scatter::detail {
