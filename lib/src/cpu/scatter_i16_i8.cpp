@@ -1,4 +1,4 @@
-// The cpu backend's scatter for std::int16_t, std::int8_t, std::uint8_t, Bool (scatter_typed.hpp).
+// The cpu backend's scatter for std::int16_t, std::int8_t (scatter_typed.hpp).
 
 #include "scatter_typed.hpp"
 
@@ -6,7 +6,5 @@ namespace scatter::detail::cpu {
 
 SCATTER_CPU_INSTANTIATE(std::int16_t);
 SCATTER_CPU_INSTANTIATE(std::int8_t);
-SCATTER_CPU_INSTANTIATE(std::uint8_t);
-SCATTER_CPU_INSTANTIATE(Bool);
 
 }  // namespace scatter::detail::cpu
