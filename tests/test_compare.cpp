@@ -24,11 +24,6 @@ using scatter::Rule;
 using namespace scatter::testing;
 using Coord = std::vector<std::int64_t>;
 
-scatter::Comparison compare(const scatter::Case& c, const scatter::Tensor& got,
-                            const scatter::CompareOptions& options = {}) {
-  return scatter::compare_outputs(c, got, *c.expected, true, options);
-}
-
 // `c`'s expected output with the element at flat `offset` set to `value` (exactly
 // representable in the case's dtype: float32, float64 or int32).
 scatter::Tensor changed(const scatter::Case& c, std::int64_t offset, double value) {
@@ -57,7 +52,7 @@ const std::string kExactCase =
 
 TEST(CompareExact, EqualOutputPasses) {
   const auto c = load_case(kExactCase);
-  const auto result = compare(c, c.expected->clone());
+  const auto result = compare_expected(c, c.expected->clone());
   EXPECT_TRUE(result.passed);
   EXPECT_TRUE(result.against_expected);
   EXPECT_EQ(result.elements, 6);
@@ -68,7 +63,7 @@ TEST(CompareExact, EqualOutputPasses) {
 
 TEST(CompareExact, OneFlippedElementIsReportedWithItsUpdates) {
   const auto c = load_case(kExactCase);
-  const auto result = compare(c, changed(c, 2, 9.25f));  // output[0,2]
+  const auto result = compare_expected(c, changed(c, 2, 9.25f));  // output[0,2]
   EXPECT_FALSE(result.passed);
   EXPECT_EQ(result.mismatches, 1);
   EXPECT_EQ(result.max_error, 5.75);
@@ -90,7 +85,7 @@ TEST(CompareExact, NegativeZeroDiffersFromPositiveZero) {
   const auto c = load_case(expecting_case(R"("op": "scatter_elements")", tensor("float32", "[2]", "[1, 1]"),
                                           tensor("int64", "[1]", "[1]"), tensor("float32", "[1]", "[-0.0]"),
                                           tensor("float32", "[2]", "[1, -0.0]")));
-  const auto result = compare(c, changed(c, 1, 0.0f));
+  const auto result = compare_expected(c, changed(c, 1, 0.0f));
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].coord, (Coord{1}));
@@ -106,9 +101,9 @@ TEST(CompareExact, AnyNanEqualsAnyNan) {
   auto got = c.expected->clone();
   got.data<float>()[0] = -std::numeric_limits<float>::quiet_NaN();         // other sign
   got.data<float>()[1] = std::bit_cast<float>(std::uint32_t{0x7fc01234});  // other payload
-  EXPECT_TRUE(compare(c, got).passed);
+  EXPECT_TRUE(compare_expected(c, got).passed);
   got.data<float>()[1] = 1.0f;  // but a number is not NaN
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].coord, (Coord{1}));
@@ -118,7 +113,7 @@ TEST(CompareExact, AnyNanEqualsAnyNan) {
 
 TEST(CompareUntouched, ChangedUntouchedElementFailsAndNamesNoUpdate) {
   const auto c = load_case(kExactCase);
-  const auto result = compare(c, changed(c, 3, 1e-30f));  // output[1,0]: no update targets it
+  const auto result = compare_expected(c, changed(c, 3, 1e-30f));  // output[1,0]: no update targets it
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].coord, (Coord{1, 0}));
@@ -128,7 +123,7 @@ TEST(CompareUntouched, ChangedUntouchedElementFailsAndNamesNoUpdate) {
 
 TEST(CompareUntouched, SignOfZeroCountsOnUntouchedElements) {
   const auto c = load_case(kExactCase);
-  EXPECT_FALSE(compare(c, changed(c, 0, -0.0f)).passed);  // data has +0.0 there
+  EXPECT_FALSE(compare_expected(c, changed(c, 0, -0.0f)).passed);  // data has +0.0 there
 }
 
 TEST(CompareUntouched, MustEqualDataEvenWhenExpectedSaysOtherwise) {
@@ -136,7 +131,7 @@ TEST(CompareUntouched, MustEqualDataEvenWhenExpectedSaysOtherwise) {
   const auto c = load_case(expecting_case(R"("op": "scatter_elements")", tensor("int32", "[3]", "[1, 2, 3]"),
                                           tensor("int64", "[1]", "[0]"), tensor("int32", "[1]", "[9]"),
                                           tensor("int32", "[3]", "[9, 7, 3]")));
-  const auto result = compare(c, c.expected->clone());
+  const auto result = compare_expected(c, c.expected->clone());
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].coord, (Coord{1}));
@@ -169,7 +164,7 @@ TEST(CompareNoneDuplicates, AnyOfTheDuplicatesPasses) {
     SCOPED_TRACE(dtype);
     const auto c = load_case(none_dup_case(dtype));
     auto got = c.expected->clone();
-    const auto exact = compare(c, got);
+    const auto exact = compare_expected(c, got);
     EXPECT_TRUE(exact.passed);
     EXPECT_EQ(exact.duplicate_elements, 1);
     EXPECT_EQ(exact.accepted_duplicates, 0);
@@ -179,7 +174,7 @@ TEST(CompareNoneDuplicates, AnyOfTheDuplicatesPasses) {
       got.data<float>()[0] = 1.0f;
     else
       got.data<std::int32_t>()[0] = 1;
-    const auto other = compare(c, got);
+    const auto other = compare_expected(c, got);
     EXPECT_TRUE(other.passed);
     EXPECT_EQ(other.mismatches, 0);
     EXPECT_EQ(other.duplicate_elements, 1);
@@ -189,7 +184,7 @@ TEST(CompareNoneDuplicates, AnyOfTheDuplicatesPasses) {
 
 TEST(CompareNoneDuplicates, AValueOfNoDuplicateFails) {
   const auto c = load_case(none_dup_case("float32"));
-  const auto result = compare(c, changed(c, 0, 3.0f));  // 3 is an update, but not one that targets out[0]
+  const auto result = compare_expected(c, changed(c, 0, 3.0f));  // 3 is an update, but not one that targets out[0]
   EXPECT_FALSE(result.passed);
   EXPECT_EQ(result.mismatches, 1);
   EXPECT_EQ(result.accepted_duplicates, 0);
@@ -205,7 +200,7 @@ TEST(CompareNoneDuplicates, AValueOfNoDuplicateFails) {
 
 TEST(CompareNoneDuplicates, SingleTargetIsStillExact) {
   const auto c = load_case(none_dup_case("float32"));
-  const auto result = compare(c, changed(c, 1, 1.0f));  // out[1] has one update (3); 1 is another element's update
+  const auto result = compare_expected(c, changed(c, 1, 1.0f));  // out[1] has one update (3); 1 is another element's update
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].rule, Rule::exact);
@@ -222,7 +217,7 @@ std::string float_add_case(const std::string& extra = "") {
 
 TEST(CompareFloatAdd, OneUlpOnADuplicatePassesByDefault) {
   const auto c = load_case(float_add_case());
-  const auto result = compare(c, changed(c, 0, std::nextafter(c.expected->data<float>()[0], 2.0f)));
+  const auto result = compare_expected(c, changed(c, 0, std::nextafter(c.expected->data<float>()[0], 2.0f)));
   EXPECT_TRUE(result.passed);
   EXPECT_EQ(result.duplicate_elements, 1);
   EXPECT_GT(result.max_error, 0.0);
@@ -233,7 +228,7 @@ TEST(CompareFloatAdd, BeyondTheDefaultToleranceFails) {
   const auto c = load_case(float_add_case());
   auto got = c.expected->clone();
   got.data<float>()[0] += 1e-3f;
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].rule, Rule::allclose);
@@ -245,7 +240,7 @@ TEST(CompareFloatAdd, BeyondTheDefaultToleranceFails) {
 
 TEST(CompareFloatAdd, SingleUpdateElementIsExact) {
   const auto c = load_case(float_add_case());
-  const auto result = compare(c, changed(c, 1, std::nextafter(8.0f, 9.0f)));
+  const auto result = compare_expected(c, changed(c, 1, std::nextafter(8.0f, 9.0f)));
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].coord, (Coord{1}));
@@ -256,9 +251,9 @@ TEST(CompareFloatAdd, CaseToleranceOverridesTheDefault) {
   const auto loose = load_case(float_add_case(R"(, "tolerance": {"atol": 0.01, "rtol": 0})"));
   auto got = loose.expected->clone();
   got.data<float>()[0] += 1e-3f;  // fails by default (above), within atol 0.01
-  EXPECT_TRUE(compare(loose, got).passed);
+  EXPECT_TRUE(compare_expected(loose, got).passed);
   got.data<float>()[0] = loose.expected->data<float>()[0] + 0.02f;
-  const auto beyond = compare(loose, got);
+  const auto beyond = compare_expected(loose, got);
   EXPECT_FALSE(beyond.passed);
   ASSERT_EQ(beyond.worst.size(), 1u);
   EXPECT_NEAR(beyond.worst[0].allowed, 0.01, 1e-12);
@@ -266,7 +261,7 @@ TEST(CompareFloatAdd, CaseToleranceOverridesTheDefault) {
   const auto strict = load_case(float_add_case(R"(, "tolerance": {"atol": 0, "rtol": 0})"));
   auto ulp = strict.expected->clone();
   ulp.data<float>()[0] = std::nextafter(ulp.data<float>()[0], 2.0f);  // passes by default (above)
-  EXPECT_FALSE(compare(strict, ulp).passed);
+  EXPECT_FALSE(compare_expected(strict, ulp).passed);
 }
 
 TEST(CompareFloatAdd, RtolScalesWithTheExpectedValue) {
@@ -274,9 +269,9 @@ TEST(CompareFloatAdd, RtolScalesWithTheExpectedValue) {
   const auto c = load_case(float_add_case(R"(, "tolerance": {"atol": 0, "rtol": 0.01})"));
   auto got = c.expected->clone();
   got.data<float>()[0] += 0.005f;
-  EXPECT_TRUE(compare(c, got).passed);
+  EXPECT_TRUE(compare_expected(c, got).passed);
   got.data<float>()[0] = c.expected->data<float>()[0] + 0.05f;
-  EXPECT_FALSE(compare(c, got).passed);
+  EXPECT_FALSE(compare_expected(c, got).passed);
 }
 
 TEST(CompareFloatMul, DuplicatesAreComparedWithATolerance) {
@@ -286,16 +281,16 @@ TEST(CompareFloatMul, DuplicatesAreComparedWithATolerance) {
                                           tensor("float64", "[2]", "[1.1, 1.3]"), tensor("float64", "[1]", "[2.145]")));
   auto got = c.expected->clone();
   got.data<double>()[0] = std::nextafter(got.data<double>()[0], 3.0);
-  EXPECT_TRUE(compare(c, got).passed);
+  EXPECT_TRUE(compare_expected(c, got).passed);
   got.data<double>()[0] = 2.2;
-  EXPECT_FALSE(compare(c, got).passed);
+  EXPECT_FALSE(compare_expected(c, got).passed);
 }
 
 TEST(CompareIntegerAdd, DuplicatesAreExact) {
   const auto c = load_case(expecting_case(R"("op": "scatter_elements", "reduction": "add")",
                                           tensor("int32", "[2]", "[100, 0]"), tensor("int64", "[3]", "[0, 0, 0]"),
                                           tensor("int32", "[3]", "[1, 2, 3]"), tensor("int32", "[2]", "[106, 0]")));
-  const auto result = compare(c, changed(c, 0, 107));
+  const auto result = compare_expected(c, changed(c, 0, 107));
   EXPECT_FALSE(result.passed);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].rule, Rule::exact);
@@ -308,7 +303,7 @@ TEST(CompareFloatMinMax, DuplicatesAreExact) {
   const auto c = load_case(expecting_case(R"("op": "scatter_elements", "reduction": "max")",
                                           tensor("float32", "[1]", "[0]"), tensor("int64", "[2]", "[0, 0]"),
                                           tensor("float32", "[2]", "[0.1, 0.3]"), tensor("float32", "[1]", "[0.3]")));
-  EXPECT_FALSE(compare(c, changed(c, 0, std::nextafter(c.expected->data<float>()[0], 1.0f))).passed);
+  EXPECT_FALSE(compare_expected(c, changed(c, 0, std::nextafter(c.expected->data<float>()[0], 1.0f))).passed);
 }
 
 // ---- element features: what every differing element had (expectations match on them)
@@ -332,9 +327,9 @@ TEST(CompareFeatures, NamesRoundTrip) {
 
 TEST(CompareFeatures, NoneWhenPassedOrWhenTheShapeIsWrong) {
   const auto c = load_case(kExactCase);
-  EXPECT_TRUE(compare(c, c.expected->clone()).mismatch_features.empty());
+  EXPECT_TRUE(compare_expected(c, c.expected->clone()).mismatch_features.empty());
   const scatter::Tensor wrong_shape(scatter::DType::float32, scatter::Shape{6});
-  const auto result = compare(c, wrong_shape);
+  const auto result = compare_expected(c, wrong_shape);
   EXPECT_FALSE(result.passed);
   EXPECT_TRUE(result.mismatch_features.empty());
 }
@@ -355,7 +350,7 @@ class CompareFeaturesOfOneElement : public ::testing::TestWithParam<ChangedEleme
 TEST_P(CompareFeaturesOfOneElement, AreReported) {
   const auto& row = GetParam();
   const auto c = load_case(row.json);
-  EXPECT_EQ(compare(c, changed(c, row.offset, row.value)).mismatch_features, row.features);
+  EXPECT_EQ(compare_expected(c, changed(c, row.offset, row.value)).mismatch_features, row.features);
 }
 
 const std::string kAdd = R"("op": "scatter_elements", "reduction": "add")";
@@ -417,7 +412,7 @@ TEST(CompareFeatures, EveryDifferingElementNotOnlyTheReportedOnes) {
   got.data<float>()[2] = 40.0f;  // error 36: the one reported
   scatter::CompareOptions options;
   options.max_reported = 1;
-  const auto result = compare(c, got, options);
+  const auto result = compare_expected(c, got, options);
   ASSERT_EQ(result.worst.size(), 1u);
   EXPECT_EQ(result.worst[0].coord, (Coord{2}));
   EXPECT_EQ(result.mismatch_features, (Features{0u, scatter::kElementNegIndex}));
@@ -428,9 +423,9 @@ TEST(CompareFeatures, NegativeIndexTupleInScatterNd) {
   const auto c = load_case(expecting_case(R"("op": "scatter_nd")", tensor("float32", "[2, 2]", "[[1, 1], [1, 1]]"),
                                           tensor("int64", "[1, 1]", "[[-1]]"), tensor("float32", "[1, 2]", "[[3, 4]]"),
                                           tensor("float32", "[2, 2]", "[[1, 1], [3, 4]]")));
-  EXPECT_EQ(compare(c, changed(c, 3, 9)).mismatch_features, (Features{scatter::kElementNegIndex}));
+  EXPECT_EQ(compare_expected(c, changed(c, 3, 9)).mismatch_features, (Features{scatter::kElementNegIndex}));
   // out[0][1]: untouched, data 1.
-  EXPECT_EQ(compare(c, changed(c, 1, 9)).mismatch_features, (Features{scatter::kElementUntouched}));
+  EXPECT_EQ(compare_expected(c, changed(c, 1, 9)).mismatch_features, (Features{scatter::kElementUntouched}));
 
   // Two components, one negative: (0, -2) is out[0][0] of a 2x2.
   const auto two =
@@ -440,7 +435,7 @@ TEST(CompareFeatures, NegativeIndexTupleInScatterNd) {
   auto wrong = two.expected->clone();
   wrong.data<std::int32_t>()[0] = 0;
   wrong.data<std::int32_t>()[3] = 0;
-  EXPECT_EQ(compare(two, wrong).mismatch_features, (Features{0u, scatter::kElementNegIndex}));
+  EXPECT_EQ(compare_expected(two, wrong).mismatch_features, (Features{0u, scatter::kElementNegIndex}));
 }
 
 }  // namespace
@@ -473,7 +468,7 @@ TEST(CompareBlocks, EqualBlocksPassWithTheirDuplicatesCounted) {
   const auto c = three_block_case();
   scatter::CompareOptions options;
   options.untouched_from_want = true;
-  const auto same = compare(c, c.expected->clone(), options);
+  const auto same = compare_expected(c, c.expected->clone(), options);
   EXPECT_TRUE(same.passed);
   EXPECT_EQ(same.mismatches, 0);
   EXPECT_EQ(same.duplicate_elements, 1);  // out[5000]
@@ -484,11 +479,11 @@ TEST(CompareBlocks, AnElementAmongEqualBlocksStillFails) {
   const auto c = three_block_case();
   scatter::CompareOptions options;
   options.untouched_from_want = true;
-  const auto updated = compare(c, changed(c, 9000, 7.0), options);
+  const auto updated = compare_expected(c, changed(c, 9000, 7.0), options);
   EXPECT_FALSE(updated.passed);
   EXPECT_EQ(updated.mismatches, 1);
   EXPECT_EQ(updated.duplicate_elements, 1);
-  const auto untouched = compare(c, changed(c, 12287, -2.0), options);
+  const auto untouched = compare_expected(c, changed(c, 12287, -2.0), options);
   EXPECT_FALSE(untouched.passed);
   EXPECT_EQ(untouched.mismatches, 1);
   ASSERT_FALSE(untouched.worst.empty());
@@ -496,5 +491,5 @@ TEST(CompareBlocks, AnElementAmongEqualBlocksStillFails) {
   // Within the tolerance of its two updates, the duplicate passes by the allclose rule.
   auto close = c.expected->clone();
   close.data<float>()[5000] = std::nextafter(4.0f, 5.0f);
-  EXPECT_TRUE(compare(c, close, options).passed);
+  EXPECT_TRUE(compare_expected(c, close, options).passed);
 }

@@ -20,11 +20,6 @@ namespace {
 using namespace scatter::testing;
 using Coord = std::vector<std::int64_t>;
 
-scatter::Comparison compare(const scatter::Case& c, const scatter::Tensor& got,
-                            const scatter::CompareOptions& options = {}) {
-  return scatter::compare_outputs(c, got, *c.expected, true, options);
-}
-
 // ---- the tolerance hint: pasting it into the case makes the comparison pass
 
 // out[0] = 1000 + 1000 + 1000, out[1] = 0.5 + 0.25 + 0.125 (two updates each), out[2] = 2 + 3.
@@ -57,7 +52,7 @@ std::string suggested_tolerance(const scatter::Comparison& result) {
 TEST(CompareHint, PastingTheHintIntoTheCasePasses) {
   const auto c = load_case(hint_case());
   const auto got = hint_output(c);
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   ASSERT_FALSE(result.passed);
   EXPECT_EQ(result.mismatches, 1);  // out[1]; out[0] passes by its default
   EXPECT_EQ(result.exact_mismatches, 0);
@@ -70,11 +65,11 @@ TEST(CompareHint, PastingTheHintIntoTheCasePasses) {
   EXPECT_EQ(tolerance, R"("tolerance": {"atol": 0.000977, "rtol": 0})");
   ASSERT_FALSE(tolerance.empty());
   const auto rerun = load_case(hint_case(", " + tolerance));
-  const auto again = compare(rerun, got);
+  const auto again = compare_expected(rerun, got);
   EXPECT_TRUE(again.passed) << again.mismatches << " differ under " << again.rule;
   // And nothing smaller at the last digit passes: 0.000976 < 9.765625e-4.
   const auto tighter = load_case(hint_case(R"(, "tolerance": {"atol": 0.000976, "rtol": 0})"));
-  EXPECT_FALSE(compare(tighter, got).passed);
+  EXPECT_FALSE(compare_expected(tighter, got).passed);
 }
 
 TEST(CompareHint, KeepsTheCasesRtol) {
@@ -82,14 +77,14 @@ TEST(CompareHint, KeepsTheCasesRtol) {
   // out[1] is allowed 8.75e-8 and needs 6.28e-7 more: atol 6.77e-4 with the same rtol.
   const auto c = load_case(hint_case(R"(, "tolerance": {"atol": 0, "rtol": 1e-7})"));
   const auto got = hint_output(c);
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   ASSERT_FALSE(result.passed);
   EXPECT_EQ(result.mismatches, 2);
   EXPECT_EQ(result.needed_rtol, 1e-7);
   EXPECT_EQ(result.needed_atol, 6.77e-4);
   const auto tolerance = suggested_tolerance(result);
   EXPECT_EQ(tolerance, R"("tolerance": {"atol": 0.000677, "rtol": 1e-07})");
-  EXPECT_TRUE(compare(load_case(hint_case(", " + tolerance)), got).passed);
+  EXPECT_TRUE(compare_expected(load_case(hint_case(", " + tolerance)), got).passed);
 }
 
 TEST(CompareHint, NoneForADifferenceNoOrderExplains) {
@@ -98,15 +93,15 @@ TEST(CompareHint, NoneForADifferenceNoOrderExplains) {
   const auto c = load_case(hint_case());
   auto got = c.expected->clone();
   got.data<float>()[1] = 0.75f;
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   ASSERT_FALSE(result.passed);
   EXPECT_GT(result.order_excess, 1e5);
   EXPECT_EQ(suggested_tolerance(result), "");
   EXPECT_NE(scatter::detail::comparison_text(result, "").find("this looks like a bug, not rounding"),
             std::string::npos);
   // Within the bound's slack (hint_output's 1.7x), the hint is offered.
-  EXPECT_LE(compare(c, hint_output(c)).order_excess, scatter::kOrderExplains);
-  EXPECT_GT(compare(c, hint_output(c)).order_excess, 1.0);
+  EXPECT_LE(compare_expected(c, hint_output(c)).order_excess, scatter::kOrderExplains);
+  EXPECT_GT(compare_expected(c, hint_output(c)).order_excess, 1.0);
 }
 
 TEST(CompareHint, NoneWhereEveryElementIsExact) {
@@ -116,7 +111,7 @@ TEST(CompareHint, NoneWhereEveryElementIsExact) {
                                           tensor("float32", "[2]", "[1, 3]"), tensor("float32", "[2]", "[3, 0]")));
   auto got = c.expected->clone();
   got.data<float>()[0] = 4.0f;
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   ASSERT_FALSE(result.passed);
   EXPECT_FALSE(result.tolerance_applies);
   EXPECT_TRUE(std::isinf(result.needed_atol));
@@ -132,7 +127,7 @@ TEST(CompareHint, ExactElementsAreNamedApart) {
   auto got = c.expected->clone();
   got.data<float>()[1] = kOut1;
   got.data<float>()[2] = 5.5f;
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   ASSERT_FALSE(result.passed);
   EXPECT_EQ(result.exact_mismatches, 1);
   EXPECT_TRUE(std::isinf(result.needed_atol));
@@ -148,7 +143,7 @@ TEST(CompareHint, NanDisagreementHasNoTolerance) {
   const auto c = load_case(hint_case());
   auto got = c.expected->clone();
   got.data<float>()[1] = std::numeric_limits<float>::quiet_NaN();
-  const auto result = compare(c, got);
+  const auto result = compare_expected(c, got);
   ASSERT_FALSE(result.passed);
   EXPECT_TRUE(std::isinf(result.needed_atol));
   EXPECT_NE(scatter::detail::comparison_text(result, "").find("no tolerance would pass: a NaN or infinity disagrees"),
@@ -185,7 +180,7 @@ scatter::Tensor perturbed(const scatter::Case& c) {
 
 TEST(CompareWorst, SortedWorstFirst) {
   const auto c = load_case(kSixCase);
-  const auto result = compare(c, perturbed(c));
+  const auto result = compare_expected(c, perturbed(c));
   EXPECT_FALSE(result.passed);
   EXPECT_EQ(result.mismatches, 5);
   EXPECT_EQ(result.max_error, 4.0);
@@ -205,7 +200,7 @@ TEST(CompareWorst, CappedByMaxReported) {
   const auto c = load_case(kSixCase);
   scatter::CompareOptions options;
   options.max_reported = 2;
-  const auto result = compare(c, perturbed(c), options);
+  const auto result = compare_expected(c, perturbed(c), options);
   EXPECT_EQ(result.mismatches, 5);  // all counted, two listed
   ASSERT_EQ(result.worst.size(), 2u);
   EXPECT_EQ(result.worst[0].coord, (Coord{5}));
@@ -217,11 +212,11 @@ TEST(CompareWorst, CappedByMaxReported) {
 TEST(CompareShape, WrongShapeOrDtypeFails) {
   const auto c = load_case(kSixCase);
   const scatter::Tensor wrong_shape(scatter::DType::float32, scatter::Shape{2, 3});
-  const auto result = compare(c, wrong_shape);
+  const auto result = compare_expected(c, wrong_shape);
   EXPECT_FALSE(result.passed);
   EXPECT_EQ(result.mismatches, 6);
   const scatter::Tensor wrong_dtype(scatter::DType::float64, scatter::Shape{6});
-  EXPECT_FALSE(compare(c, wrong_dtype).passed);
+  EXPECT_FALSE(compare_expected(c, wrong_dtype).passed);
 }
 
 }  // namespace

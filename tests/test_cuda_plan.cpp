@@ -468,10 +468,10 @@ TEST(CudaPlan, FastDivisionEqualsDivision) {
 // group first, as any block order may), each copied into a tile; `none` as the largest
 // update position per element then that update's write; reductions in update order or
 // reversed (shared atomics give any order); counts, identities and means in the tile.
-enum class Order { update, reverse };
+enum class GatherOrder { update, reverse };
 
 template <class T, class IndexT>
-Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape& shape, Order order) {
+Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape& shape, GatherOrder order) {
   Tensor out = c.data.clone();
   const auto* data = reinterpret_cast<const T*>(c.data.bytes());
   const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
@@ -509,7 +509,7 @@ Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape&
         }
       }
       for (int k = 0; k < updates; ++k) {
-        const int f = order == Order::update ? k : updates - 1 - k;
+        const int f = order == GatherOrder::update ? k : updates - 1 - k;
         tile[place(f)] = cu::combine(r, tile[place(f)], upd[first + f]);
       }
       if constexpr (!std::is_same_v<T, cu::Bool>) {
@@ -525,7 +525,7 @@ Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape&
   return out;
 }
 
-Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape& shape, Order order) {
+Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape& shape, GatherOrder order) {
   return scatter::detail::dispatch(c.data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return c.indices.dtype() == DType::int64 ? emulate_row_tile<T, std::int64_t>(c, l, shape, order)
@@ -533,13 +533,13 @@ Tensor emulate_row_tile(const Case& c, const cu::Launch& l, const cu::TileShape&
   });
 }
 
-const scatter::RunFlags kExact{false, true};
+const scatter::RunFlags kExactRule{false, true};
 
 // A path's emulation against the reference: bit for bit in update order (`forward`), within
 // the comparison's rules in reverse (the case's own `expected` where it has one).
 void expect_both_orders(const std::string& what, const Case& c, const Tensor& want, const Tensor& forward,
                         const Tensor& reversed) {
-  EXPECT_EQ(scatter::fuzz_verdict(c, forward, want, kExact), "") << what;
+  EXPECT_EQ(scatter::fuzz_verdict(c, forward, want, kExactRule), "") << what;
   const auto cmp = scatter::compare_outputs(c, reversed, c.expected ? *c.expected : want, c.expected.has_value());
   EXPECT_TRUE(cmp.passed) << what << " reversed: " << cmp.mismatches << " of " << cmp.elements << " differ beyond "
                           << cmp.rule;
@@ -581,8 +581,8 @@ bool check_row_tile(const std::string& what, const Case& c) {
   small.groups = (small.data_rows + small.rows - 1) / small.rows;
   for (const auto& shape : {plan.tile, small}) {
     const std::string where = what + " (" + std::to_string(shape.rows) + " rows a tile)";
-    expect_both_orders(where, c, want, emulate_row_tile(c, l, shape, Order::update),
-                       emulate_row_tile(c, l, shape, Order::reverse));
+    expect_both_orders(where, c, want, emulate_row_tile(c, l, shape, GatherOrder::update),
+                       emulate_row_tile(c, l, shape, GatherOrder::reverse));
   }
   return true;
 }
@@ -619,7 +619,7 @@ bool check_update_gather(const std::string& what, const Case& c) {
   if (!g) return false;
   const cu::Launch l = cu::make_launch(c, *g, scatter::RunFlags{}, 1, 0);
   if (cu::plan_of(l).path != cu::Path::update_gather) return false;
-  EXPECT_EQ(scatter::fuzz_verdict(c, emulate_update_gather(c, *g), scatter::reference_scatter(c), kExact), "") << what;
+  EXPECT_EQ(scatter::fuzz_verdict(c, emulate_update_gather(c, *g), scatter::reference_scatter(c), kExactRule), "") << what;
   return true;
 }
 
@@ -672,7 +672,7 @@ TEST(CudaPlan, TheFusedRowCopyMatchesTheReference) {
 // by the 4-byte word a 1- or 2-byte element's atomic takes, fails the test: step j copies
 // chunk j meanwhile.
 template <class T, class IndexT>
-Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape& shape, std::int64_t tile, Order order) {
+Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape& shape, std::int64_t tile, GatherOrder order) {
   const auto& g = l.geometry;
   const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
   const auto unit = static_cast<std::size_t>(shape.unit_bytes);
@@ -694,12 +694,12 @@ Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape&
   std::vector<std::byte> value(static_cast<std::size_t>(shape.updates) * unit);
   const std::int64_t tiles = (shape.updates + tile - 1) / tile;
   for (std::int64_t k = 0; k < tiles; ++k) {
-    const std::int64_t from = (order == Order::update ? k : tiles - 1 - k) * tile;
+    const std::int64_t from = (order == GatherOrder::update ? k : tiles - 1 - k) * tile;
     const std::int64_t to = std::min(from + tile, shape.updates);
     std::vector<unsigned> in_tile(chunks, 0);
     std::vector<unsigned> rank(static_cast<std::size_t>(to - from));
     for (std::int64_t q = 0; q < to - from; ++q) {
-      const std::int64_t m = order == Order::update ? from + q : to - 1 - q;
+      const std::int64_t m = order == GatherOrder::update ? from + q : to - 1 - q;
       rank[static_cast<std::size_t>(m - from)] = in_tile[static_cast<unsigned>(target[static_cast<std::size_t>(m)]) >> shape.shift]++;
     }
     for (std::int64_t m = from; m < to; ++m) {
@@ -740,7 +740,7 @@ Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape&
   return out;
 }
 
-Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape& shape, std::int64_t tile, Order order) {
+Tensor emulate_chunked(const Case& c, const cu::Launch& l, const cu::ChunkShape& shape, std::int64_t tile, GatherOrder order) {
   return scatter::detail::dispatch(c.data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return c.indices.dtype() == DType::int64 ? emulate_chunked<T, std::int64_t>(c, l, shape, tile, order)
@@ -773,8 +773,8 @@ bool check_chunked(const std::string& what, const Case& c) {
       for (const std::int64_t tile : {5, 2048}) {
         const std::string where = what + (in_place ? " in place" : "") + ", chunks of " + std::to_string(chunk_bytes) +
                                   " bytes, tiles of " + std::to_string(tile);
-        expect_both_orders(where, c, want, emulate_chunked(c, l, shape, tile, Order::update),
-                           emulate_chunked(c, l, shape, tile, Order::reverse));
+        expect_both_orders(where, c, want, emulate_chunked(c, l, shape, tile, GatherOrder::update),
+                           emulate_chunked(c, l, shape, tile, GatherOrder::reverse));
       }
     }
   }
@@ -803,12 +803,12 @@ TEST(CudaPlan, TheChunkedPathMatchesTheReferenceOnBundledAndFuzzedCases) {
 // where target_of (the 32-bit path) sends it, in update order or reversed (the block's
 // threads store in any order).
 template <class IndexT>
-Tensor emulate_tiny(const Case& c, const cu::Geometry& g, Order order) {
+Tensor emulate_tiny(const Case& c, const cu::Geometry& g, GatherOrder order) {
   Tensor out = c.data.clone();
   const auto* idx = reinterpret_cast<const IndexT*>(c.indices.bytes());
   const auto element = static_cast<std::size_t>(scatter::info_of(c.data.dtype()).bytes);
   for (int k = 0; k < static_cast<int>(g.u); ++k) {
-    const int f = order == Order::update ? k : static_cast<int>(g.u) - 1 - k;
+    const int f = order == GatherOrder::update ? k : static_cast<int>(g.u) - 1 - k;
     const int o = cu::target_of<int>(g, idx, f);
     if (o < 0 || o >= g.n) throw std::runtime_error("update " + std::to_string(f) + " outside the output");
     std::memcpy(out.bytes() + static_cast<std::size_t>(o) * element, c.updates.bytes() + static_cast<std::size_t>(f) * element,
@@ -824,11 +824,11 @@ TEST(CudaPlan, TheTinyPathMatchesTheReference) {
     std::string why;
     const auto g = cu::make_geometry(c, why);
     if (!g || cu::plan_of(cu::make_launch(c, *g, scatter::RunFlags{}, 1, 0)).path != cu::Path::tiny) return false;
-    auto emulate = [&](Order order) {
+    auto emulate = [&](GatherOrder order) {
       return c.indices.dtype() == DType::int64 ? emulate_tiny<std::int64_t>(c, *g, order)
                                                : emulate_tiny<std::int32_t>(c, *g, order);
     };
-    expect_both_orders(what, c, scatter::reference_scatter(c), emulate(Order::update), emulate(Order::reverse));
+    expect_both_orders(what, c, scatter::reference_scatter(c), emulate(GatherOrder::update), emulate(GatherOrder::reverse));
     return true;
   });
   EXPECT_GT(tiny.bundled, 50) << "the bundled none cases that the row tile and the gather leave";

@@ -16,12 +16,22 @@
 #include <string>
 #include <vector>
 
+#include "scatter/compare.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/error.hpp"
 #include "scatter/load.hpp"
 #include "scatter/tensor.hpp"
 
 namespace scatter::testing {
+
+/// The op attribute of a scatter_elements case, as case files write it.
+inline const std::string kElements = R"("op": "scatter_elements")";
+
+/// A case's output compared with its `expected`, by the spec's rules.
+inline scatter::Comparison compare_expected(const scatter::Case& c, const scatter::Tensor& got,
+                                            const scatter::CompareOptions& options = {}) {
+  return scatter::compare_outputs(c, got, *c.expected, true, options);
+}
 
 /// A tensor given by its values: {"dtype": dtype, "shape": shape, "values": values} (JSON text).
 inline std::string tensor(const std::string& dtype, const std::string& shape, const std::string& values) {

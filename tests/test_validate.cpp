@@ -22,7 +22,6 @@ using namespace scatter::testing;
 const std::string kData42 = tensor("float32", "[4, 2]", "[[1, 2], [3, 4], [5, 6], [7, 8]]");
 const std::string kIdx22 = tensor("int64", "[2, 2]", "[[0, 1], [3, 0]]");
 const std::string kUpd22 = tensor("float32", "[2, 2]", "[[10, 20], [30, 40]]");
-const std::string kElements = R"("op": "scatter_elements")";
 
 std::string elements_case(const std::string& attrs) { return make_case(attrs, kData42, kIdx22, kUpd22); }
 // The baseline with its data replaced.

@@ -13,7 +13,6 @@ namespace {
 using scatter::ErrorCode;
 using namespace scatter::testing;
 
-const std::string kElements = R"("op": "scatter_elements")";
 
 // ---- expected under `none` with duplicate targets: one of the element's updates
 

@@ -14,7 +14,6 @@ namespace {
 using scatter::ErrorCode;
 using namespace scatter::testing;
 
-const std::string kElements = R"("op": "scatter_elements")";
 // A valid scatter_elements case on float32 data 4x2.
 const std::string kCase =
     make_case(kElements, tensor("float32", "[4, 2]", "[[1, 2], [3, 4], [5, 6], [7, 8]]"),
