@@ -21,3 +21,18 @@ choose_backends() {
   [ ${#backends[@]} -gt 0 ] || { echo "$tag: none of $want is available" >&2; exit 5; }
   list=$(IFS=,; echo "${backends[*]}")
 }
+
+# write_results TAG OUT RC COMMAND [--note TEXT ...]: the plots and the results README of the
+# report OUT/scatterctl.json (exit 1 when the bench wrote none), with the command, the notes that
+# choose_backends made, the notes given, and the bench's exit code RC. Uses $py.
+write_results() {
+  local tag=$1 out=$2 rc=$3 command=$4 n
+  shift 4
+  [ -s "$out/scatterctl.json" ] || { echo "$tag: scatterctl bench wrote no report (exit $rc)" >&2; exit 1; }
+  local -a notes_args=()
+  for n in "${notes[@]}"; do notes_args+=(--note "$n"); done
+  "$py" scripts/plot_bench.py "$out/scatterctl.json" --out "$out"
+  "$py" bench/summarize.py "$out/scatterctl.json" --out "$out/README.md" --note "command: $command" \
+    "${notes_args[@]}" "$@" --note "exit code: scatterctl bench $rc (1 = a row was not timed or FAILED, see the tables)"
+  echo "$tag: results in $out"
+}

@@ -56,15 +56,7 @@ rc=${PIPESTATUS[0]}
 set -e
 load_after=$(uptime)
 echo "bench_cpu: $load_after"
-[ -s "$out/scatterctl.json" ] || { echo "bench_cpu: scatterctl bench wrote no report (exit $rc)" >&2; exit 1; }
-
-notes_args=()
-for n in "${notes[@]}"; do notes_args+=(--note "$n"); done
-"$py" scripts/plot_bench.py "$out/scatterctl.json" --out "$out"
-"$py" bench/summarize.py "$out/scatterctl.json" --out "$out/README.md" \
-  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS}${ARGS:+ ARGS='$ARGS'} scripts/bench_cpu.sh\`: \`scatterctl bench --backend $list${ARGS:+ $ARGS}\`" \
-  "${notes_args[@]}" \
+write_results bench_cpu "$out" "$rc" \
+  "\`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS}${ARGS:+ ARGS='$ARGS'} scripts/bench_cpu.sh\`: \`scatterctl bench --backend $list${ARGS:+ $ARGS}\`" \
   --note "uptime before: \`${load_before# }\`" --note "uptime after: \`${load_after# }\`" \
-  --note "exit code: scatterctl bench $rc (1 = a row was not timed or FAILED, see the tables)" \
   --note "GPU numbers: scripts/bench_gpu.sh on a GPU machine"
-echo "bench_cpu: results in $out"

@@ -49,13 +49,5 @@ set +e
   --json "$out/scatterctl.json" --markdown "$out/scatterctl.md" | tee "$out/scatterctl.txt"
 rc=${PIPESTATUS[0]}
 set -e
-[ -s "$out/scatterctl.json" ] || { echo "bench_gpu: scatterctl bench wrote no report (exit $rc)" >&2; exit 1; }
-
-notes_args=()
-for n in "${notes[@]}"; do notes_args+=(--note "$n"); done
-"$py" scripts/plot_bench.py "$out/scatterctl.json" --out "$out"
-"$py" bench/summarize.py "$out/scatterctl.json" --out "$out/README.md" \
-  --note "command: \`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS} scripts/bench_gpu.sh\`: \`scatterctl bench --backend $list --python $py\`" \
-  "${notes_args[@]}" \
-  --note "exit code: scatterctl bench $rc (1 = a row was not timed or FAILED, see the tables)"
-echo "bench_gpu: results in $out"
+write_results bench_gpu "$out" "$rc" \
+  "\`SIZE=$size MODE=$mode${FILTER:+ FILTER='$FILTER'}${BACKENDS:+ BACKENDS=$BACKENDS} scripts/bench_gpu.sh\`: \`scatterctl bench --backend $list --python $py\`"

@@ -10,14 +10,9 @@ static sp_status run(const sp_case* c) {
   return SP_OK;
 }
 
-extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
-  static const sp_plugin_api api = [] {
-    auto table = test_plugin_table("abi10", run);
-    table.struct_size = offsetof(sp_plugin_api, last_error_code) + sizeof(table.last_error_code);
-    table.abi_minor = 0;
-    table.capabilities_json = kRank1Capabilities;
-    table.memory = 77;  // past struct_size: scatterctl must not read it
-    return table;
-  }();
-  return &api;
+SCATTER_TEST_PLUGIN_WITH("abi10", run, table) {
+  table.struct_size = offsetof(sp_plugin_api, last_error_code) + sizeof(table.last_error_code);
+  table.abi_minor = 0;
+  table.capabilities_json = kRank1Capabilities;
+  table.memory = 77;  // past struct_size: scatterctl must not read it
 }

@@ -6,11 +6,6 @@ static sp_status run(const sp_case* c) {
   return c->data->device.device_type == SP_DEVICE_CUDA && c->stream != nullptr ? SP_ERROR : SP_UNSUPPORTED;
 }
 
-extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
-  static const sp_plugin_api api = [] {
-    auto table = test_plugin_table("device_tensors", run);
-    table.memory = SP_MEMORY_CUDA;
-    return table;
-  }();
-  return &api;
+SCATTER_TEST_PLUGIN_WITH("device_tensors", run, table) {
+  table.memory = SP_MEMORY_CUDA;
 }

@@ -7,11 +7,6 @@ static sp_status run(const sp_case* c) {
   return SP_OK;
 }
 
-extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) {
-  static const sp_plugin_api api = [] {
-    auto table = test_plugin_table("one-op", run);
-    table.capabilities_json = kRank1Capabilities;
-    return table;
-  }();
-  return &api;
+SCATTER_TEST_PLUGIN_WITH("one-op", run, table) {
+  table.capabilities_json = kRank1Capabilities;
 }

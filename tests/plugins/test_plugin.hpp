@@ -28,6 +28,20 @@ inline sp_plugin_api test_plugin_table(const char* name, sp_status (*run)(const 
     return &api;                                                               \
   }
 
+/// The same, with the body after it changing in `table` the one thing the plugin breaks or declares:
+///   SCATTER_TEST_PLUGIN_WITH("one-op", run, table) { table.capabilities_json = kRank1Capabilities; }
+#define SCATTER_TEST_PLUGIN_WITH(name, run, table)                              \
+  static void adjust_test_plugin(sp_plugin_api& table);                        \
+  extern "C" const sp_plugin_api* scatter_plugin_get_api(uint32_t, uint32_t) { \
+    static const sp_plugin_api api = [] {                                      \
+      auto adjusted = test_plugin_table(name, run);                            \
+      adjust_test_plugin(adjusted);                                            \
+      return adjusted;                                                         \
+    }();                                                                       \
+    return &api;                                                               \
+  }                                                                            \
+  static void adjust_test_plugin(sp_plugin_api& table)
+
 /// out[indices[i]] = updates[i] for rank-1 float32 data (a correct answer to build on).
 inline void scatter_1d_float32(const sp_case* c) {
   auto* out = static_cast<float*>(c->out->data);

@@ -219,40 +219,22 @@ class View {
   sp_tensor view_{};
 };
 
+// The ABI's value of each op and reduction, in the vocabulary's order (kOps, kReductions): an op
+// it has no value for (-1, ONNX TensorScatter) or a reduction newer than it cannot be asked of a
+// plugin, so the case is not the plugin's.
+constexpr std::int32_t kSpOps[] = {SP_OP_SCATTER_ELEMENTS, SP_OP_SCATTER_ND, SP_OP_SCATTER_UPDATE, -1};
+constexpr std::int32_t kSpReductions[] = {SP_REDUCTION_NONE, SP_REDUCTION_ADD, SP_REDUCTION_SUB, SP_REDUCTION_MUL,
+                                          SP_REDUCTION_MIN,  SP_REDUCTION_MAX, SP_REDUCTION_MEAN};
+static_assert(std::size(kSpOps) == std::size(kOps));
+
 std::int32_t sp_op_of(Op op) {
-  switch (op) {
-    case Op::scatter_elements:
-      return SP_OP_SCATTER_ELEMENTS;
-    case Op::scatter_nd:
-      return SP_OP_SCATTER_ND;
-    case Op::scatter_update:
-      return SP_OP_SCATTER_UPDATE;
-    case Op::tensor_scatter:
-      break;
-  }
-  throw Unsupported(fmt::format("the plugin ABI ({}.{}) has no {} op", SP_ABI_MAJOR, SP_ABI_MINOR,
-                                to_string(op)));
+  if (const auto value = kSpOps[static_cast<std::size_t>(op)]; value >= 0) return value;
+  throw Unsupported(fmt::format("the plugin ABI ({}.{}) has no {} op", SP_ABI_MAJOR, SP_ABI_MINOR, to_string(op)));
 }
 
 std::int32_t sp_reduction_of(Reduction r) {
-  switch (r) {
-    case Reduction::none:
-      return SP_REDUCTION_NONE;
-    case Reduction::add:
-      return SP_REDUCTION_ADD;
-    case Reduction::sub:
-      return SP_REDUCTION_SUB;
-    case Reduction::mul:
-      return SP_REDUCTION_MUL;
-    case Reduction::min:
-      return SP_REDUCTION_MIN;
-    case Reduction::max:
-      return SP_REDUCTION_MAX;
-    case Reduction::mean:
-      return SP_REDUCTION_MEAN;
-  }
-  // A reduction newer than the ABI: the plugin cannot be asked, so the case is not its.
-  throw Unsupported(fmt::format("the plugin ABI has no value for reduction {}", to_string(r)));
+  if (const auto i = static_cast<std::size_t>(r); i < std::size(kSpReductions)) return kSpReductions[i];
+  throw Unsupported(fmt::format("the plugin ABI ({}.{}) has no reduction {}", SP_ABI_MAJOR, SP_ABI_MINOR, to_string(r)));
 }
 
 }  // namespace

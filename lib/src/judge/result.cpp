@@ -12,30 +12,24 @@ std::string_view to_string(Status status) {
 }
 
 bool Tally::add(Status status, bool strict, std::string_view backend, std::string_view why, bool is_invalid) {
-  if (status != Status::skipped) ++verdicts;
-  switch (status) {
-    case Status::passed:
-      ++passed;
-      return false;
-    case Status::xfail:
-      ++xfailed;
-      ++xfail_ids[fmt::format("{}: {}", backend, why)];
-      return false;
-    case Status::xpass:
-      ++xpassed;
-      if (strict) ++failed;
-      return strict;
-    case Status::skipped:
-      ++skipped;
-      ++skip_reasons[fmt::format("{}: {}", backend, why)];
-      return false;
-    case Status::failed:
-    case Status::error:
-      ++failed;
-      if (is_invalid) ++invalid;
-      return true;
+  if (status == Status::skipped) {
+    ++skipped;
+    ++skip_reasons[fmt::format("{}: {}", backend, why)];
+    return false;
   }
-  return false;
+  ++verdicts;
+  if (status == Status::passed) ++passed;
+  if (status == Status::xfail) {
+    ++xfailed;
+    ++xfail_ids[fmt::format("{}: {}", backend, why)];
+  }
+  if (status == Status::xpass) ++xpassed;
+  // What fails a command: a wrong output, an error, and an XPASS its entry (or --strict) forbids.
+  const bool wrong = status == Status::failed || status == Status::error;
+  if (wrong && is_invalid) ++invalid;
+  const bool fails = wrong || (status == Status::xpass && strict);
+  if (fails) ++failed;
+  return fails;
 }
 
 int Tally::decide_exit(bool interrupted, bool ended_early, bool nothing_tested) const {
