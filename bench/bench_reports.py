@@ -46,18 +46,12 @@ class Reports:
     entries: list  # Entry, in file order
 
     def backends(self) -> list:
-        seen = []
-        for e in self.entries:
-            if e.backend not in seen:
-                seen.append(e.backend)
-        return seen
+        """The backends, in the order they first appear."""
+        return list(dict.fromkeys(e.backend for e in self.entries))
 
     def names(self) -> list:
-        seen = []
-        for e in self.entries:
-            if e.name not in seen:
-                seen.append(e.name)
-        return seen
+        """The benchmarks' names, in the order they first appear."""
+        return list(dict.fromkeys(e.name for e in self.entries))
 
     def table(self) -> dict:
         """{(name, backend): Entry}"""

@@ -386,10 +386,23 @@ BenchItem tiny_item(const std::string& name) {
   return item;
 }
 
-TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {
-  WrongBackend wrong;
+// The one row of tiny_item benched on `backend` alone.
+BenchRow bench_tiny(Backend& backend, const BenchOptions& options) {
+  auto report = run_bench({tiny_item("t")}, {&backend}, options, nullptr);
+  EXPECT_EQ(report.rows.size(), 1u);
+  return report.rows.empty() ? BenchRow{} : report.rows[0];
+}
+
+// Options for a bench of a few samples: at most 10 ms a row.
+BenchOptions quick_options() {
   BenchOptions options;
   options.max_seconds = 0.01;
+  return options;
+}
+
+TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {
+  WrongBackend wrong;
+  auto options = quick_options();
   const auto r = run_bench({tiny_item("t")}, {&wrong}, options, nullptr);
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].status, Status::failed);
@@ -401,9 +414,9 @@ TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {
   EXPECT_NE(bench_json(r).find("\"failed\": true"), std::string::npos);
   // --no-verify: timed without the check.
   options.verify = false;
-  const auto unchecked = run_bench({tiny_item("t")}, {&wrong}, options, nullptr);
-  EXPECT_EQ(unchecked.rows[0].status, Status::passed);
-  EXPECT_GE(unchecked.rows[0].timing.samples.size(), 5u);
+  const auto unchecked = bench_tiny(wrong, options);
+  EXPECT_EQ(unchecked.status, Status::passed);
+  EXPECT_GE(unchecked.timing.samples.size(), 5u);
 }
 
 // An external backend right on its first call of a case, then off by one at element 0 (an
@@ -439,28 +452,25 @@ class StaleAfterFirst final : public TestBackend {
 };
 
 TEST(BenchVerify, TimedOutputsOfExternalBackendsAreAudited) {
-  BenchOptions options;
-  options.max_seconds = 0.01;
+  auto options = quick_options();
   StaleAfterFirst stale;
-  const auto r = run_bench({tiny_item("t")}, {&stale}, options, nullptr);
-  ASSERT_EQ(r.rows.size(), 1u);
-  EXPECT_EQ(r.rows[0].status, Status::failed);
-  EXPECT_TRUE(r.rows[0].timing.samples.empty());
-  EXPECT_NE(r.rows[0].error.find("returned another output than the call checked before timing"), std::string::npos)
-      << r.rows[0].error;
+  const auto r = bench_tiny(stale, options);
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_TRUE(r.timing.samples.empty());
+  EXPECT_NE(r.error.find("returned another output than the call checked before timing"), std::string::npos) << r.error;
   // Wrong only on the last call of the pass: the last call is always audited. The check is
   // call 1; a pass of 4 samples is 1 warm-up and 4 rounds (one block).
   options.min_samples = 4;
   options.max_samples = 4;
   StaleAfterFirst last;
   last.stale_from = 1 + 1 + 4 - 1;
-  const auto at_last = run_bench({tiny_item("t")}, {&last}, options, nullptr);
+  const auto at_last = bench_tiny(last, options);
   EXPECT_EQ(last.calls, 6);
-  EXPECT_EQ(at_last.rows[0].status, Status::failed) << "the last timed call was not audited";
+  EXPECT_EQ(at_last.status, Status::failed) << "the last timed call was not audited";
   // Right on every call: timed.
   StaleAfterFirst right;
   right.stale_from = 1000000;
-  EXPECT_EQ(run_bench({tiny_item("t")}, {&right}, options, nullptr).rows[0].status, Status::passed);
+  EXPECT_EQ(bench_tiny(right, options).status, Status::passed);
 }
 
 // An external backend that computes its first output and returns it again on every call: the
@@ -482,19 +492,18 @@ class Memorising final : public TestBackend {
 };
 
 TEST(BenchVerify, AnOutputMemorisedAcrossCallsFailsItsAudit) {
-  BenchOptions options;
-  options.max_seconds = 0.01;
+  auto options = quick_options();
   Memorising memorising;
-  const auto r = run_bench({tiny_item("t")}, {&memorising}, options, nullptr);
+  const auto r = bench_tiny(memorising, options);
   EXPECT_GT(memorising.varied, 0) << "no timed call got varied inputs";
-  EXPECT_EQ(r.rows[0].status, Status::failed);
-  EXPECT_NE(r.rows[0].error.find("judged against the reference of the inputs it was given"), std::string::npos)
-      << r.rows[0].error;
-  EXPECT_NE(r.rows[0].varied.find("data and"), std::string::npos) << r.rows[0].varied;
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_NE(r.error.find("judged against the reference of the inputs it was given"), std::string::npos)
+      << r.error;
+  EXPECT_NE(r.varied.find("data and"), std::string::npos) << r.varied;
   // A built-in backend keeps the case's own inputs: nothing to memorise, nothing varied.
   WrongBackend builtin;
   options.verify = false;
-  EXPECT_TRUE(run_bench({tiny_item("t")}, {&builtin}, options, nullptr).rows[0].varied.empty());
+  EXPECT_TRUE(bench_tiny(builtin, options).varied.empty());
 }
 
 // A backend that holds its outputs where it ran: only the audited calls' outputs travel, and
@@ -506,17 +515,17 @@ TEST(BenchVerify, HeldOutputsTravelOnlyForTheAuditedCalls) {
   StaleAfterFirst right;
   right.holds = true;
   right.stale_from = 1000000;
-  EXPECT_EQ(run_bench({tiny_item("t")}, {&right}, options, nullptr).rows[0].status, Status::passed);
+  EXPECT_EQ(bench_tiny(right, options).status, Status::passed);
   EXPECT_EQ(right.calls, 6);  // the check, a warm-up and 4 samples
   EXPECT_GE(right.taken, 1) << "the last call is always audited";
   EXPECT_LT(right.taken, 5) << "every timed output travelled";
   StaleAfterFirst last;
   last.holds = true;
   last.stale_from = 5;
-  const auto r = run_bench({tiny_item("t")}, {&last}, options, nullptr);
-  EXPECT_EQ(r.rows[0].status, Status::failed) << "the held output of the last call was not audited";
-  EXPECT_NE(r.rows[0].error.find("returned another output than the call checked before timing"), std::string::npos)
-      << r.rows[0].error;
+  const auto r = bench_tiny(last, options);
+  EXPECT_EQ(r.status, Status::failed) << "the held output of the last call was not audited";
+  EXPECT_NE(r.error.find("returned another output than the call checked before timing"), std::string::npos)
+      << r.error;
 }
 
 // Records each call's output_unused: the check before timing needs the output; a built-in
@@ -542,12 +551,12 @@ TEST(BenchRun, OnlyOutputsThatAreJudgedAreAskedFor) {
   options.min_samples = 4;
   options.max_samples = 4;
   FlagRecorder builtin(BackendRole::builtin);
-  ASSERT_EQ(run_bench({tiny_item("t")}, {&builtin}, options, nullptr).rows[0].status, Status::passed);
+  ASSERT_EQ(bench_tiny(builtin, options).status, Status::passed);
   ASSERT_GE(builtin.unused.size(), 5u);
   EXPECT_FALSE(builtin.unused.front()) << "the check before timing judges the output";
   for (std::size_t i = 1; i < builtin.unused.size(); ++i) EXPECT_TRUE(builtin.unused[i]) << "timed call " << i;
   FlagRecorder external(BackendRole::external);
-  ASSERT_EQ(run_bench({tiny_item("t")}, {&external}, options, nullptr).rows[0].status, Status::passed);
+  ASSERT_EQ(bench_tiny(external, options).status, Status::passed);
   for (std::size_t i = 0; i < external.unused.size(); ++i) EXPECT_FALSE(external.unused[i]) << "audited call " << i;
 }
 
@@ -559,12 +568,12 @@ TEST(BenchRun, OnlyTheCheckOfAPassSendsTheInputs) {
   options.max_samples = 2;
   options.repetitions = 2;
   FlagRecorder external(BackendRole::external);
-  ASSERT_EQ(run_bench({tiny_item("t")}, {&external}, options, nullptr).rows[0].status, Status::passed);
+  ASSERT_EQ(bench_tiny(external, options).status, Status::passed);
   // Pass 1: check, warm-up, 2 samples. Pass 2: warm-up (a new case), 2 samples.
   EXPECT_EQ(external.same, (std::vector<bool>{false, true, true, true, false, true, true}));
   options.verify = false;  // no check: the first warm-up sends them
   FlagRecorder unchecked(BackendRole::external);
-  ASSERT_EQ(run_bench({tiny_item("t")}, {&unchecked}, options, nullptr).rows[0].status, Status::passed);
+  ASSERT_EQ(bench_tiny(unchecked, options).status, Status::passed);
   EXPECT_EQ(unchecked.same, (std::vector<bool>{false, true, true, false, true, true}));
 }
 
@@ -694,18 +703,18 @@ TEST(BenchRun, RepetitionsPoolSamplesAndTheSlowdownKnobRepeatsTheOp) {
   const int plain = counting.calls;
   options.slowdown = parse_slowdown("t:2");
   counting.calls = 0;
-  const auto slow = run_bench({tiny_item("t")}, {&counting}, options, nullptr);
+  const auto slow = bench_tiny(counting, options);
   EXPECT_EQ(counting.calls, 2 * plain);  // every call, warm-ups included, runs the op twice
-  EXPECT_NEAR(slow.rows[0].timing.median, 2e-6, 1e-12);
+  EXPECT_NEAR(slow.timing.median, 2e-6, 1e-12);
   EXPECT_THROW(parse_slowdown("t"), Error);
   EXPECT_THROW(parse_slowdown("t:0"), Error);
   EXPECT_THROW(parse_slowdown("t:0.9"), Error);
   EXPECT_THROW(parse_slowdown("t:2x"), Error);
   // A fractional factor counts that fraction of a further run; a label limits it to one backend.
   options.slowdown = parse_slowdown("t*:1.5");
-  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1.5e-6, 1e-12);
+  EXPECT_NEAR(bench_tiny(counting, options).timing.median, 1.5e-6, 1e-12);
   options.slowdown = parse_slowdown("other@t:3");
-  EXPECT_NEAR(run_bench({tiny_item("t")}, {&counting}, options, nullptr).rows[0].timing.median, 1e-6, 1e-12);
+  EXPECT_NEAR(bench_tiny(counting, options).timing.median, 1e-6, 1e-12);
   const auto labelled = parse_slowdown("new@nd/*:1.1");
   ASSERT_EQ(labelled.size(), 1u);
   EXPECT_EQ(labelled[0].label, "new");

@@ -162,6 +162,16 @@ TEST(CudaBackend, TheChunkedPathPassesMultiBlockCasesUnderAPretendL2) {
 }
 
 // The device-side guard: indices the host would have rejected never reach memory.
+// The backend reports a target past the data (one the host's check never saw) as an index error.
+void expect_index_error(scatter::Backend& backend, const scatter::Case& c, const std::string& what) {
+  try {
+    backend.run(c, {});
+    ADD_FAILURE() << what << ": an out-of-range target went unreported";
+  } catch (const scatter::Error& e) {
+    EXPECT_EQ(e.code(), scatter::ErrorCode::index) << e.message();
+  }
+}
+
 TEST(CudaBackend, TheDeviceGuardStopsOutOfRangeTargets) {
   CUDA_OR_SKIP(cuda);
   for (const char* reduction : {"none", "add", "mul"}) {
@@ -171,12 +181,7 @@ TEST(CudaBackend, TheDeviceGuardStopsOutOfRangeTargets) {
       "indices": {"dtype": "int64", "shape": [2], "values": [0, 1]},
       "updates": {"dtype": "float32", "shape": [2], "values": [5, 6]}}})");
     c.indices.data<std::int64_t>()[1] = 1 << 20;  // past the host's check
-    try {
-      cuda->run(c, {});
-      ADD_FAILURE() << reduction << ": an out-of-range target went unreported";
-    } catch (const scatter::Error& e) {
-      EXPECT_EQ(e.code(), scatter::ErrorCode::index) << e.message();
-    }
+    expect_index_error(*cuda, c, reduction);
   }
 }
 
@@ -200,12 +205,7 @@ TEST(CudaBackend, TheBinsRepeatFloatSumsBitForBit) {
           << reduction << (in_place ? " in place" : "") << ": another run gave other bits";
     }
     c.indices.data<std::int64_t>()[777] = 1 << 20;  // past the host's check
-    try {
-      cuda->run(c, {});
-      ADD_FAILURE() << reduction << ": an out-of-range target went unreported";
-    } catch (const scatter::Error& e) {
-      EXPECT_EQ(e.code(), scatter::ErrorCode::index) << e.message();
-    }
+    expect_index_error(*cuda, c, reduction);
   }
 }
 

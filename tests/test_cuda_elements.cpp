@@ -395,15 +395,10 @@ TEST(CudaElements, EveryBundledCaseMatchesTheReferenceBitForBit) {
 }
 
 TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
-  scatter::LoadOptions options;
-  options.max_bytes = scatter::default_max_bytes();
   int by_op[std::size(scatter::kOps)] = {};
   for (std::int64_t i = 0; i < 2000; ++i) {
     const auto text = scatter::fuzz_case(7, i, 1024);
-    const auto loaded = scatter::load_text(text, "fuzz.json", options);
-    ASSERT_TRUE(loaded.file_errors.empty()) << text;
-    ASSERT_TRUE(loaded.cases.front().decl) << loaded.cases.front().error->message() << "\n" << text;
-    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    const auto c = scatter::testing::load_case(text);
     ++by_op[static_cast<int>(c.attrs.op)];
     const auto want = scatter::reference_scatter(c);
     ASSERT_EQ(scatter::fuzz_verdict(c, emulate(c, true), want, kExact), "") << text;
@@ -417,14 +412,10 @@ TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
 // float add, sub, mul and mean; everything else bit for bit). A failure here would
 // otherwise first show on a GPU.
 TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
-  scatter::LoadOptions options;
-  options.max_bytes = scatter::default_max_bytes();
   int reordered = 0;
   for (std::int64_t i = 0; i < 2000; ++i) {
     const auto text = scatter::fuzz_case(11, i, 1024);
-    const auto loaded = scatter::load_text(text, "fuzz.json", options);
-    ASSERT_TRUE(loaded.cases.front().decl) << text;
-    const auto c = scatter::materialize(*loaded.cases.front().decl);
+    const auto c = scatter::testing::load_case(text);
     const auto want = scatter::reference_scatter(c);
     for (const auto order : {Order::reverse, Order::warp_tree}) {
       const auto got = emulate(c, true, order);

@@ -39,20 +39,29 @@ std::uint16_t bf16_rne_from_float(float f) {
   return static_cast<std::uint16_t>((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
 }
 
-TEST(Float16, EveryBitPatternRoundTrips) {
+// Every bit pattern of a 16-bit float type T, widened to double and narrowed back by `narrow`:
+// the same bits, with the sign, or a NaN of the same sign for a NaN; `also(bits, widened)` checks
+// more of each number.
+template <class T, class Narrow, class Also>
+void expect_every_pattern_round_trips(bool (*is_nan)(std::uint16_t), Narrow narrow, Also also) {
   for (std::uint32_t b = 0; b <= 0xFFFF; ++b) {
     const auto bits = static_cast<std::uint16_t>(b);
-    const double d = to_double(Float16{bits});
-    const auto back = to_float16(d).bits;
-    if (is_nan16(bits)) {
+    const double d = to_double(T{bits});
+    const auto back = narrow(d).bits;
+    if (is_nan(bits)) {
       ASSERT_TRUE(std::isnan(d)) << std::hex << b;
-      ASSERT_TRUE(is_nan16(back)) << std::hex << b << " -> " << back;
+      ASSERT_TRUE(is_nan(back)) << std::hex << b << " -> " << back;
       ASSERT_EQ(back & 0x8000, bits & 0x8000) << "NaN sign lost for " << std::hex << b;
     } else {
       ASSERT_EQ(back, bits) << std::hex << b;
       ASSERT_EQ(std::signbit(d), (bits & 0x8000) != 0) << std::hex << b;
+      also(bits, d);
     }
   }
+}
+
+TEST(Float16, EveryBitPatternRoundTrips) {
+  expect_every_pattern_round_trips<Float16>(is_nan16, to_float16, [](std::uint16_t, double) {});
 }
 
 TEST(Float16, WideningMatchesTheIeeeDefinition) {
@@ -149,19 +158,10 @@ TEST(Float16, MatchesCompilerFloat16OnRandomDoubles) {
 #endif
 
 TEST(BFloat16, EveryBitPatternRoundTrips) {
-  for (std::uint32_t b = 0; b <= 0xFFFF; ++b) {
-    const auto bits = static_cast<std::uint16_t>(b);
-    const double d = to_double(BFloat16{bits});
-    const auto back = to_bfloat16(d).bits;
-    if (is_nan_bf16(bits)) {
-      ASSERT_TRUE(std::isnan(d)) << std::hex << b;
-      ASSERT_TRUE(is_nan_bf16(back)) << std::hex << b;
-    } else {
-      ASSERT_EQ(back, bits) << std::hex << b;
-      // bfloat16 is the top half of a float32.
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(static_cast<float>(d)), static_cast<std::uint32_t>(bits) << 16);
-    }
-  }
+  // bfloat16 is the top half of a float32.
+  expect_every_pattern_round_trips<BFloat16>(is_nan_bf16, to_bfloat16, [](std::uint16_t bits, double d) {
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(static_cast<float>(d)), static_cast<std::uint32_t>(bits) << 16);
+  });
 }
 
 // From gen_expected.py: RNE on float32 bits, cross-checked with exact rounding.

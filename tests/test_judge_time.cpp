@@ -85,14 +85,10 @@ TEST(AnotherValue, ADeltaOutsideTheTensorIsRefusedByName) {
 // reference itself, on fuzzed cases of every op, reduction and dtype, bit for bit; and the
 // case and the want are what they were once the variation is over.
 TEST(InputVariations, TheWantOfEachVariationIsTheReferenceOfItsInputs) {
-  scatter::LoadOptions options;
-  options.max_bytes = scatter::default_max_bytes();
   int varied = 0;
   for (std::int64_t i = 0; i < 600; ++i) {
     const auto text = scatter::fuzz_case(31, i, 2048);
-    const auto loaded = scatter::load_text(text, "fuzz.json", options);
-    ASSERT_TRUE(loaded.cases.front().decl) << text;
-    auto c = scatter::materialize(*loaded.cases.front().decl);
+    auto c = scatter::testing::load_case(text);
     const scatter::CaseFacts facts(c);
     const auto data_before = scatter::fingerprint(c.data);
     const auto updates_before = scatter::fingerprint(c.updates);

@@ -26,10 +26,16 @@ const std::string kUpd22 = tensor("float32", "[2, 2]", "[[10, 20], [30, 40]]");
 std::string elements_case(const std::string& attrs) { return make_case(attrs, kData42, kIdx22, kUpd22); }
 // The baseline with its data replaced.
 std::string with_data(const std::string& data) { return make_case(kElements, data, kIdx22, kUpd22); }
-// A case on data [1, 2, 3] (float32) with one update, 5, through `indices`.
-std::string on_three(const std::string& attrs, const std::string& indices) {
-  return make_case(attrs, tensor("float32", "[3]", "[1, 2, 3]"), indices, tensor("float32", "[1]", "[5]"));
+// A case on data [1, 2, 3] (float32) with `updates` (one, 5, unless given) through `indices`.
+std::string on_three(const std::string& attrs, const std::string& indices,
+                     const std::string& updates = tensor("float32", "[1]", "[5]")) {
+  return make_case(attrs, tensor("float32", "[3]", "[1, 2, 3]"), indices, updates);
 }
+// scatter_nd on data 2x3 with `indices` and the updates they need.
+std::string nd_on_2x3(const std::string& indices, const std::string& updates) {
+  return make_case(R"("op": "scatter_nd")", tensor("float32", "[2, 3]", "[[1, 2, 3], [4, 5, 6]]"), indices, updates);
+}
+
 const std::string kNdIndex = tensor("int64", "[1, 1]", "[[2]]");
 const std::string kUpdateIndex = tensor("int64", "[1]", "[2]");
 
@@ -178,8 +184,7 @@ INSTANTIATE_TEST_SUITE_P(
                    tensor("float32", "[1]", "[5]")),
          ErrorCode::shape, "inputs.data.shape = [] but scatter_nd needs data of rank >= 1"},
         {"NdIndicesRankZero",
-         make_case(R"("op": "scatter_nd")", tensor("float32", "[3]", "[1, 2, 3]"), tensor("int64", "[]", "1"),
-                   tensor("float32", "[]", "5")),
+         on_three(R"("op": "scatter_nd")", tensor("int64", "[]", "1"), tensor("float32", "[]", "5")),
          ErrorCode::shape, "inputs.indices.shape = [] but scatter_nd needs indices of rank >= 1"},
         {"NdTupleLongerThanRank",
          make_case(R"("op": "scatter_nd")", tensor("float32", "[2, 2]", "[[1, 2], [3, 4]]"),
@@ -187,8 +192,7 @@ INSTANTIATE_TEST_SUITE_P(
          ErrorCode::shape, "inputs.indices.shape[1] = 3 (the tuple length k) exceeds rank(data) = 2"},
         // k = 1: updates must be indices.shape[:-1] + data.shape[1:] = [2, 3].
         {"NdUpdatesShape",
-         make_case(R"("op": "scatter_nd")", tensor("float32", "[2, 3]", "[[1, 2, 3], [4, 5, 6]]"),
-                   tensor("int64", "[2, 1]", "[[0], [1]]"), tensor("float32", "[2]", "[5, 6]")),
+         nd_on_2x3(tensor("int64", "[2, 1]", "[[0], [1]]"), tensor("float32", "[2]", "[5, 6]")),
          ErrorCode::shape,
          "inputs.updates.shape = [2] but scatter_nd needs indices.shape[:-1] + data.shape[1:] = [2, 3] (k = 1)"},
         // axis 1: updates must be data.shape[:1] + indices.shape + data.shape[2:] = [2, 1, 2].
@@ -206,11 +210,6 @@ INSTANTIATE_TEST_SUITE_P(
     }),
     scatter::testing::rejection_name);
 
-// scatter_nd on data 2x3 with `indices` and the updates they need.
-std::string nd_on_2x3(const std::string& indices, const std::string& updates) {
-  return make_case(R"("op": "scatter_nd")", tensor("float32", "[2, 3]", "[[1, 2, 3], [4, 5, 6]]"), indices, updates);
-}
-
 INSTANTIATE_TEST_SUITE_P(
     Index, ValidateRejects,
     ::testing::ValuesIn(std::vector<Rejection>{
@@ -219,13 +218,11 @@ INSTANTIATE_TEST_SUITE_P(
                    kUpd22),
          ErrorCode::index, "inputs.indices[0,1] = -3 is out of range [-2, 1] for data.shape[1] = 2"},
         {"UpdateNegativeIsAnError",
-         make_case(R"("op": "scatter_update")", tensor("float32", "[3]", "[1, 2, 3]"),
-                   tensor("int64", "[2]", "[0, -1]"), tensor("float32", "[2]", "[5, 6]")),
+         on_three(R"("op": "scatter_update")", tensor("int64", "[2]", "[0, -1]"), tensor("float32", "[2]", "[5, 6]")),
          ErrorCode::index,
          "inputs.indices[1] = -1 is negative; scatter_update takes indices in [0, 2] for data.shape[0] = 3"},
         {"UpdateOutOfRange",
-         make_case(R"("op": "scatter_update")", tensor("float32", "[3]", "[1, 2, 3]"), tensor("int64", "[2]", "[3, 0]"),
-                   tensor("float32", "[2]", "[5, 6]")),
+         on_three(R"("op": "scatter_update")", tensor("int64", "[2]", "[3, 0]"), tensor("float32", "[2]", "[5, 6]")),
          ErrorCode::index, "inputs.indices[0] = 3 is out of range [0, 2] for data.shape[0] = 3"},
         {"UpdateZeroDimIndexOutOfRange",
          make_case(R"("op": "scatter_update")", tensor("float32", "[3, 2]", "[1, 2, 3, 4, 5, 6]"),

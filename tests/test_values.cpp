@@ -155,71 +155,66 @@ TEST(Values, BoolAcceptsTrueFalseZeroOne) {
 
 // --- rejections ---
 
-TEST(ValuesErrors, Uint8OutOfRange) {
-  EXPECT_REJECTED(data_case("uint8", "[2]", "[1, 300]"), ErrorCode::values,
-                  "inputs.data.values[1] = 300 is out of range [0, 255] for dtype uint8");
-  EXPECT_REJECTED(data_case("uint8", "[1]", "[-1]"), ErrorCode::values,
-                  "inputs.data.values[0] = -1 is out of range [0, 255] for dtype uint8");
-  EXPECT_REJECTED(data_case("int8", "[2, 1]", "[[0], [128]]", 2), ErrorCode::values,
-                  "inputs.data.values[1,0] = 128 is out of range [-128, 127] for dtype int8");
+// Each bad value of the data, with its exact code and message.
+class ValuesRejects : public ::testing::TestWithParam<testing::Rejection> {};
+
+TEST_P(ValuesRejects, WithTheExactMessage) { EXPECT_REJECTED(GetParam().json, GetParam().code, GetParam().message); }
+
+// A row of the table below: the data (dtype, shape, values, rank) and the message it is rejected with.
+testing::Rejection bad_data(const std::string& name, const std::string& dtype, const std::string& shape,
+                            const std::string& values, const std::string& message, std::size_t rank = 1) {
+  return {name, data_case(dtype, shape, values, rank), ErrorCode::values, message};
 }
 
-TEST(ValuesErrors, Int64Overflow) {
-  EXPECT_REJECTED(data_case("int64", "[1]", "[9223372036854775808]"), ErrorCode::values,
-                  "inputs.data.values[0] = 9223372036854775808 is beyond the int64 range");
-}
+INSTANTIATE_TEST_SUITE_P(
+    Data, ValuesRejects,
+    ::testing::ValuesIn(std::vector<testing::Rejection>{
+        bad_data("Uint8Above", "uint8", "[2]", "[1, 300]",
+                 "inputs.data.values[1] = 300 is out of range [0, 255] for dtype uint8"),
+        bad_data("Uint8Negative", "uint8", "[1]", "[-1]",
+                 "inputs.data.values[0] = -1 is out of range [0, 255] for dtype uint8"),
+        bad_data("Int8Above", "int8", "[2, 1]", "[[0], [128]]",
+                 "inputs.data.values[1,0] = 128 is out of range [-128, 127] for dtype int8", 2),
+        bad_data("Int64Overflow", "int64", "[1]", "[9223372036854775808]",
+                 "inputs.data.values[0] = 9223372036854775808 is beyond the int64 range"),
+        bad_data("FractionForInteger", "int32", "[2]", "[1, 3.5]",
+                 "inputs.data.values[1] = 3.5 is not an integer, as dtype int32 needs"),
+        bad_data("NanForInteger", "int32", "[1]", R"(["nan"])",
+                 "inputs.data.values[0] = nan is not an integer, as dtype int32 needs"),
+        bad_data("NumberForBool", "bool", "[3]", "[true, 2, false]",
+                 "inputs.data.values[1] = 2 is not a bool (true, false, 0 or 1)"),
+        bad_data("BoolForInteger", "int32", "[1]", "[true]",
+                 "inputs.data.values[0] = true is not a number of dtype int32"),
+        bad_data("BoolForFloat", "float32", "[1]", "[false]",
+                 "inputs.data.values[0] = false is not a number of dtype float32"),
+        bad_data("Float16Overflow", "float16", "[2]", "[1, 70000]",
+                 "inputs.data.values[1] = 70000 overflows dtype float16 (largest finite 65504)"),
+        // 65520 is the tie between 65504 and 2^16: ties to even gives infinity.
+        bad_data("Float16TieToInfinity", "float16", "[1]", "[65520]",
+                 "inputs.data.values[0] = 65520 overflows dtype float16 (largest finite 65504)"),
+        bad_data("StringNotANumber", "float32", "[2]", R"([1, "one"])",
+                 R"(inputs.data.values[1] = "one" is not a number (strings may be "nan", "inf", "-inf"))"),
+        bad_data("NullNotANumber", "float32", "[2]", R"([1, null])", "inputs.data.values[1] = null is not a number"),
+        bad_data("FlatTooShort", "float32", "[4]", "[1, 2, 3]", "inputs.data.values: has 3 elements, shape [4] needs 4"),
+        bad_data("FlatNeitherNestedNorWhole", "float32", "[2, 3]", "[1, 2, 3, 4, 5]",
+                 "inputs.data.values: has 5 elements, shape[0] = 2 needs 2 (or a flat array of 6)", 2),
+        bad_data("NestedRowTooShort", "float32", "[2, 3]", "[[1, 2, 3], [4, 5]]",
+                 "inputs.data.values[1]: has 2 elements, shape[1] = 3 needs 3", 2),
+        bad_data("NestedTooManyRows", "float32", "[2, 3]", "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]",
+                 "inputs.data.values: has 3 elements, shape[0] = 2 needs 2 (or a flat array of 6)", 2),
+        bad_data("ScalarForArray", "float32", "[3]", "5",
+                 "inputs.data.values = 5 is a single value, but shape [3] needs an array of 3 (a bare value is for "
+                 "shape [])"),
+    }),
+    testing::rejection_name);
 
-TEST(ValuesErrors, FractionForInteger) {
-  EXPECT_REJECTED(data_case("int32", "[2]", "[1, 3.5]"), ErrorCode::values,
-                  "inputs.data.values[1] = 3.5 is not an integer, as dtype int32 needs");
-  EXPECT_REJECTED(data_case("int32", "[1]", R"(["nan"])"), ErrorCode::values,
-                  "inputs.data.values[0] = nan is not an integer, as dtype int32 needs");
-}
-
-TEST(ValuesErrors, BoolForNumberAndNumberForBool) {
-  EXPECT_REJECTED(data_case("bool", "[3]", "[true, 2, false]"), ErrorCode::values,
-                  "inputs.data.values[1] = 2 is not a bool (true, false, 0 or 1)");
-  EXPECT_REJECTED(data_case("int32", "[1]", "[true]"), ErrorCode::values,
-                  "inputs.data.values[0] = true is not a number of dtype int32");
-  EXPECT_REJECTED(data_case("float32", "[1]", "[false]"), ErrorCode::values,
-                  "inputs.data.values[0] = false is not a number of dtype float32");
-}
-
-TEST(ValuesErrors, FloatOverflow) {
-  EXPECT_REJECTED(data_case("float16", "[2]", "[1, 70000]"), ErrorCode::values,
-                  "inputs.data.values[1] = 70000 overflows dtype float16 (largest finite 65504)");
-  // 65520 is the tie between 65504 and 2^16: ties to even gives infinity.
-  EXPECT_REJECTED(data_case("float16", "[1]", "[65520]"), ErrorCode::values,
-                  "inputs.data.values[0] = 65520 overflows dtype float16 (largest finite 65504)");
+TEST(ValuesErrors, Float32Overflow) {
   const auto e = testing::rejection(data_case("float32", "[1]", "[1e39]"));
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->code(), ErrorCode::values);
 }
 
-TEST(ValuesErrors, NotANumber) {
-  EXPECT_REJECTED(data_case("float32", "[2]", R"([1, "one"])"), ErrorCode::values,
-                  R"(inputs.data.values[1] = "one" is not a number (strings may be "nan", "inf", "-inf"))");
-  EXPECT_REJECTED(data_case("float32", "[2]", R"([1, null])"), ErrorCode::values,
-                  "inputs.data.values[1] = null is not a number");
-}
-
-TEST(ValuesErrors, CountMismatchFlat) {
-  EXPECT_REJECTED(data_case("float32", "[4]", "[1, 2, 3]"), ErrorCode::values,
-                  "inputs.data.values: has 3 elements, shape [4] needs 4");
-  EXPECT_REJECTED(data_case("float32", "[2, 3]", "[1, 2, 3, 4, 5]", 2), ErrorCode::values,
-                  "inputs.data.values: has 5 elements, shape[0] = 2 needs 2 (or a flat array of 6)");
-}
-
-TEST(ValuesErrors, CountMismatchNested) {
-  EXPECT_REJECTED(data_case("float32", "[2, 3]", "[[1, 2, 3], [4, 5]]", 2), ErrorCode::values,
-                  "inputs.data.values[1]: has 2 elements, shape[1] = 3 needs 3");
-  EXPECT_REJECTED(data_case("float32", "[2, 3]", "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]", 2), ErrorCode::values,
-                  "inputs.data.values: has 3 elements, shape[0] = 2 needs 2 (or a flat array of 6)");
-}
-
-TEST(ValuesErrors, ScalarForArrayAndArrayForScalar) {
-  EXPECT_REJECTED(data_case("float32", "[3]", "5"), ErrorCode::values,
-                  "inputs.data.values = 5 is a single value, but shape [3] needs an array of 3 (a bare value is for shape [])");
+TEST(ValuesErrors, ArrayForScalar) {
   EXPECT_REJECTED(R"({"name": "s", "op": "scatter_update", "inputs": {
       "data": {"dtype": "float32", "shape": [4, 3], "generate": {"kind": "fill", "value": 0}},
       "indices": {"dtype": "int64", "shape": [], "values": [[2]]},
