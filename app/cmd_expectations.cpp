@@ -1,12 +1,14 @@
 // scatterctl expectations --check: every recorded divergence's model run on its own minimal
 // cases, so that the catalogue cannot rot (scatter/expectations.hpp, check_expectations).
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "scatter/diagnose.hpp"
 #include "scatter/expectations.hpp"
 
 namespace scatter::cli {
@@ -17,6 +19,29 @@ struct ExpectationsFlags {
   std::vector<std::string> paths;
   bool check = false;
 };
+
+// The catalogue of known bugs on its minimal cases (cases/diagnoses/), where the paths hold them:
+// the number of entries that failed.
+int check_catalogue(const LoadResult& loaded) {
+  const bool holds_them = std::any_of(loaded.cases.begin(), loaded.cases.end(),
+                                      [](const CaseEntry& e) { return e.name.starts_with("diagnosis_"); });
+  if (!holds_them) {
+    std::cout << "diagnoses: not checked (the paths hold no case of cases/diagnoses/)\n";
+    return 0;
+  }
+  int failed = 0;
+  for (const auto& check : check_diagnoses(loaded)) {
+    if (check.problems.empty()) {
+      std::cout << fmt::format("ok          diagnosis {}: reproduces diagnosis_{}\n", check.entry->name, check.entry->name);
+      continue;
+    }
+    ++failed;
+    std::cout << fmt::format("FAILED      diagnosis {}\n", check.entry->name);
+    for (const auto& p : check.problems) std::cout << "    " << p << "\n";
+  }
+  std::cout << fmt::format("diagnoses: {} reproduce their cases, {} failed\n", diagnoses().size() - failed, failed);
+  return failed;
+}
 
 int expectations(const ExpectationsFlags& o) {
   if (!o.check) {
@@ -54,7 +79,7 @@ int expectations(const ExpectationsFlags& o) {
   }
   std::cout << fmt::format("expectations: {} reproduced by their models, {} unmodelled, {} failed\n", reproduced,
                            unmodelled, failed);
-  return failed > 0 ? kExitFailed : kExitOk;
+  return check_catalogue(loaded) + failed > 0 ? kExitFailed : kExitOk;
 }
 
 }  // namespace

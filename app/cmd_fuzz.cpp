@@ -3,11 +3,16 @@
 
 #include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "scatter/diagnose.hpp"
+#include "scatter/explain.hpp"
 #include "scatter/fuzz.hpp"
+#include "scatter/load.hpp"
+#include "scatter/report.hpp"
 
 namespace scatter::cli {
 namespace {
@@ -23,7 +28,47 @@ struct FuzzFlags {
   bool deterministic = false;
   bool check_launches = false;
   ExpectationFlags expectations;
+  double shrink_seconds = 5.0;
+  bool no_shrink = false;
+  std::string json_path;
 };
+
+// The failures grouped by cause, most first: each group's explanation, its smallest shrunk case
+// and that case's explain trace (the bug, step by step).
+void print_causes(const FuzzSummary& summary) {
+  if (summary.failures.empty()) return;
+  std::vector<std::pair<std::string, int>> groups(summary.causes.begin(), summary.causes.end());
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> counts;
+  for (const auto& [cause, n] : groups) counts.push_back(fmt::format("{} {}", n, cause));
+  std::cout << fmt::format("fuzz: {} failures: {}\n", summary.failures.size(), fmt::join(counts, ", "));
+  for (const auto& [cause, n] : groups) {
+    const FuzzFailure* smallest = nullptr;
+    for (const auto& f : summary.failures) {
+      if ((f.cause.empty() ? "none known" : f.cause) != cause) continue;
+      const auto size = f.minimal_file.empty() ? f.elements : f.minimal_elements;
+      const auto best = !smallest ? 0 : smallest->minimal_file.empty() ? smallest->elements : smallest->minimal_elements;
+      if (!smallest || size < best) smallest = &f;
+    }
+    const auto why = cause == "none known" ? "no catalogued bug computes these outputs (docs/diagnoses.md)"
+                                           : cause_explanation(cause);
+    std::cout << fmt::format("\n{} ({}): {}\n", cause, n, why);
+    if (!smallest) continue;
+    const auto& file = smallest->minimal_file.empty() ? smallest->case_file : smallest->minimal_file;
+    std::cout << fmt::format("  smallest: {} on {} ({} elements of data, indices and updates)\n", file,
+                             smallest->backend, smallest->minimal_file.empty() ? smallest->elements : smallest->minimal_elements);
+    LoadOptions load_options;
+    load_options.max_bytes = default_max_bytes();
+    const auto loaded = load_paths({file}, load_options);
+    if (loaded.cases.size() == 1 && loaded.cases.front().decl) {
+      std::ostringstream trace;
+      explain(materialize(*loaded.cases.front().decl), trace, {20, 64});
+      std::istringstream lines(trace.str());
+      for (std::string line; std::getline(lines, line);) std::cout << "    " << line << "\n";
+    }
+  }
+  std::cout << "\n";
+}
 
 int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   const auto expectations = expectations_for(o.expectations);  // a bad file is refused before any worker starts
@@ -54,6 +99,7 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   options.flags = {o.in_place, o.deterministic};
   options.flags.check_launches = o.check_launches;
   options.expectations = expectations ? &*expectations : nullptr;
+  options.shrink_seconds = o.no_shrink ? 0.0 : o.shrink_seconds;
   std::vector<std::string> names;
   for (auto* b : chosen->choice.run) names.emplace_back(b->label());
   std::cout << fmt::format("fuzz: {} cases{}, seed {}, backends {}{}{}\n", options.iterations, part, o.seed,
@@ -61,6 +107,7 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
                            o.in_place ? ", in place" : "");
   const auto summary =
       run_fuzz(options, chosen->choice.run, [](const std::string& line) { std::cout << line << std::endl; });
+  print_causes(summary);
   for (const auto& [id, n] : summary.xfail_ids) std::cout << fmt::format("fuzz: xfail {} x{}\n", id, n);
   // How many cases each backend ran: one that declares little must not look fuzzed by the count.
   for (const auto* b : chosen->choice.run) {
@@ -72,6 +119,14 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
                            summary.verdicts, summary.failed, summary.xfailed, summary.skipped,
                            summary.failed ? " (case files under " + options.out_dir + ")" : "",
                            summary.interrupted ? ", interrupted" : "");
+  if (!o.json_path.empty()) {
+    try {
+      write_file_atomically(o.json_path, fuzz_json(summary, options));
+    } catch (const Error& e) {
+      std::cerr << fmt::format("scatterctl: --json {}: {}\n", o.json_path, e.message());
+      return kExitIo;
+    }
+  }
   // Nothing compared is no pass (as for run and bench): no case drawn (--iterations 0, an empty
   // part), or every case outside what the backends declare.
   const int exit_code = summary.decide_exit(summary.interrupted, false, summary.verdicts == 0);
@@ -101,6 +156,11 @@ Command add_fuzz_command(CLI::App& app) {
   cmd->add_flag("--deterministic", o->deterministic, "fixed reduction order: every output must match bit for bit");
   cmd->add_flag("--check-launches", o->check_launches,
                 "cuda: wait for and check every kernel launch (slower; names the kernel of a device fault)");
+  cmd->add_option("--shrink-seconds", o->shrink_seconds,
+                  "shrink each failure to a minimal case for at most this long (default 5)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-shrink", o->no_shrink, "keep the drawn failing cases as they are");
+  cmd->add_option("--json", o->json_path, "write the failures, grouped by cause, with their cases, to this file");
   add_external(cmd, o->backends);
   add_expectations(cmd, o->expectations);
   return {cmd, [o](const Invocation& invocation) { return fuzz(*o, invocation); }};

@@ -16,6 +16,7 @@ Command add_dump_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_fuzz_command(CLI::App& app);
+Command add_shrink_command(CLI::App& app);
 Command add_info_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_expectations_command(CLI::App& app);

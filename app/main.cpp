@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {
       add_run_command(app),     add_validate_command(app), add_list_command(app),
       add_explain_command(app), add_dump_command(app),     add_bench_command(app),
-      add_compare_command(app), add_fuzz_command(app),     add_info_command(app),
+      add_compare_command(app), add_fuzz_command(app),     add_shrink_command(app), add_info_command(app),
       add_merge_command(app),   add_expectations_command(app), add_import_command(app),
       add_plugin_host_command(app), add_backend_host_command(app)};
   if (const auto rc = parse_command_line(app, argc, argv)) return *rc;

@@ -26,11 +26,11 @@ PUBLIC_HEADERS = {
              "version.hpp", "git_commit.hpp"],
     "load": ["load.hpp"],
     "judge": ["compare.hpp", "capabilities.hpp", "model.hpp", "profile.hpp", "expectations.hpp", "result.hpp",
-              "case_facts.hpp"],
+              "case_facts.hpp", "diagnose.hpp"],
     "platform": ["counter.hpp", "probe.hpp", "abrupt_end.hpp"],
     "backends": ["backend.hpp", "plugin.hpp"],
     "trial": ["trial.hpp"],
-    "drivers": ["run.hpp", "fuzz.hpp", "bench.hpp", "paired.hpp", "explain.hpp"],
+    "drivers": ["run.hpp", "fuzz.hpp", "bench.hpp", "paired.hpp", "explain.hpp", "shrink.hpp"],
     "report": ["report.hpp", "journal.hpp", "merge.hpp"],
 }
 

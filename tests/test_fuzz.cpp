@@ -267,12 +267,27 @@ TEST(Fuzz, AFailingBackendLeavesCaseFilesThatReproduce) {
   options.max_elements = 256;
   options.out_dir = dir.string();
   int lines = 0;
-  const auto summary = scatter::run_fuzz(options, {ref.get(), &wrong}, [&](const std::string&) { ++lines; });
+  const auto summary = scatter::run_fuzz(options, {ref.get(), &wrong},
+                                         [&](const std::string& line) { lines += line.rfind("FAIL ", 0) == 0; });
   EXPECT_EQ(summary.cases, 40);
   EXPECT_EQ(summary.verdicts, 80);
   EXPECT_GT(summary.failed, 20);  // every case with updates and a non-empty output
   ASSERT_FALSE(summary.written.empty());
   EXPECT_EQ(lines, summary.failed);
+  // Each failure is shrunk: its minimal case is a valid case no larger than the drawn one, on which
+  // the broken backend still fails and the reference passes.
+  ASSERT_EQ(summary.failures.size(), static_cast<std::size_t>(summary.failed));
+  for (const auto& f : summary.failures) {
+    ASSERT_FALSE(f.minimal_file.empty()) << f.name;
+    std::ifstream min_in(f.minimal_file);
+    const std::string min_text((std::istreambuf_iterator<char>(min_in)), std::istreambuf_iterator<char>());
+    const auto m = materialize(min_text);
+    EXPECT_LE(f.minimal_elements, f.elements) << f.name;
+    EXPECT_LE(m.data.numel(), 8) << f.name << ": " << f.shrink_stopped;
+    const auto min_want = scatter::reference_scatter(m);
+    EXPECT_NE(scatter::fuzz_verdict(m, wrong.run(m, {}).output, min_want, {}), "") << f.name;
+  }
+  EXPECT_EQ(summary.causes.at("none known"), summary.failed) << "no catalogued bug flips a low bit";
   // The file is the very case: loading it gives the case the fuzzer ran, and the
   // broken backend fails it again while the reference passes it.
   std::ifstream in(summary.written.front());

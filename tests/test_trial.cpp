@@ -62,7 +62,7 @@ class Scripted final : public scatter::Backend {
   scatter::Capabilities caps_;
 };
 
-const char* kCase = R"({"name": "fuzz-7-0", "op": "scatter_nd", "inputs": {
+const char* kTrialCase = R"({"name": "fuzz-7-0", "op": "scatter_nd", "inputs": {
     "data": {"dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]},
     "indices": {"dtype": "int64", "shape": [1, 1], "values": [[2]]},
     "updates": {"dtype": "float32", "shape": [1], "values": [9]}}})";
@@ -74,7 +74,7 @@ Status status_in_run(scatter::Backend& backend, const scatter::Expectations* exp
     void on_result(const scatter::CaseResult& r) override { results.push_back(r); }
     void on_end(const scatter::RunSummary&) override {}
   } capture;
-  const auto loaded = scatter::load_text(kCase, "trial.json", scatter::testing::load_options(1ULL << 30));
+  const auto loaded = scatter::load_text(kTrialCase, "trial.json", scatter::testing::load_options(1ULL << 30));
   scatter::RunOptions options;
   options.expectations = expectations;
   scatter::BackendChoice choice;
@@ -87,7 +87,7 @@ Status status_in_run(scatter::Backend& backend, const scatter::Expectations* exp
 Status status_in_bench(scatter::Backend& backend, const scatter::Expectations* expectations) {
   scatter::BenchItem item;
   item.name = "fuzz-7-0";
-  item.decl = *scatter::testing::load_one(kCase).decl;
+  item.decl = *scatter::testing::load_one(kTrialCase).decl;
   scatter::BenchOptions options;
   options.max_seconds = 0.0;
   options.min_samples = 1;
@@ -168,7 +168,7 @@ TEST(OneStatus, APassOfAnExpectedFailureIsXpassInAllThree) {
 }
 
 TEST(Trial, TheOracleWithoutExpectedIsNotChecked) {
-  const auto c = scatter::testing::load_case(kCase);
+  const auto c = scatter::testing::load_case(kTrialCase);
   const scatter::CaseFacts facts(c);
   Scripted oracle(Answer::wrong, scatter::BackendRole::oracle);
   scatter::TrialOptions options;

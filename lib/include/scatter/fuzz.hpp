@@ -25,6 +25,26 @@ struct FuzzOptions {
   std::string out_dir = "fuzz-failures";
   RunFlags flags;
   const Expectations* expectations = nullptr;  ///< known divergences: xfail, not failures
+  /// Each failure shrunk for at most this long (scatterctl shrink's search, shrink.hpp), its
+  /// minimal case written beside the drawn one as NAME.min.json; 0: not shrunk.
+  double shrink_seconds = 5.0;
+};
+
+/// One failing trial of a fuzz run.
+struct FuzzFailure {
+  std::string name;       ///< the drawn case, "fuzz-SEED-I"
+  std::string backend;
+  Status status = Status::failed;
+  std::string cause;      ///< its catalogue name (diagnose.hpp); empty: none known
+  std::string detail;     ///< the one-line verdict
+  std::string case_file;  ///< the drawn case
+  std::string minimal_file;  ///< the shrunk case (empty when not shrunk)
+  std::int64_t elements = 0;          ///< the drawn case's data, indices and updates
+  std::int64_t minimal_elements = 0;  ///< the shrunk case's
+  std::int64_t minimal_data = 0;      ///< the shrunk case's data elements
+  std::int64_t minimal_updates = 0;   ///< and its updates
+  double shrink_seconds = 0.0;
+  std::string shrink_stopped;  ///< why the shrinker stopped
 };
 
 /// Case `iteration` of the stream `seed`, as case-file JSON text (one case object).
@@ -53,6 +73,8 @@ struct FuzzSummary : Tally {
   /// backend declares, in turn, so a backend that declares little still runs its share.
   std::map<std::string, std::int64_t> ran_on;
   std::vector<std::string> written;  ///< case files of the failures
+  std::vector<FuzzFailure> failures;  ///< each failing trial, in the order found
+  std::map<std::string, int> causes;  ///< cause (or "none known") -> failures
   std::map<std::string, std::string> lost;  ///< backends lost mid-run (device faults), with the reason
   bool interrupted = false;
 };

@@ -55,6 +55,13 @@ Case materialize(const CaseDecl& decl);
 /// external backend that must reject them. Never give such a case to `ref` or `cuda`.
 Case materialize_unchecked(const CaseDecl& decl);
 
+/// A materialized case as case-file JSON text (one case object) named `name`, every tensor written
+/// out as values that read back as the same bits (NaN as "nan", -0 as -0.0), its attributes and
+/// tolerance as they are; no `expected` (the reference is the judge of a case made this way).
+/// `expect_error` is written when given (a case the spec rejects).
+std::string case_json(const Case& c, const std::string& name, const std::string& description,
+                      std::optional<ErrorCode> expect_error = std::nullopt);
+
 /// Materializes one tensor (exposed for tests of the generators and .npy reader).
 Tensor materialize_tensor(const TensorDecl& tensor, const std::string& field, const CaseDecl& decl);
 

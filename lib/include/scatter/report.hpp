@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scatter/files.hpp"
+#include "scatter/fuzz.hpp"
 #include "scatter/run.hpp"
 
 namespace scatter {
@@ -63,6 +64,11 @@ std::string closing_line(const RunSummary& summary);
 
 /// "file: case 'name': [code] message" (file and case left out when unknown).
 std::string describe(const Error& error);
+
+/// `fuzz --json`: the run (seed, cases, counts), `summary.causes` (cause -> failures; "none
+/// known" for the undiagnosed) and `failures[]`, each with case, backend, status, cause (null
+/// when none is known), detail, case_file, minimal_file (null when not shrunk) and sizes.
+std::string fuzz_json(const FuzzSummary& summary, const FuzzOptions& options);
 
 /// Whether a report may be written at `path` without losing anything scatterctl did not write:
 /// there is no file there, or it is a regular file that a scatterctl report begins like (the

@@ -51,6 +51,9 @@ struct CaseResult {
   std::string lowering;     ///< what an external backend built for the case
   std::string version;      ///< the external backend's version
   std::vector<std::string> features;  ///< traps the case has, for the conformance matrix (external backends)
+  /// A failure's cause, a catalogue name (diagnose.hpp; two joined by " + "); empty where none
+  /// known explains it or the result is not a wrong output.
+  std::string cause;
 };
 
 /// The statuses of a command's trials, counted the one way that run, bench, fuzz, merge and the

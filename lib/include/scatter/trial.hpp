@@ -15,6 +15,7 @@
 #include "scatter/capabilities.hpp"
 #include "scatter/case_facts.hpp"
 #include "scatter/compare.hpp"
+#include "scatter/diagnose.hpp"
 #include "scatter/expectations.hpp"
 #include "scatter/result.hpp"
 
@@ -46,6 +47,9 @@ struct Trial {
   std::string lowering;                   ///< what an external backend built for the case
   double seconds = 0.0;                   ///< the backend's own time of the call
   std::optional<Tensor> output;           ///< a failed output, with keep_failed_output
+  /// A failed output's cause, from the catalogue of known bugs (diagnose.hpp); nullopt: none
+  /// known explains it, or the trial did not fail on an output.
+  std::optional<Cause> cause;
 };
 
 /// The trial in one line: its detail, or for a failed comparison how many elements differ

@@ -26,6 +26,9 @@ struct NoHook {
   /// mean: output element `oi`, a sum of `count` terms, is about to be divided.
   void before_mean(std::int64_t /*oi*/, std::int64_t /*count*/) {}
   void after_mean(std::int64_t /*oi*/) {}
+  /// Whether the run of updates [ui, ui + len) onto [oi, oi + len) is left out: never. A model
+  /// of a kernel that drops updates (model.cpp) leaves some out.
+  static constexpr bool skips(std::int64_t /*ui*/, std::int64_t /*oi*/, std::int64_t /*len*/) { return false; }
 };
 
 /// The spec's rules (reduce_step.hpp). A divergence model (model.cpp) passes its own, with
@@ -75,6 +78,7 @@ void scatter_loop(const Case& c, const std::vector<std::int64_t>& idx, Tensor& o
   std::vector<std::int64_t> count;
   if (reduction == Reduction::mean) count.assign(static_cast<std::size_t>(out.numel()), 0);
   visit_targets(c, idx, [&](std::int64_t ui, std::int64_t oi, std::int64_t len) {
+    if (hook.skips(ui, oi, len)) return;
     hook.before_run(ui, oi, len);
     if (reduction == Reduction::none) {
       std::memcpy(o + oi, u + ui, static_cast<std::size_t>(len) * sizeof(T));

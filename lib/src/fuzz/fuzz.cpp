@@ -15,6 +15,7 @@
 #include "scatter/capabilities.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
+#include "scatter/shrink.hpp"
 #include "scatter/trial.hpp"
 #include "core/targets.hpp"
 
@@ -328,12 +329,15 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
   FuzzSummary summary;
   LoadOptions load_options;
   load_options.max_bytes = default_max_bytes();
-  auto write_failure = [&](const std::string& name, const std::string& text) {
+  auto write_case = [&](const std::string& name, const std::string& text) {
     std::filesystem::create_directories(options.out_dir);
     const auto path = (std::filesystem::path(options.out_dir) / (name + ".json")).string();
     write_file_atomically(path, text);
-    summary.written.push_back(path);
     return path;
+  };
+  auto write_failure = [&](const std::string& name, const std::string& text) {
+    summary.written.push_back(write_case(name, text));
+    return summary.written.back();
   };
   // Scatterctl's own backends are held to the exact rule, external ones to the spec's.
   TrialOptions trial;
@@ -343,6 +347,36 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
   auto fail = [&](const std::string& name, const std::string& text, const Backend& backend, const std::string& why) {
     const auto path = write_failure(name, text);
     progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend.label(), why, path));
+  };
+  // A failing trial kept, grouped by cause, and shrunk to its minimal case.
+  auto keep_failure = [&](const std::string& name, const Case& c, Backend& backend, const Trial& t) {
+    FuzzFailure f;
+    f.name = name;
+    f.backend = std::string(backend.label());
+    f.status = t.status;
+    f.cause = t.cause ? t.cause->name : "";
+    f.detail = one_line(t);
+    f.case_file = summary.written.back();
+    f.elements = case_elements(c);
+    if (options.shrink_seconds > 0) {
+      ShrinkOptions shrink;
+      shrink.trial = trial;
+      shrink.max_seconds = options.shrink_seconds;
+      const auto shrunk = shrink_case(c, name, backend, shrink);
+      if (shrunk.fails && shrunk.minimal) {
+        f.minimal_file = write_case(name + ".min", shrunk.minimal_json);
+        f.minimal_elements = case_elements(*shrunk.minimal);
+        f.minimal_data = shrunk.minimal->data.numel();
+        f.minimal_updates = shrunk.minimal->updates.numel();
+        f.shrink_seconds = shrunk.seconds;
+        f.shrink_stopped = shrunk.stopped;
+        progress(fmt::format("     shrunk to data {} and {} update(s) in {} calls, {:.2f} s -> {}",
+                             format_shape(shrunk.minimal->data.shape()), f.minimal_updates, shrunk.calls, shrunk.seconds,
+                             f.minimal_file));
+      }
+    }
+    ++summary.causes[f.cause.empty() ? "none known" : f.cause];
+    summary.failures.push_back(std::move(f));
   };
   const auto spaces = draw_spaces(backends);
   for (std::int64_t i = options.first; i < options.first + options.iterations; ++i) {
@@ -388,6 +422,13 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       if (t.status != Status::skipped) ++summary.ran_on[std::string(backend->label())];
       if (summary.add(t.status, t.strict, backend->label(), t.status == Status::xfail ? t.expectation : t.detail)) {
         fail(name, text, *backend, t.status == Status::xpass ? t.detail : one_line(t));
+        try {
+          if (t.status != Status::xpass) keep_failure(name, *c, *backend, t);
+        } catch (const Error& e) {
+          if (e.code() != ErrorCode::interrupted) throw;
+          summary.interrupted = true;
+          return summary;
+        }
       }
       // A backend lost mid-run (a sticky device fault) is said once, so that one fault
       // is one line, not one per remaining case.

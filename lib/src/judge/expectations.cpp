@@ -178,8 +178,9 @@ DivergenceModel model_of(const json& m, const Where& where) {
   choose("convert_in", model.convert_in,
          std::array<std::pair<M::ConvertIn, Names>, 2>{{{M::ConvertIn::ieee, "ieee"}, {M::ConvertIn::saturating, "saturating"}}});
   choose("round_back", model.round_back,
-         std::array<std::pair<M::Rounding, Names>, 2>{
-             {{M::Rounding::nearest_even, "nearest_even"}, {M::Rounding::toward_zero, "toward_zero"}}});
+         std::array<std::pair<M::Rounding, Names>, 3>{{{M::Rounding::nearest_even, "nearest_even"},
+                                                      {M::Rounding::toward_zero, "toward_zero"},
+                                                      {M::Rounding::nearest_if_odd, "nearest_if_odd"}}});
   choose("integer_mean", model.integer_mean,
          std::array<std::pair<M::IntegerMean, Names>, 2>{
              {{M::IntegerMean::floor, "floor"}, {M::IntegerMean::toward_zero, "toward_zero"}}});
@@ -187,8 +188,9 @@ DivergenceModel model_of(const json& m, const Where& where) {
          std::array<std::pair<M::Mean, Names>, 2>{
              {{M::Mean::sum_over_count, "sum_over_count"}, {M::Mean::running_pairwise, "running_pairwise"}}});
   choose("min_max", model.min_max,
-         std::array<std::pair<M::MinMax, Names>, 5>{
+         std::array<std::pair<M::MinMax, Names>, 6>{
              {{M::MinMax::ieee, "ieee"},
+              {M::MinMax::nan_ignored, "nan_ignored"},
               {M::MinMax::keep_existing_unless_better, "keep_existing_unless_better"},
               {M::MinMax::take_update_unless_worse, "take_update_unless_worse"},
               {M::MinMax::nan_propagates_ties_keep_existing, "nan_propagates_ties_keep_existing"},

@@ -4,8 +4,11 @@
 
 #include "scatter/model.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,6 +74,12 @@ To convert_one(From v, Model::Rounding rounding, bool saturating) {
     else return Bool{static_cast<std::uint8_t>(v != 0)};
   } else if constexpr (kIsFloat<To> && kIsFloat<From>) {
     const double x = Num<From>::to(v);
+    if constexpr (std::is_same_v<To, BFloat16>) {
+      if (rounding == Model::Rounding::nearest_if_odd && !std::isnan(x)) {
+        const auto b = std::bit_cast<std::uint32_t>(static_cast<float>(x));
+        return BFloat16{static_cast<std::uint16_t>((b + ((b & 0x10000u) >> 1)) >> 16)};
+      }
+    }
     To r = Num<To>::from(x);
     if (saturating && !std::isnan(x) && std::isinf(Num<To>::to(r))) return largest_finite<To>(x < 0);
     const double back = Num<To>::to(r);
@@ -100,10 +109,101 @@ Tensor convert(const Tensor& from, DType to, Model::Rounding rounding, bool satu
   return out;
 }
 
+// Which index position a run of updates comes from: the element (scatter_elements), the tuple
+// (scatter_nd) or the index along the axis (scatter_update); the rules that drop updates are
+// decided per index.
+struct RunPositions {
+  Op op;
+  std::int64_t count;  // scatter_update: the indices
+
+  std::size_t of(std::int64_t ui, std::int64_t len) const {
+    if (len <= 0) return 0;
+    if (op == Op::scatter_nd) return static_cast<std::size_t>(ui / len);
+    if (op == Op::scatter_update) return static_cast<std::size_t>((ui / len) % count);
+    return static_cast<std::size_t>(ui);
+  }
+};
+
+// The updates the model drops, by index position (empty: none), and the indices the others land
+// at: negatives and indices outside the data under the model's rules.
+std::vector<std::int64_t> model_indices(const Case& c, const Model& m, std::vector<std::uint8_t>& dropped) {
+  if (c.attrs.op == Op::tensor_scatter) return normalized_indices(c);
+  const auto n = c.indices.numel();
+  const auto k = c.indices.rank() == 0 ? 1 : c.indices.shape().back();
+  const bool tuples = c.attrs.op == Op::scatter_nd;
+  const auto& shape = c.data.shape();
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto extent = shape[static_cast<std::size_t>(tuples ? i % k : c.attrs.axis)];
+    const auto position = static_cast<std::size_t>(tuples ? i / k : i);
+    auto v = index_at(c.indices, i);
+    bool drop = false;
+    if (v < 0 && m.negative_indices != Model::NegativeIndices::from_the_end) {
+      drop = m.negative_indices == Model::NegativeIndices::skipped;
+      v = 0;
+    } else if (v < 0 && c.attrs.op != Op::scatter_update) {
+      v += extent;  // scatter_update has no negative indices: one is outside the data
+    }
+    if (v < 0 || v >= extent) {
+      if (m.out_of_range == Model::OutOfRange::rejected) {
+        throw Error(ErrorCode::index, fmt::format("inputs.indices (offset {})", i),
+                    fmt::format("= {} is outside the data, which the model does not drop", index_at(c.indices, i)));
+      }
+      drop = true;
+      v = 0;
+    }
+    if (drop) {
+      if (dropped.empty()) dropped.assign(static_cast<std::size_t>(tuples ? n / k : n), 0);
+      dropped[position] = 1;
+    }
+    idx[static_cast<std::size_t>(i)] = v;
+  }
+  return idx;
+}
+
+// Duplicates::last_only and first_only: per output element, the update offset of the one run
+// that reaches it (-1: none); empty when every update is applied.
+std::vector<std::int64_t> chosen_runs(const Case& c, const std::vector<std::int64_t>& idx, const Model& m,
+                                      const std::vector<std::uint8_t>& dropped, const RunPositions& positions) {
+  if (m.duplicates == Model::Duplicates::all) return {};
+  std::vector<std::int64_t> chosen(static_cast<std::size_t>(c.data.numel()), -1);
+  visit_targets(c, idx, [&](std::int64_t ui, std::int64_t oi, std::int64_t len) {
+    if (!dropped.empty() && dropped[positions.of(ui, len)]) return;
+    auto& first = chosen[static_cast<std::size_t>(oi)];
+    if (m.duplicates == Model::Duplicates::last_only || first < 0) first = ui;
+  });
+  return chosen;
+}
+
+// The axis counted from the other end, where the case's shapes and indices fit it.
+std::optional<std::int64_t> other_end_axis(const Case& c) {
+  if (c.attrs.op != Op::scatter_elements && c.attrs.op != Op::scatter_update) return std::nullopt;
+  const auto& data = c.data.shape();
+  const auto& indices = c.indices.shape();
+  const auto axis = static_cast<std::int64_t>(data.size()) - 1 - c.attrs.axis;
+  if (c.attrs.axis < 0 || axis == c.attrs.axis) return std::nullopt;
+  const auto extent = data[static_cast<std::size_t>(axis)];
+  const auto lowest = c.attrs.op == Op::scatter_update ? 0 : -extent;
+  for (std::int64_t i = 0; i < c.indices.numel(); ++i) {
+    const auto v = index_at(c.indices, i);
+    if (v < lowest || v >= extent) return std::nullopt;
+  }
+  if (c.attrs.op == Op::scatter_elements) {
+    for (std::size_t d = 0; d < data.size(); ++d) {
+      if (static_cast<std::int64_t>(d) != axis && indices[d] > data[d]) return std::nullopt;
+    }
+    return axis;
+  }
+  Shape updates(data.begin(), data.begin() + axis);
+  updates.insert(updates.end(), indices.begin(), indices.end());
+  updates.insert(updates.end(), data.begin() + axis + 1, data.end());
+  return updates == c.updates.shape() ? std::optional<std::int64_t>(axis) : std::nullopt;
+}
+
 // The spec's step with the model's rules swapped in.
 class ModelStep {
  public:
-  explicit ModelStep(const Model& model) : m_(model) {}
+  ModelStep(const Model& model, const Case& on) : m_(model), use_init_val_(on.attrs.use_init_val) {}
 
   template <class T>
   T combine(Reduction r, T out, T u) const {
@@ -128,6 +228,8 @@ class ModelStep {
   template <class T>
   T mean(T sum, std::int64_t count) const {
     if (m_.mean == Model::Mean::running_pairwise) return sum;  // averaged at every step already
+    if (m_.mean_count == Model::MeanCount::counts_data && !use_init_val_) ++count;
+    if (m_.mean_count == Model::MeanCount::ignores_data && use_init_val_ && count > 1) --count;
     return divide(sum, count);
   }
 
@@ -144,6 +246,9 @@ class ModelStep {
 
   template <class T>
   T step(Reduction r, T out, T u) const {
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (m_.bfloat16_bits_as_integers && r != Reduction::mean) return bits_as_integers(r, out, u);
+    }
     if constexpr (!std::is_same_v<T, Bool>) {  // the spec has no mean of bool
       if (r == Reduction::mean && m_.mean == Model::Mean::running_pairwise) {
         return divide(detail::combine(Reduction::add, out, u), 2);
@@ -176,14 +281,72 @@ class ModelStep {
         if (o != o) return out;
         if (n != n) return u;
         return better(o, n) ? out : u;
+      case Model::MinMax::nan_ignored:
+        if (o != o) return u;
+        if (n != n) return out;
+        break;
       case Model::MinMax::ieee:
         break;
     }
     return detail::combine(min ? Reduction::min : Reduction::max, out, u);
   }
 
+  // A bfloat16 step on the bits as int16: wrapping arithmetic, signed comparison.
+  static BFloat16 bits_as_integers(Reduction r, BFloat16 out, BFloat16 u) {
+    const auto a = static_cast<std::int16_t>(out.bits);
+    const auto b = static_cast<std::int16_t>(u.bits);
+    switch (r) {
+      case Reduction::min:
+        return a < b ? out : u;
+      case Reduction::max:
+        return a < b ? u : out;
+      case Reduction::none:
+        return u;
+      default:
+        return BFloat16{static_cast<std::uint16_t>(detail::combine(r, a, b))};
+    }
+  }
+
   const Model& m_;
+  bool use_init_val_;
 };
+
+// The runs of updates the model leaves out: those of dropped indices, and all but one per target
+// under Duplicates::last_only and first_only.
+class Dropping : public NoHook {
+ public:
+  Dropping(const std::vector<std::uint8_t>& dropped, const std::vector<std::int64_t>& chosen,
+           const RunPositions& positions)
+      : dropped_(dropped), chosen_(chosen), positions_(positions) {}
+
+  bool skips(std::int64_t ui, std::int64_t oi, std::int64_t len) const {
+    if (!dropped_.empty() && dropped_[positions_.of(ui, len)]) return true;
+    return !chosen_.empty() && chosen_[static_cast<std::size_t>(oi)] != ui;
+  }
+  bool drops_any() const { return !dropped_.empty() || !chosen_.empty(); }
+
+ private:
+  const std::vector<std::uint8_t>& dropped_;
+  const std::vector<std::int64_t>& chosen_;
+  const RunPositions& positions_;
+};
+
+// use_init_val = false: the loop started every target from the identity, the targets of the runs
+// left out too; those that no kept run reaches hold data again (a kernel that drops an update
+// never touches its target).
+void restore_untouched(const Case& on, const std::vector<std::int64_t>& idx, const Dropping& dropping, Tensor& out) {
+  if (on.attrs.use_init_val || on.attrs.reduction == Reduction::none || !dropping.drops_any()) return;
+  std::vector<std::uint8_t> kept(static_cast<std::size_t>(out.numel()), 0);
+  std::vector<std::uint8_t> reached(kept.size(), 0);
+  visit_targets(on, idx, [&](std::int64_t ui, std::int64_t oi, std::int64_t len) {
+    auto& mark = dropping.skips(ui, oi, len) ? reached : kept;
+    std::fill(mark.begin() + oi, mark.begin() + oi + len, 1);
+  });
+  const auto element = size_of(out.dtype());
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (reached[i] && !kept[i]) std::memcpy(out.bytes() + i * element, on.data.bytes() + i * element, element);
+  }
+}
 
 }  // namespace
 }  // namespace detail
@@ -191,7 +354,9 @@ class ModelStep {
 int DivergenceModel::rules_swapped() const {
   return static_cast<int>(!compute_in.empty()) + (convert_in != ConvertIn::ieee) + (round_back != Rounding::nearest_even) +
          (integer_mean != IntegerMean::floor) + (mean != Mean::sum_over_count) + (min_max != MinMax::ieee) +
-         (min_max_start != MinMaxStart::infinity) + flush_subnormals;
+         (min_max_start != MinMaxStart::infinity) + flush_subnormals + (duplicates != Duplicates::all) +
+         (negative_indices != NegativeIndices::from_the_end) + (out_of_range != OutOfRange::rejected) + init_val_ignored +
+         (mean_count != MeanCount::spec) + axis_from_the_end + bfloat16_bits_as_integers;
 }
 
 std::string DivergenceModel::describe() const {
@@ -199,15 +364,34 @@ std::string DivergenceModel::describe() const {
   for (const auto& [from, to] : compute_in) parts.push_back(fmt::format("{} computed in {}", to_string(from), to_string(to)));
   if (convert_in == ConvertIn::saturating) parts.emplace_back("saturating at the largest finite values");
   if (round_back == Rounding::toward_zero) parts.emplace_back("rounded back toward zero");
+  if (round_back == Rounding::nearest_if_odd) {
+    parts.emplace_back("rounded back to nearest where the kept last bit is odd, truncated where it is even");
+  }
   if (integer_mean == IntegerMean::toward_zero) parts.emplace_back("integer mean toward zero");
   if (mean == Mean::running_pairwise) parts.emplace_back("running pairwise mean");
   constexpr const char* kMinMax[] = {"ieee", "keep the existing value unless the update is better",
                                      "take the update unless the existing value is better",
                                      "NaN propagates, signed-zero ties keep the existing value",
-                                     "NaN propagates, signed-zero ties take the update"};
+                                     "NaN propagates, signed-zero ties take the update", "NaN ignored (fmin/fmax)"};
   if (min_max != MinMax::ieee) parts.emplace_back(fmt::format("min/max: {}", kMinMax[static_cast<int>(min_max)]));
   if (min_max_start == MinMaxStart::largest_finite) parts.emplace_back("min/max start from the largest finite values");
   if (flush_subnormals) parts.emplace_back("subnormals flushed to zero");
+  if (duplicates != Duplicates::all) {
+    parts.emplace_back(duplicates == Duplicates::last_only ? "only the last update to a target applied"
+                                                           : "only the first update to a target applied");
+  }
+  if (negative_indices != NegativeIndices::from_the_end) {
+    parts.emplace_back(negative_indices == NegativeIndices::clamped ? "negative indices clamped to 0"
+                                                                    : "updates at negative indices dropped");
+  }
+  if (out_of_range == OutOfRange::skipped) parts.emplace_back("updates outside the data dropped");
+  if (init_val_ignored) parts.emplace_back("use_init_val false treated as true");
+  if (mean_count != MeanCount::spec) {
+    parts.emplace_back(mean_count == MeanCount::counts_data ? "mean counts data although use_init_val is false"
+                                                            : "mean leaves data out of its count");
+  }
+  if (axis_from_the_end) parts.emplace_back("the axis counted from the other end");
+  if (bfloat16_bits_as_integers) parts.emplace_back("bfloat16 steps on the bits as int16");
   return parts.empty() ? "the spec" : fmt::format("{}", fmt::join(parts, "; "));
 }
 
@@ -231,30 +415,48 @@ std::optional<DivergenceModel> combined(const DivergenceModel& a, const Divergen
   take(m.mean, b.mean, M::Mean::sum_over_count);
   take(m.min_max, b.min_max, M::MinMax::ieee);
   take(m.min_max_start, b.min_max_start, M::MinMaxStart::infinity);
+  take(m.duplicates, b.duplicates, M::Duplicates::all);
+  take(m.negative_indices, b.negative_indices, M::NegativeIndices::from_the_end);
+  take(m.out_of_range, b.out_of_range, M::OutOfRange::rejected);
+  take(m.mean_count, b.mean_count, M::MeanCount::spec);
   m.flush_subnormals = a.flush_subnormals || b.flush_subnormals;
+  m.init_val_ignored = a.init_val_ignored || b.init_val_ignored;
+  m.axis_from_the_end = a.axis_from_the_end || b.axis_from_the_end;
+  m.bfloat16_bits_as_integers = a.bfloat16_bits_as_integers || b.bfloat16_bits_as_integers;
   if (clash) return std::nullopt;
   return m;
 }
 
+std::vector<std::int64_t> model_targets(const Case& c, const DivergenceModel& model) {
+  std::vector<std::uint8_t> dropped;
+  return detail::model_indices(c, model, dropped);
+}
+
 Tensor model_output(const Case& c, const DivergenceModel& model) {
+  Attributes attrs = c.attrs;
+  if (model.init_val_ignored) attrs.use_init_val = true;
+  if (model.axis_from_the_end) attrs.axis = detail::other_end_axis(c).value_or(attrs.axis);
   const auto it = model.compute_in.find(c.data.dtype());
   const DType computed_in = it == model.compute_in.end() ? c.data.dtype() : it->second;
-  const auto idx = detail::normalized_indices(c);
-  const auto run = [&](const Case& on) {
-    Tensor out = on.data.clone();
-    detail::dispatch(computed_in, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      detail::scatter_loop<T>(on, idx, out, detail::NoHook{}, detail::ModelStep(model));
-    });
-    return out;
+  const bool converts = computed_in != c.data.dtype();
+  const auto in = [&](const Tensor& t) {
+    const bool saturating = model.convert_in == DivergenceModel::ConvertIn::saturating;
+    return converts ? detail::convert(t, computed_in, DivergenceModel::Rounding::nearest_even, saturating) : t.clone();
   };
-  if (computed_in == c.data.dtype()) return run(c);
-  const auto nearest = DivergenceModel::Rounding::nearest_even;
-  const bool saturating = model.convert_in == DivergenceModel::ConvertIn::saturating;
-  const Case converted{c.file, c.name, c.attrs, detail::convert(c.data, computed_in, nearest, saturating),
-                       c.indices.clone(), detail::convert(c.updates, computed_in, nearest, saturating), std::nullopt,
-                       std::nullopt};
-  return detail::convert(run(converted), c.data.dtype(), model.round_back);
+  const Case on{c.file, c.name, attrs, in(c.data), c.indices.clone(), in(c.updates), std::nullopt, std::nullopt};
+  std::vector<std::uint8_t> dropped;
+  const auto idx = detail::model_indices(on, model, dropped);
+  const detail::RunPositions positions{on.attrs.op, on.indices.numel()};
+  const auto chosen = detail::chosen_runs(on, idx, model, dropped, positions);
+  const detail::Dropping dropping(dropped, chosen, positions);
+  Tensor out = on.data.clone();
+  detail::dispatch(computed_in, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    detail::scatter_loop<T>(on, idx, out, detail::Dropping(dropping), detail::ModelStep(model, on));
+  });
+  detail::restore_untouched(on, idx, dropping, out);
+  if (!converts) return out;
+  return detail::convert(out, c.data.dtype(), model.round_back);
 }
 
 }  // namespace scatter

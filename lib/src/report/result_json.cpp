@@ -1,5 +1,7 @@
 #include "result_json.hpp"
 
+#include "text.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -201,6 +203,8 @@ ordered_json to_json(const CaseResult& r) {
                  {"detail", r.detail},       {"expectation", r.expectation}, {"lowering", r.lowering},
                  {"version", r.version},     {"seconds", r.seconds}};
   if (!r.features.empty()) j["features"] = r.features;
+  // A wrong output's cause (docs/diagnoses.md): a catalogue name, or null where none is known.
+  if (detail::diagnosed(r)) j["cause"] = r.cause.empty() ? ordered_json(nullptr) : ordered_json(r.cause);
   if (r.error) j["error"] = to_json(*r.error);
   if (r.comparison) j["comparison"] = to_json(*r.comparison);
   return j;
@@ -225,6 +229,7 @@ CaseResult result_from_json(const ordered_json& j) {
   r.version = member<std::string>(j, "version");
   r.seconds = seconds_of(j, "seconds");
   r.features = member<std::vector<std::string>>(j, "features");
+  if (j.contains("cause") && j["cause"].is_string()) r.cause = j["cause"].get<std::string>();
   if (j.contains("error")) r.error = error_from_json(j["error"]);
   if (j.contains("comparison")) r.comparison = comparison_from_json(j["comparison"]);
   return r;

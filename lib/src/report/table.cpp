@@ -22,6 +22,8 @@ namespace {
 
 using detail::comparison_text;
 using detail::time_text;
+using detail::cause_text;
+using detail::diagnosed;
 using detail::worst_text;
 
 constexpr const char* kRed = "\033[31m";
@@ -172,6 +174,7 @@ class TableReporter final : public Reporter {
          << " "
          << fmt::format("{:<60} {}", worst_text(r), time_text(r.seconds)) << "\n";
     if (r.error) out_ << "    " << describe(*r.error) << "\n";
+    if (diagnosed(r)) out_ << "    " << cause_text(r) << "\n";
     // A wrong output's detail says which recorded divergences were tried (docs/backends.md).
     if ((r.status == Status::xfail || r.status == Status::xpass || r.status == Status::failed) && r.comparison &&
         !r.detail.empty()) {

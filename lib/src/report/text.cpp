@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "scatter/diagnose.hpp"
+
 namespace scatter::detail {
 
 std::string time_text(double seconds) {
@@ -14,14 +16,26 @@ std::string time_text(double seconds) {
   return fmt::format("{:.2f} s", seconds);
 }
 
+bool diagnosed(const CaseResult& r) {
+  return r.status == Status::failed && !r.invalid && ((r.comparison && !r.comparison->passed) || !r.cause.empty());
+}
+
+std::string cause_text(const CaseResult& r) {
+  if (!diagnosed(r)) return "";
+  if (r.cause.empty()) return "cause: none known (no catalogued bug computes this output; docs/diagnoses.md)";
+  const auto why = cause_explanation(r.cause);
+  return why.empty() ? fmt::format("cause: {}", r.cause) : fmt::format("cause: {}: {}", r.cause, why);
+}
+
 std::string worst_text(const CaseResult& r) {
-  if (!r.comparison) return r.detail;
+  const auto cause = r.cause.empty() ? "" : fmt::format("; cause: {}", r.cause);
+  if (!r.comparison) return r.detail + cause;
   const auto& c = *r.comparison;
   if (!c.passed) {
-    if (c.worst.empty()) return fmt::format("{} of {} elements differ", c.mismatches, c.elements);
+    if (c.worst.empty()) return fmt::format("{} of {} elements differ{}", c.mismatches, c.elements, cause);
     const auto& w = c.worst.front();
-    return fmt::format("{} of {} differ; worst at {}: expected {}, got {}", c.mismatches, c.elements,
-                       format_coord(w.coord), w.expected, w.actual);
+    return fmt::format("{} of {} differ; worst at {}: expected {}, got {}{}", c.mismatches, c.elements,
+                       format_coord(w.coord), w.expected, w.actual, cause);
   }
   const std::string against = c.against_expected ? "expected" : "ref";
   if (c.max_error == 0.0) return fmt::format("exact vs {}", against);
@@ -103,7 +117,7 @@ void make_printable(std::string& text) { text = printable_text(text); }
 
 CaseResult printable(CaseResult r) {
   for (auto* text : {&r.file, &r.name, &r.op, &r.reduction, &r.dtype, &r.backend, &r.detail, &r.expectation, &r.lowering,
-                     &r.version}) {
+                     &r.version, &r.cause}) {
     make_printable(*text);
   }
   for (auto& f : r.features) make_printable(f);

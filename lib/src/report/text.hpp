@@ -11,6 +11,11 @@ namespace scatter::detail {
 
 /// One line: the worst error and where ("exact vs expected", "3 of 12 differ; ...").
 std::string worst_text(const CaseResult& r);
+/// Whether a result is a wrong output, which the catalogue of known bugs tried to name.
+bool diagnosed(const CaseResult& r);
+/// "cause: NAME: what the kernel did", or that none known computes the output; empty for a
+/// result that is not a wrong output.
+std::string cause_text(const CaseResult& r);
 
 /// The failure report, several lines, each indented by `indent`: how many elements
 /// differ, the rule and the tolerance that would have passed, the worst elements with

@@ -93,6 +93,7 @@ CaseResult result_of(const CaseEntry& entry, const Backend& backend, Trial&& t, 
   r.seconds = t.seconds;
   r.expectation = std::move(t.expectation);
   r.lowering = std::move(t.lowering);
+  if (t.cause) r.cause = std::move(t.cause->name);
   if (features) r.features = facts.trap_names(invalid);
   return r;
 }

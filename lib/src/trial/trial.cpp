@@ -100,19 +100,21 @@ void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const Tria
   }
   t.status = Status::failed;
   apply_expectations(t, backend, facts, options, Outcome::failed, "", &output, &compare);
+  if (t.status == Status::failed) t.cause = diagnose(c, output, compare);
   if (options.keep_failed_output) t.output = std::move(output);
 }
 
 }  // namespace
 
 std::string one_line(const Trial& t) {
-  if (!t.comparison || t.comparison->passed) return t.detail;
+  if (!t.comparison || t.comparison->passed) return t.cause ? fmt::format("{}; cause: {}", t.detail, t.cause->name) : t.detail;
   const auto& cmp = *t.comparison;
   auto line = fmt::format("{} of {} elements differ ({})", cmp.mismatches, cmp.elements, cmp.rule);
   if (!cmp.worst.empty()) {
     const auto& m = cmp.worst.front();
     line += fmt::format("; worst at {}: got {}, want {}", format_coord(m.coord), m.actual, m.expected);
   }
+  if (t.cause) line += fmt::format("; cause: {}", t.cause->name);
   return t.detail.empty() ? line : fmt::format("{}; {}", t.detail, line);
 }
 
@@ -196,6 +198,7 @@ Trial try_invalid_case(Backend& backend, const CaseFacts& facts, ErrorCode expec
     t.status = Status::failed;
     t.detail = fmt::format("accepted an invalid case (expected error [{}]) and returned an output", want);
     apply_expectations(t, backend, facts, options, Outcome::accepted, "");
+    if (t.status == Status::failed && expected == ErrorCode::index) t.cause = diagnose_accepted(facts.c(), out.output);
   } catch (const Rejected& rej) {
     t.status = Status::passed;
     t.detail = fmt::format("rejected as expected [{}]: {}", rej.code().empty() ? "?" : rej.code(), rej.what());
