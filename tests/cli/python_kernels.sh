@@ -35,6 +35,28 @@ check "fuzz example: exit 0" rc_is 0
 check "fuzz example: every case ran on it" out_has "^fuzz: $(re "$EXAMPLE") ran 200 of 200 cases$"
 check "fuzz example: no failure, nothing unsupported" out_has '^fuzz: 200 cases, 200 runs, 0 failures, 0 xfail, 0 unsupported$'
 
+# 1b. NumPy's buffered `out[idx] += u` (each target takes one update): fuzz names that cause for
+# every failure, shrinks each to at most 8 data elements and 4 updates, and groups them
+# (docs/diagnoses.md).
+sed 's/_UFUNC\[reduction\].at(out, where, updates)/out[where] = _UFUNC[reduction](out[where], updates)/' \
+  "$REPO/examples/python-kernel/numpy_kernel.py" >"$TMP/buffered.py"
+check "the buffered kernel differs from the example" test -n "$(diff "$TMP/buffered.py" "$REPO/examples/python-kernel/numpy_kernel.py")"
+ctl fuzz --backend "python:$TMP/buffered.py" --iterations 100 --out "$TMP/fz-buffered" --json "$TMP/fz.json"
+check "fuzz the buffered kernel: exit 1" rc_is 1
+check "fuzz the buffered kernel: every failure grouped under duplicates_applied_once" \
+  out_has '^fuzz: ([0-9]+) failures: \1 duplicates_applied_once$'
+check "fuzz the buffered kernel: the group's smallest case and its trace" out_has '^  smallest: .*\.min\.json on '
+check "fuzz --json: every failure's cause, and a minimal case of at most 8 data elements and 4 updates" "$PY" -c '
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+f = d["failures"]
+assert f and d["summary"]["causes"] == {"duplicates_applied_once": len(f)}, d["summary"]
+for x in f:
+    assert x["cause"] == "duplicates_applied_once", x
+    assert os.path.exists(x["minimal_file"]), x
+    assert x["minimal_data_elements"] <= 8 and x["minimal_update_elements"] <= 4, x
+' "$TMP/fz.json"
+
 # 2. Wrong kernels.
 cat >"$TMP/cases.json" <<'JSON'
 {"cases": [
