@@ -38,7 +38,11 @@ struct RunFlags {
 std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends& chosen, const Invocation& invocation,
                                         const SelectionRecord& selection) {
   std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(make_table_reporter(std::cout, {use_color(o.table.color), o.table.quiet, o.table.verbose,
+  // On a terminal, as pytest does: progress, what failed and the closing line; a row per case
+  // with -v, and always in the reports and when stdout is a file or a pipe.
+  const bool terminal = isatty(STDOUT_FILENO) != 0 && std::getenv("CI") == nullptr;
+  const bool quiet = o.table.quiet || (terminal && !o.table.verbose);
+  reporters.push_back(make_table_reporter(std::cout, {use_color(o.table.color), quiet, o.table.verbose,
                                                       isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr}));
   if (o.reports().any()) {
     // The built-ins and the backends this run uses: no framework worker is started only to be listed.
@@ -117,7 +121,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("paths", o->paths, "case files or directories (default: the bundled cases/)");
   add_backend(cmd, o->backends);
   add_selection(cmd, o->selection);
-  add_table(cmd, o->table, "print only failures and the closing line", "print every comparison's details");
+  add_table(cmd, o->table, "print only failures and the closing line (the default on a terminal)",
+            "print a row per case and backend (the default when stdout is a file or a pipe) and every comparison's details");
   cmd->add_option("--junit", o->junit, "also write a JUnit XML report to FILE");
   cmd->add_option("--json", o->json, "also write a JSON report to FILE");
   cmd->add_option("--markdown", o->markdown, "also write a Markdown summary to FILE");

@@ -65,13 +65,11 @@ TEST(CpuBackend, EveryBundledCaseGivesTheReferencesBytes) {
 
 TEST(CpuBackend, FuzzedCasesGiveTheReferencesBytes) {
   int by_op[std::size(scatter::kOps)] = {};
-  for (std::int64_t i = 0; i < 1500; ++i) {
-    const auto text = scatter::fuzz_case(23, i, 4096);
-    const auto c = scatter::testing::load_case(text);
+  scatter::testing::for_each_fuzzed_case(23, 1500, 4096, [&](const std::string& text, const Case& c) {
     ++by_op[static_cast<int>(c.attrs.op)];
     expect_reference_bytes(c, text);
-    if (HasFailure()) return;
-  }
+  });
+  if (HasFailure()) return;
   for (int n : by_op) EXPECT_GT(n, 300);
 }
 

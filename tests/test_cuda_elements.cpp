@@ -396,14 +396,12 @@ TEST(CudaElements, EveryBundledCaseMatchesTheReferenceBitForBit) {
 
 TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
   int by_op[std::size(scatter::kOps)] = {};
-  for (std::int64_t i = 0; i < 2000; ++i) {
-    const auto text = scatter::fuzz_case(7, i, 1024);
-    const auto c = scatter::testing::load_case(text);
+  scatter::testing::for_each_fuzzed_case(7, 2000, 1024, [&](const std::string& text, const scatter::Case& c) {
     ++by_op[static_cast<int>(c.attrs.op)];
     const auto want = scatter::reference_scatter(c);
     ASSERT_EQ(scatter::fuzz_verdict(c, emulate(c, true), want, kExact), "") << text;
     ASSERT_EQ(scatter::fuzz_verdict(c, emulate(c, false), want, kExact), "") << text;
-  }
+  });
   for (int n : by_op) EXPECT_GT(n, 400);
 }
 
@@ -413,9 +411,7 @@ TEST(CudaElements, FuzzedCasesMatchTheReferenceBitForBit) {
 // otherwise first show on a GPU.
 TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
   int reordered = 0;
-  for (std::int64_t i = 0; i < 2000; ++i) {
-    const auto text = scatter::fuzz_case(11, i, 1024);
-    const auto c = scatter::testing::load_case(text);
+  scatter::testing::for_each_fuzzed_case(11, 2000, 1024, [&](const std::string& text, const scatter::Case& c) {
     const auto want = scatter::reference_scatter(c);
     for (const auto order : {Order::reverse, Order::warp_tree}) {
       const auto got = emulate(c, true, order);
@@ -430,7 +426,7 @@ TEST(CudaElements, FuzzedCasesPassTheComparisonInTheGpusOtherOrders) {
         reordered += std::memcmp(got.bytes(), want.bytes(), want.nbytes()) != 0;
       }
     }
-  }
+  });
   EXPECT_GT(reordered, 10) << "the orders must differ from the reference's somewhere, or this checks nothing";
 }
 

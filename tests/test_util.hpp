@@ -19,6 +19,7 @@
 #include "scatter/compare.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/error.hpp"
+#include "scatter/fuzz.hpp"
 #include "scatter/load.hpp"
 #include "scatter/tensor.hpp"
 
@@ -122,6 +123,16 @@ inline Case load_case(const std::string& json) {
   if (entry.error) throw std::runtime_error("the case is invalid: " + entry.error->message());
   if (!entry.decl) throw std::runtime_error("no case was loaded");
   return materialize(*entry.decl);
+}
+
+/// Calls check(text, case) on cases 0 .. count - 1 of the fuzz stream `seed` (tensors of at most
+/// `max_elements`), until a check fails.
+template <class Check>
+void for_each_fuzzed_case(std::uint64_t seed, std::int64_t count, std::int64_t max_elements, Check&& check) {
+  for (std::int64_t i = 0; i < count && !::testing::Test::HasFailure(); ++i) {
+    const auto text = fuzz_case(seed, i, max_elements);
+    check(text, load_case(text));
+  }
 }
 
 /// The error a case is rejected with, at load or at materialization; nullopt if valid.

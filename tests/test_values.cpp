@@ -89,19 +89,20 @@ TEST(Values, FloatStrings) {
   EXPECT_EQ(bits[3], 0x3FC00000u);
 }
 
+// "nan", "inf" and "-inf" in a 16-bit float type whose exponent bits are `exponent` (the rest of
+// the magnitude its mantissa): a NaN, and the infinities' exact patterns.
+void expect_special_strings(const std::string& dtype, std::uint16_t exponent) {
+  const auto bits = elements<std::uint16_t>(load_case(data_case(dtype, "[3]", R"(["nan", "inf", "-inf"])")).data);
+  const auto mantissa = static_cast<std::uint16_t>(0x7FFF & ~exponent);
+  EXPECT_EQ(bits[0] & exponent, exponent) << dtype;
+  EXPECT_NE(bits[0] & mantissa, 0) << dtype;
+  EXPECT_EQ(bits[1], exponent) << dtype;
+  EXPECT_EQ(bits[2], 0x8000 | exponent) << dtype;
+}
+
 TEST(Values, FloatStringsInHalfTypes) {
-  const auto h = load_case(data_case("float16", "[3]", R"(["nan", "inf", "-inf"])"));
-  const auto hb = elements<std::uint16_t>(h.data);
-  EXPECT_EQ(hb[0] & 0x7C00, 0x7C00);
-  EXPECT_NE(hb[0] & 0x03FF, 0);
-  EXPECT_EQ(hb[1], 0x7C00);
-  EXPECT_EQ(hb[2], 0xFC00);
-  const auto b = load_case(data_case("bfloat16", "[3]", R"(["nan", "inf", "-inf"])"));
-  const auto bb = elements<std::uint16_t>(b.data);
-  EXPECT_EQ(bb[0] & 0x7F80, 0x7F80);
-  EXPECT_NE(bb[0] & 0x007F, 0);
-  EXPECT_EQ(bb[1], 0x7F80);
-  EXPECT_EQ(bb[2], 0xFF80);
+  expect_special_strings("float16", 0x7C00);
+  expect_special_strings("bfloat16", 0x7F80);
 }
 
 TEST(Values, NegativeZeroKeepsItsSignBit) {
