@@ -45,12 +45,13 @@ void print_causes(const FuzzSummary& summary) {
   for (const auto& [cause, n] : groups) {
     const FuzzFailure* smallest = nullptr;
     for (const auto& f : summary.failures) {
-      if ((f.cause.empty() ? "none known" : f.cause) != cause) continue;
+      if (fuzz_group(f) != cause) continue;
       const auto size = f.minimal_file.empty() ? f.elements : f.minimal_elements;
       const auto best = !smallest ? 0 : smallest->minimal_file.empty() ? smallest->elements : smallest->minimal_elements;
       if (!smallest || size < best) smallest = &f;
     }
     const auto why = cause == "none known" ? "no catalogued bug computes these outputs (docs/diagnoses.md)"
+                     : cause == "error"    ? "the backend raised, crashed or broke the protocol: no output to diagnose"
                                            : cause_explanation(cause);
     std::cout << fmt::format("\n{} ({}): {}\n", cause, n, why);
     if (!smallest) continue;
@@ -71,6 +72,7 @@ void print_causes(const FuzzSummary& summary) {
 }
 
 int fuzz(const FuzzFlags& o, const Invocation& invocation) {
+  if (!o.json_path.empty()) prepare_report_path(o.json_path, "--json");  // a typo costs nothing
   const auto expectations = expectations_for(o.expectations);  // a bad file is refused before any worker starts
   const auto chosen = choose(o.backends, invocation.self_exe, true);
   if (!chosen) return kExitEnv;

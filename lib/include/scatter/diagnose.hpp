@@ -36,6 +36,9 @@ const Diagnosis* find_diagnosis(std::string_view name);
 struct Cause {
   std::string name;
   std::string explanation;
+  /// Other entries that compute the output as closely (the case cannot tell them apart), in
+  /// catalogue order; looked for on cases of up to kDiagnosePairsMaxElements.
+  std::vector<std::string> also;
 };
 
 /// The line that explains a cause's name (two names joined by " + " too); empty for a name the

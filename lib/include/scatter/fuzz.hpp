@@ -36,6 +36,9 @@ struct FuzzFailure {
   std::string backend;
   Status status = Status::failed;
   std::string cause;      ///< its catalogue name (diagnose.hpp); empty: none known
+  /// Other entries that compute the output as closely; after the run, a failure whose `also`
+  /// holds a cause more failures have is counted under that one (its `cause` becomes it).
+  std::vector<std::string> also;
   std::string detail;     ///< the one-line verdict
   std::string case_file;  ///< the drawn case
   std::string minimal_file;  ///< the shrunk case (empty when not shrunk)
@@ -65,6 +68,10 @@ inline std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& 
   return exact_verdict(c, got, want, flags.deterministic, hits);
 }
 
+/// The group a failure is counted in: its cause; "none known" for a wrong output no catalogued bug
+/// computes; "error" for a backend that raised, crashed or broke the protocol (no output to diagnose).
+std::string fuzz_group(const FuzzFailure& failure);
+
 /// The tally of case x backend trials (verdicts: those not skipped); a case the generator made
 /// invalid counts as a failure of its own.
 struct FuzzSummary : Tally {
@@ -74,7 +81,7 @@ struct FuzzSummary : Tally {
   std::map<std::string, std::int64_t> ran_on;
   std::vector<std::string> written;  ///< case files of the failures
   std::vector<FuzzFailure> failures;  ///< each failing trial, in the order found
-  std::map<std::string, int> causes;  ///< cause (or "none known") -> failures
+  std::map<std::string, int> causes;  ///< fuzz_group -> failures
   std::map<std::string, std::string> lost;  ///< backends lost mid-run (device faults), with the reason
   bool interrupted = false;
 };

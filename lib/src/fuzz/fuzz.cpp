@@ -324,6 +324,29 @@ std::vector<std::optional<Capabilities>> draw_spaces(const std::vector<Backend*>
 
 }  // namespace
 
+namespace {
+
+// The failures counted by cause. A failure whose case cannot tell its cause from others (`also`)
+// goes to the one of them that most failures of the run have: one bug seen many times is one
+// group, not several.
+void group_by_cause(FuzzSummary& summary) {
+  std::map<std::string, int> first;
+  for (const auto& f : summary.failures) ++first[fuzz_group(f)];
+  for (auto& f : summary.failures) {
+    for (auto& other : f.also) {
+      if (first[other] > first[f.cause]) std::swap(f.cause, other);
+    }
+    ++summary.causes[fuzz_group(f)];
+  }
+}
+
+}  // namespace
+
+std::string fuzz_group(const FuzzFailure& f) {
+  if (f.status == Status::error) return "error";
+  return f.cause.empty() ? "none known" : f.cause;
+}
+
 FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& backends,
                      const std::function<void(const std::string&)>& progress) {
   FuzzSummary summary;
@@ -355,6 +378,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
     f.backend = std::string(backend.label());
     f.status = t.status;
     f.cause = t.cause ? t.cause->name : "";
+    if (t.cause) f.also = t.cause->also;
     f.detail = one_line(t);
     f.case_file = summary.written.back();
     f.elements = case_elements(c);
@@ -375,7 +399,6 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
                              f.minimal_file));
       }
     }
-    ++summary.causes[f.cause.empty() ? "none known" : f.cause];
     summary.failures.push_back(std::move(f));
   };
   const auto spaces = draw_spaces(backends);
@@ -444,6 +467,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       progress(fmt::format("{} of {} cases, {} failures", summary.cases, options.iterations, summary.failed));
     }
   }
+  group_by_cause(summary);
   return summary;
 }
 

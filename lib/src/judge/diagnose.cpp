@@ -138,7 +138,7 @@ std::vector<Tried> candidates(const Case& c, bool accepted_invalid) {
   return out;
 }
 
-Cause cause_of(const Diagnosis& d) { return {d.name, d.explanation}; }
+Cause cause_of(const Diagnosis& d) { return {d.name, d.explanation, {}}; }
 
 // How closely a model must compute `got`: bit for bit (any NaN equal to any NaN), or within the
 // case's comparison rules (a kernel whose sums take another order).
@@ -164,12 +164,25 @@ bool computes(const Case& c, const Tensor& got, const M& model, const CompareOpt
 std::optional<Cause> search(const Case& c, const Tensor& got, const CompareOptions& compare, bool accepted_invalid) {
   if (c.data.numel() + c.updates.numel() > kDiagnoseMaxElements) return std::nullopt;
   const auto tried = candidates(c, accepted_invalid);
+  const bool small = c.data.numel() + c.updates.numel() <= kDiagnosePairsMaxElements;
   for (const auto match : {Match::exact, Match::within_rules}) {
+    std::optional<Cause> found;
     for (const auto& t : tried) {
-      if (computes(c, got, *t.form, compare, match)) return cause_of(*t.entry);
+      if (found && (!small || found->name == t.entry->name ||
+                    std::find(found->also.begin(), found->also.end(), t.entry->name) != found->also.end())) {
+        continue;
+      }
+      if (!computes(c, got, *t.form, compare, match)) continue;
+      if (!found) {
+        found = cause_of(*t.entry);
+        if (!small) break;
+      } else {
+        found->also.push_back(t.entry->name);
+      }
     }
+    if (found) return found;
   }
-  if (c.data.numel() + c.updates.numel() > kDiagnosePairsMaxElements) return std::nullopt;
+  if (!small) return std::nullopt;
   for (const auto match : {Match::exact, Match::within_rules}) {
     for (std::size_t i = 0; i < tried.size(); ++i) {
       for (std::size_t j = i + 1; j < tried.size(); ++j) {
@@ -177,7 +190,7 @@ std::optional<Cause> search(const Case& c, const Tensor& got, const CompareOptio
         const auto both = combined(*tried[i].form, *tried[j].form);
         if (!both || !computes(c, got, *both, compare, match)) continue;
         const auto name = fmt::format("{} + {}", tried[i].entry->name, tried[j].entry->name);
-        return Cause{name, cause_explanation(name)};
+        return Cause{name, cause_explanation(name), {}};
       }
     }
   }

@@ -16,6 +16,7 @@ std::string fuzz_json(const FuzzSummary& s, const FuzzOptions& options) {
                         {"backend", printable_text(f.backend)},
                         {"status", to_string(f.status)},
                         {"cause", text_or_null(f.cause)},
+                        {"also", f.also},
                         {"detail", printable_text(f.detail)},
                         {"case_file", printable_text(f.case_file)},
                         {"elements", f.elements},
