@@ -39,7 +39,10 @@ if ! command -v clang++ >/dev/null || ! have_libfuzzer; then
   fi
 fi
 
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCATTER_FUZZ=ON \
+# Ninja where the build directory is new: it starts the longest file first (lib/CMakeLists.txt).
+generator=()
+[ -f build-fuzz/CMakeCache.txt ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+cmake -S . -B build-fuzz "${generator[@]}" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCATTER_FUZZ=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DSCATTER_SANITIZE=ON -DSCATTER_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_load

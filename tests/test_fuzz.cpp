@@ -299,4 +299,24 @@ TEST(Fuzz, AFailingBackendLeavesCaseFilesThatReproduce) {
   std::filesystem::remove_all(dir);
 }
 
+// A failure that fits two causes is counted under the one the run's other failures have.
+TEST(Fuzz, AnAmbiguousFailureJoinsTheGroupOfItsRun) {
+  scatter::FuzzSummary summary;
+  const auto failure = [](std::string cause, std::vector<std::string> also, scatter::Status status) {
+    scatter::FuzzFailure f;
+    f.cause = std::move(cause);
+    f.also = std::move(also);
+    f.status = status;
+    return f;
+  };
+  for (int i = 0; i < 3; ++i) summary.failures.push_back(failure("negative_indices_skipped", {}, scatter::Status::failed));
+  summary.failures.push_back(failure("duplicates_applied_once", {"negative_indices_skipped"}, scatter::Status::failed));
+  summary.failures.push_back(failure("", {}, scatter::Status::failed));
+  summary.failures.push_back(failure("", {}, scatter::Status::error));
+  scatter::group_by_cause(summary);
+  EXPECT_EQ(summary.causes, (std::map<std::string, int>{{"negative_indices_skipped", 4}, {"none known", 1}, {"error", 1}}));
+  EXPECT_EQ(summary.failures[3].cause, "negative_indices_skipped");
+  EXPECT_EQ(summary.failures[3].also, std::vector<std::string>{"duplicates_applied_once"});
+}
+
 }  // namespace

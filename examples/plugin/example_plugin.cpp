@@ -19,26 +19,15 @@
 namespace {
 
 // What this plugin declares (docs/backends.md, "Capabilities"); scatterctl skips any
-// case outside it without calling the plugin.
+// case outside it without calling the plugin. Both ops take the same reductions and dtypes.
+#define EXAMPLE_DTYPES R"(["float32", "float64", "int32", "int64"])"
+#define EXAMPLE_REDUCTIONS \
+  "{\"none\": " EXAMPLE_DTYPES ", \"add\": " EXAMPLE_DTYPES ", \"mul\": " EXAMPLE_DTYPES ", \"min\": " EXAMPLE_DTYPES ", \"max\": " EXAMPLE_DTYPES "}"
 constexpr const char* kCapabilities = R"({
   "ops": {
-    "scatter_elements": {
-      "none": ["float32", "float64", "int32", "int64"],
-      "add": ["float32", "float64", "int32", "int64"],
-      "mul": ["float32", "float64", "int32", "int64"],
-      "min": ["float32", "float64", "int32", "int64"],
-      "max": ["float32", "float64", "int32", "int64"]
-    },
-    "scatter_nd": {
-      "none": ["float32", "float64", "int32", "int64"],
-      "add": ["float32", "float64", "int32", "int64"],
-      "mul": ["float32", "float64", "int32", "int64"],
-      "min": ["float32", "float64", "int32", "int64"],
-      "max": ["float32", "float64", "int32", "int64"]
-    },
-    "scatter_update": {
-      "none": ["float32", "float64", "int32", "int64"]
-    }
+    "scatter_elements": )" EXAMPLE_REDUCTIONS R"(,
+    "scatter_nd": )" EXAMPLE_REDUCTIONS R"(,
+    "scatter_update": {"none": )" EXAMPLE_DTYPES R"(}
   },
   "index_dtypes": ["int32", "int64"],
   "negative_indices": true,
@@ -102,20 +91,13 @@ const char* unsupported_reason(const sp_case* c) {
   return nullptr;
 }
 
-// IEEE 754-2019 minimum and maximum: a NaN wins, and -0 < +0.
+// IEEE 754-2019 minimum (min = true) and maximum: a NaN wins, and -0 < +0.
 template <class T>
-T ieee_min(T a, T b) {
+T ieee_min_max(T a, T b, bool min) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-template <class T>
-T ieee_max(T a, T b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a < b ? b : a;
+  if (a == b) return std::signbit(a) == min ? a : b;  // equal, or zeros of either sign
+  return (a < b) == min ? a : b;
 }
 
 // out = f(out, u). Integers wrap on overflow: computed in the unsigned type.
@@ -128,9 +110,9 @@ T combine(int reduction, T out, T u) {
       case SP_REDUCTION_MUL:
         return out * u;
       case SP_REDUCTION_MIN:
-        return ieee_min(out, u);
+        return ieee_min_max(out, u, true);
       case SP_REDUCTION_MAX:
-        return ieee_max(out, u);
+        return ieee_min_max(out, u, false);
     }
   } else {
     using U = std::make_unsigned_t<T>;

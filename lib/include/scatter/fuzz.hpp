@@ -72,6 +72,12 @@ inline std::string fuzz_verdict(const Case& c, const Tensor& got, const Tensor& 
 /// computes; "error" for a backend that raised, crashed or broke the protocol (no output to diagnose).
 std::string fuzz_group(const FuzzFailure& failure);
 
+struct FuzzSummary;
+/// Counts the summary's failures by group into `causes`. A failure whose case cannot tell its
+/// cause from others (`also`) goes to the one of them that most failures of the run have (its
+/// `cause` becomes that one, and the first joins `also`): one bug seen many times is one group.
+void group_by_cause(FuzzSummary& summary);
+
 /// The tally of case x backend trials (verdicts: those not skipped); a case the generator made
 /// invalid counts as a failure of its own.
 struct FuzzSummary : Tally {

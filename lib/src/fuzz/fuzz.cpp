@@ -324,11 +324,6 @@ std::vector<std::optional<Capabilities>> draw_spaces(const std::vector<Backend*>
 
 }  // namespace
 
-namespace {
-
-// The failures counted by cause. A failure whose case cannot tell its cause from others (`also`)
-// goes to the one of them that most failures of the run have: one bug seen many times is one
-// group, not several.
 void group_by_cause(FuzzSummary& summary) {
   std::map<std::string, int> first;
   for (const auto& f : summary.failures) ++first[fuzz_group(f)];
@@ -339,8 +334,6 @@ void group_by_cause(FuzzSummary& summary) {
     ++summary.causes[fuzz_group(f)];
   }
 }
-
-}  // namespace
 
 std::string fuzz_group(const FuzzFailure& f) {
   if (f.status == Status::error) return "error";

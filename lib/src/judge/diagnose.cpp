@@ -146,14 +146,16 @@ enum class Match { exact, within_rules };
 
 // Whether the model computes `got`. A model that cannot run on the case (indices it does not
 // drop) computes nothing.
-bool computes(const Case& c, const Tensor& got, const M& model, const CompareOptions& compare, Match match) {
+// `judged`: the case the comparison reads (`c` itself, or its indices where the model lands them).
+bool computes(const Case& c, const Case& judged, const Tensor& got, const M& model, const CompareOptions& compare,
+              Match match) {
   try {
     const auto want = model_output(c, model);
-    if (match == Match::exact) return exact_verdict(c, got, want, true, compare.hits).empty();
+    if (match == Match::exact) return exact_verdict(judged, got, want, true, compare.hits).empty();
     auto options = compare;
     options.untouched_from_want = true;  // a model may change untouched elements too
     options.max_reported = 0;
-    return compare_outputs(c, got, want, false, options).passed;
+    return compare_outputs(judged, got, want, false, options).passed;
   } catch (const Error&) {
     return false;
   }
@@ -161,7 +163,8 @@ bool computes(const Case& c, const Tensor& got, const M& model, const CompareOpt
 
 // Single entries before pairs; in each, an exact match before one within the rules (a float sum's
 // tolerance can admit another entry's output, but not its bits).
-std::optional<Cause> search(const Case& c, const Tensor& got, const CompareOptions& compare, bool accepted_invalid) {
+std::optional<Cause> search(const Case& c, const Case& judged, const Tensor& got, const CompareOptions& compare,
+                            bool accepted_invalid) {
   if (c.data.numel() + c.updates.numel() > kDiagnoseMaxElements) return std::nullopt;
   const auto tried = candidates(c, accepted_invalid);
   const bool small = c.data.numel() + c.updates.numel() <= kDiagnosePairsMaxElements;
@@ -172,7 +175,7 @@ std::optional<Cause> search(const Case& c, const Tensor& got, const CompareOptio
                     std::find(found->also.begin(), found->also.end(), t.entry->name) != found->also.end())) {
         continue;
       }
-      if (!computes(c, got, *t.form, compare, match)) continue;
+      if (!computes(c, judged, got, *t.form, compare, match)) continue;
       if (!found) {
         found = cause_of(*t.entry);
         if (!small) break;
@@ -188,7 +191,7 @@ std::optional<Cause> search(const Case& c, const Tensor& got, const CompareOptio
       for (std::size_t j = i + 1; j < tried.size(); ++j) {
         if (tried[i].entry == tried[j].entry) continue;
         const auto both = combined(*tried[i].form, *tried[j].form);
-        if (!both || !computes(c, got, *both, compare, match)) continue;
+        if (!both || !computes(c, judged, got, *both, compare, match)) continue;
         const auto name = fmt::format("{} + {}", tried[i].entry->name, tried[j].entry->name);
         return Cause{name, cause_explanation(name), {}};
       }
@@ -222,21 +225,28 @@ std::string cause_explanation(std::string_view name) {
 }
 
 std::optional<Cause> diagnose(const Case& c, const Tensor& got, const CompareOptions& compare) {
-  return search(c, got, compare, false);
+  return search(c, c, got, compare, false);
 }
 
 std::optional<Cause> diagnose_accepted(const Case& c, const Tensor& got) {
-  if (got.dtype() != c.data.dtype() || got.shape() != c.data.shape()) return std::nullopt;
-  // The comparison counts each element's updates at the indices' landing places: the spec's
-  // would fall outside the data.
+  // tensor_scatter's write positions are no entry's concern.
+  if (c.attrs.op == Op::tensor_scatter || got.dtype() != c.data.dtype() || got.shape() != c.data.shape()) {
+    return std::nullopt;
+  }
+  // The comparison reads the case with each index where a dropping model lands it (dropped ones
+  // at 0): the spec's indices fall outside the data.
   M dropping;
   dropping.out_of_range = M::OutOfRange::skipped;
   const auto targets = model_targets(c, dropping);
-  const auto hits = detail::hits_per_element(c, targets);
+  Tensor landed(DType::int64, c.indices.shape());
+  std::copy(targets.begin(), targets.end(), landed.data<std::int64_t>());
+  const Case judged{c.file, c.name, c.attrs, c.data.clone(), std::move(landed), c.updates.clone(), std::nullopt,
+                    c.tolerance};
+  const auto hits = detail::hits_per_element(judged, targets);
   CompareOptions compare;
   compare.indices = &targets;
   compare.hits = &hits;
-  return search(c, got, compare, true);
+  return search(c, judged, got, compare, true);
 }
 
 std::vector<DiagnosisCheck> check_diagnoses(const LoadResult& loaded) {

@@ -1,8 +1,12 @@
-"""A right NumPy scatter kernel (scatter_elements, scatter_nd; none/add/mul/min/max/mean), the base
-of the buggy kernels: BUG selects one known bug."""
+"""NumPy scatter kernels with one known bug each, for bench/results/diagnoses-2026-11-29 (written
+outside the test suite): `right` has none; `buffered`, `clamp`, `skipneg`, `init`, `fmax` and
+`trunc` each have one (NOTES.md). scatter_elements and scatter_nd; none, add, mul, min, max, mean.
+
+    scatterctl fuzz --backend python:kernels.py:buffered --iterations 200
+"""
 import numpy as np
-BUG = "skipneg"
-NAME = "kernel"
+BUG = None
+NAME = "diagnoses-2026-11-29"
 _D = ["float32", "float64", "int32", "int64"]
 CAPABILITIES = {
     "ops": {
@@ -65,11 +69,11 @@ def _targets(op, data, indices, axis):
             out.append((i * rest, [base + e for e in range(rest)]))
     return out
 
-def scatter(op, data, indices, updates, *, axis, reduction, use_init_val):
+def _scatter(op, data, indices, updates, *, axis, reduction, use_init_val):
     out = data.copy().reshape(-1)
     u = updates.reshape(-1)
     pairs = _targets(op, data, indices, axis)
-    pairs = [(p, ts) for p, ts in pairs if all(t >= 0 for t in ts)]
+    pairs = [(p, ts) for p, ts in pairs if all(t >= 0 for t in ts)]  # only the skipneg bug marks a target -1
     if BUG == "buffered":  # out[idx] op= u: each target takes its last update
         last = {}
         for up, ts in pairs:
@@ -90,7 +94,24 @@ def scatter(op, data, indices, updates, *, axis, reduction, use_init_val):
             n += 1 if (use_init_val or BUG == "init") else 0
             if np.issubdtype(out.dtype, np.integer):
                 s = int(out[t])
-                out[t] = int(s / n) if BUG == "trunc" else s // n
+                out[t] = (-(-s // n) if s < 0 else s // n) if BUG == "trunc" else s // n
             else:
                 out[t] = out[t] / n
     return out.reshape(data.shape)
+
+
+def _kernel(bug):
+    def scatter(*args, **kwargs):
+        global BUG
+        BUG = bug
+        return _scatter(*args, **kwargs)
+    return scatter
+
+
+right = _kernel(None)
+buffered = _kernel("buffered")
+clamp = _kernel("clamp")
+skipneg = _kernel("skipneg")
+init = _kernel("init")
+fmax = _kernel("fmax")
+trunc = _kernel("trunc")
