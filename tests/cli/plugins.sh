@@ -212,18 +212,19 @@ for device_plugin in "$(plugin device_tensors)" ${SCATTERCTL_EXAMPLE_CUDA_PLUGIN
   fi
 done
 
-# 7. shrink (docs/diagnoses.md): a bundled case that wrong_answer fails (20 elements of data,
-# 18 updates) shrinks to a smaller valid case that fails on it the same way and passes on ref.
+# 7. shrink (docs/diagnoses.md): a bundled rank-1 case that wrong_answer fails (4 elements of
+# data, 2 updates; the plugin's scatter is rank 1 only) shrinks to a smaller valid case that
+# fails on it the same way and passes on ref.
 wrong=$(plugin wrong_answer)
-ctl shrink "$REPO/cases/scatter_elements/gen_none.json" --case se_none_float32 --backend "$wrong" --out "$TMP/min.json"
+ctl shrink "$REPO/cases/scatter_elements/gen_edge.json" --case se_edge_none_noinit --backend "$wrong" --out "$TMP/min.json"
 check "shrink: exit 0" rc_is 0
-check "shrink: says what it shrank from and to" out_has '^shrink: data \[4, 5\] \(20 elements\), 18 update\(s\) -> data \[[0-9, ]+\]'
+check "shrink: says what it shrank from and to" out_has '^shrink: data \[4\] \(4 elements\), 2 update\(s\) -> data \[[0-9, ]+\]'
 check "shrink: the same failure, no cause known" out_has '^shrink: cause: none known'
 check "shrink: says where the case went" out_has "^shrink: wrote $(re "$TMP/min.json")$"
 ctl validate "$TMP/min.json"
 check "shrink: the minimal case is valid" rc_is 0
 elements=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(len(c["inputs"]["data"]["values"]))' "$TMP/min.json")
-check "shrink: the minimal case is smaller (data of $elements elements)" test "$elements" -lt 20
+check "shrink: the minimal case is smaller (data of $elements elements)" test "$elements" -lt 4
 ctl run "$TMP/min.json" --backend "ref,$wrong" --json "$TMP/min-run.json"
 check "shrink: the minimal case fails on the plugin (exit 1)" rc_is 1
 check "shrink: ... and passes on ref" test "$(rows ref passed)" -eq 1
@@ -234,7 +235,7 @@ r = {x["backend"]: x for x in json.load(open(sys.argv[1]))["results"]}
 assert "cause" in r[sys.argv[2]] and r[sys.argv[2]]["cause"] is None, r[sys.argv[2]]
 assert "cause" not in r["ref"], r["ref"]
 ' "$TMP/min-run.json" "$wrong"
-ctl shrink "$REPO/cases/scatter_elements/gen_none.json" --case se_none_float32 --backend ref --out "$TMP/none.json"
+ctl shrink "$REPO/cases/scatter_elements/gen_edge.json" --case se_edge_none_noinit --backend ref --out "$TMP/none.json"
 check "shrink a case that passes: exit 4" rc_is 4
 check "shrink a case that passes: says so" out_has "does not fail on ref \(passed"
 ctl shrink "$REPO/cases/scatter_elements/gen_none.json" --backend "$wrong"
