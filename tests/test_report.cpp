@@ -131,6 +131,15 @@ class ReportFiles : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+// A run's summary of `failed` results (`invalid` of them the cases' own) and nothing passed.
+RunSummary summary_of(int failed, int invalid, int exit_code) {
+  RunSummary summary;
+  summary.failed = failed;
+  summary.invalid = invalid;
+  summary.exit_code = exit_code;
+  return summary;
+}
+
 CaseResult result(std::string name, Status status) {
   CaseResult r;
   r.file = "cases/x.json";
@@ -166,14 +175,10 @@ TEST_F(ReportFiles, BytesFromCaseFilesAndBackendsCannotBreakAReport) {
   skipped.detail = "unsupported \xe9";
   const auto file_error = Error(ErrorCode::json, "", "last read: '\"caf\xe9'").at("bad/binary\xff.json", "");
 
-  RunSummary summary;
-  summary.passed = 0;
-  summary.failed = 3;
+  auto summary = summary_of(3, 1, kExitInvalid);
   summary.skipped = 1;
-  summary.invalid = 1;
   summary.skip_reasons["ref: unsupported \xe9"] = 1;
   summary.xfail_ids["ref: entry\xff"] = 1;
-  summary.exit_code = kExitInvalid;
   RunContext context;
   context.version = "0.1.0";
   context.command = "scatterctl run lat/caf\xe9.json";
@@ -224,11 +229,7 @@ TEST_F(ReportFiles, InvalidFilesAndCasesAreErrorsNotFailures) {
   outside_profile.invalid = true;
   outside_profile.detail = "[profile onnx:18] reduction max needs opset 18";
   const auto unreadable = Error(ErrorCode::json, "", "syntax error").at("bad/binary.json", "");
-  RunSummary summary;
-  summary.passed = 0;
-  summary.failed = 4;
-  summary.invalid = 3;
-  summary.exit_code = kExitInvalid;
+  const auto summary = summary_of(4, 3, kExitInvalid);
   const auto [json_text, xml, md] = write({mismatch, invalid, outside_profile}, {unreadable}, summary, RunContext{});
 
   const auto doc = nlohmann::json::parse(json_text);
