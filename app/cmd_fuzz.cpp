@@ -43,12 +43,11 @@ void print_causes(const FuzzSummary& summary) {
   for (const auto& [cause, n] : groups) counts.push_back(fmt::format("{} {}", n, cause));
   std::cout << fmt::format("fuzz: {} failures: {}\n", summary.failures.size(), fmt::join(counts, ", "));
   for (const auto& [cause, n] : groups) {
+    // A failure's case as it was kept: shrunk where it could be.
+    const auto size = [](const FuzzFailure& f) { return f.minimal_file.empty() ? f.elements : f.minimal_elements; };
     const FuzzFailure* smallest = nullptr;
     for (const auto& f : summary.failures) {
-      if (fuzz_group(f) != cause) continue;
-      const auto size = f.minimal_file.empty() ? f.elements : f.minimal_elements;
-      const auto best = !smallest ? 0 : smallest->minimal_file.empty() ? smallest->elements : smallest->minimal_elements;
-      if (!smallest || size < best) smallest = &f;
+      if (fuzz_group(f) == cause && (!smallest || size(f) < size(*smallest))) smallest = &f;
     }
     const auto why = cause == "none known" ? "no catalogued bug computes these outputs (docs/diagnoses.md)"
                      : cause == "error"    ? "the backend raised, crashed or broke the protocol: no output to diagnose"
@@ -57,7 +56,7 @@ void print_causes(const FuzzSummary& summary) {
     if (!smallest) continue;
     const auto& file = smallest->minimal_file.empty() ? smallest->case_file : smallest->minimal_file;
     std::cout << fmt::format("  smallest: {} on {} ({} elements of data, indices and updates)\n", file,
-                             smallest->backend, smallest->minimal_file.empty() ? smallest->elements : smallest->minimal_elements);
+                             smallest->backend, size(*smallest));
     LoadOptions load_options;
     load_options.max_bytes = default_max_bytes();
     const auto loaded = load_paths({file}, load_options);

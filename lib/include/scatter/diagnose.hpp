@@ -24,6 +24,9 @@ struct Diagnosis {
   std::vector<DivergenceModel> forms;
   /// Whether the entry can explain a failure of this case at all (nullptr: any case).
   bool (*applies)(const Case&) = nullptr;
+  /// It drops or moves updates by their indices: it may explain an output returned for a case the
+  /// spec rejects for an index (diagnose_accepted), and only such entries may.
+  bool moves_indices = false;
 };
 
 /// Every entry, narrowest first (a tie goes to the first that computes the output).

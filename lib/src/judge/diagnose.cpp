@@ -41,7 +41,10 @@ std::vector<Diagnosis> make_catalogue() {
   using N = M::NegativeIndices;
   std::vector<Diagnosis> all;
   const auto add = [&](std::string name, std::string explanation, std::vector<M> forms, bool (*applies)(const Case&)) {
-    all.push_back({std::move(name), std::move(explanation), std::move(forms), applies});
+    const bool moves_indices = std::any_of(forms.begin(), forms.end(), [](const M& m) {
+      return m.negative_indices != N::from_the_end || m.out_of_range != M::OutOfRange::rejected;
+    });
+    all.push_back({std::move(name), std::move(explanation), std::move(forms), applies, moves_indices});
   };
   add("duplicates_applied_once",
       "a target hit by several updates took only one of them (NumPy's `out[idx] += u`, a kernel without atomics)",
@@ -130,8 +133,7 @@ struct Tried {
 std::vector<Tried> candidates(const Case& c, bool accepted_invalid) {
   std::vector<Tried> out;
   for (const auto& d : diagnoses()) {
-    const bool moves_indices = d.name == "out_of_range_skipped" || d.name.starts_with("negative_indices");
-    if (accepted_invalid && !moves_indices) continue;
+    if (accepted_invalid && !d.moves_indices) continue;
     if (d.applies && !d.applies(c)) continue;
     for (const auto& form : d.forms) out.push_back({&d, &form});
   }
@@ -171,7 +173,8 @@ std::optional<Cause> search(const Case& c, const Case& judged, const Tensor& got
   for (const auto match : {Match::exact, Match::within_rules}) {
     std::optional<Cause> found;
     for (const auto& t : tried) {
-      if (found && (!small || found->name == t.entry->name ||
+      // One name an entry: its other forms add nothing.
+      if (found && (found->name == t.entry->name ||
                     std::find(found->also.begin(), found->also.end(), t.entry->name) != found->also.end())) {
         continue;
       }

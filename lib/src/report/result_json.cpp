@@ -1,12 +1,12 @@
 #include "result_json.hpp"
 
-#include "text.hpp"
-
 #include <cctype>
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
+
+#include "text.hpp"
 
 namespace scatter::detail {
 namespace {

@@ -82,13 +82,7 @@ double plainness(double x) {
   return 2e6 + std::fabs(x);
 }
 
-// Reads and writes one element of any dtype through double.
-double value_at(const Tensor& t, std::int64_t i) {
-  double x = 0;
-  detail::dispatch(t.dtype(), [&](auto tag) { x = detail::widen(t.data<typename decltype(tag)::type>()[i]); });
-  return x;
-}
-
+// Writes one element of any dtype from a double (element_as_double reads one).
 void set_value(Tensor& t, std::int64_t i, double x) {
   detail::dispatch(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -431,7 +425,7 @@ class Shrinker {
     const auto n = t.numel();
     const auto total_plainness = [&](const Tensor& values, std::optional<double> fill) {
       double sum = 0;
-      for (std::int64_t i = 0; i < n; ++i) sum += plainness(fill.value_or(value_at(values, i)));
+      for (std::int64_t i = 0; i < n; ++i) sum += plainness(fill.value_or(element_as_double(values, i)));
       return sum;
     };
     for (const double fill : {0.0, 1.0}) {
@@ -444,12 +438,12 @@ class Shrinker {
       if (attempt(c)) any = true;
     }
     for (std::int64_t i = 0; i < tensor_of(current_).numel(); ++i) {
-      const auto x = value_at(tensor_of(current_), i);
+      const auto x = element_as_double(tensor_of(current_), i);
       for (const double plain : {0.0, 1.0, -1.0, std::trunc(x)}) {
         if (!(plainness(plain) < plainness(x))) continue;
         auto c = copy_of(current_);
         set_value(tensor_of(c), i, plain);
-        if (value_at(tensor_of(c), i) != plain) continue;  // out of the dtype's range (uint8's -1)
+        if (element_as_double(tensor_of(c), i) != plain) continue;  // out of the dtype's range (uint8's -1)
         if (attempt(c)) {
           any = true;
           break;
