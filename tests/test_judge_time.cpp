@@ -257,4 +257,29 @@ TEST(TheClock, AWorkersTimeMustAgreeWithScatterctlsClock) {
   EXPECT_EQ(missing.status, Status::failed);
 }
 
+TEST(TheClock, UnderCpuPressureAWideMedianGapIsUndecidedNotAPass) {
+  // Late by 2 ms on three samples of five, as on a machine whose CPUs are all taken: the closest
+  // sample agrees. Under pressure no verdict on the timer, and no time: an error to rerun.
+  const std::vector<OuterClock> late_most = {
+      {5.12e-3, 1e-4}, {7.1e-3, 1e-4}, {7.1e-3, 1e-4}, {7.1e-3, 1e-4}, {5.12e-3, 1e-4}};
+  auto pressed = clocked({5e-3, 5e-3, 5e-3, 5e-3, 5e-3}, late_most);
+  pressed.cpu_pressure = 0.5;
+  scatter::refuse_unwitnessed_time(pressed);
+  EXPECT_EQ(pressed.status, Status::error);
+  EXPECT_NE(pressed.error.find("a median gap of"), std::string::npos) << pressed.error;
+  EXPECT_NE(pressed.error.find("waited for a CPU in 50% of its sampling"), std::string::npos) << pressed.error;
+  EXPECT_NE(pressed.error.find("rerun it on a quiet machine"), std::string::npos) << pressed.error;
+  // The same gaps on a quiet machine: nothing explains them but the timer.
+  auto quiet = clocked({5e-3, 5e-3, 5e-3, 5e-3, 5e-3}, late_most);
+  quiet.cpu_pressure = 0.0005;
+  scatter::refuse_unwitnessed_time(quiet);
+  EXPECT_EQ(quiet.status, Status::failed);
+  // Under pressure, a timer whose closest sample is off by the lie still fails: pressure only
+  // ever delays the clock outside.
+  auto patched = clocked({1e-7, 1e-7, 1e-7}, {{5.1e-3, 1e-4}, {5.1e-3, 1e-4}, {5.1e-3, 1e-4}});
+  patched.cpu_pressure = 0.5;
+  scatter::refuse_unwitnessed_time(patched);
+  EXPECT_EQ(patched.status, Status::failed) << patched.error;
+}
+
 }  // namespace

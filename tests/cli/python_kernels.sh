@@ -130,7 +130,13 @@ bench_attack aliased
 check "output aliased to an input: exit 1" rc_is 1
 check "output aliased to an input: ERROR naming it" out_has "aliased.py ERROR: .*the kernel modified its input data"
 # The right kernel beside each: timed, its inputs varied each call, on scatterctl's clock too.
-check "right kernel beside them: timed" out_has "^timed_elements +$(re "$EXAMPLE") +[0-9.]+ [mun]?s"
+# On a machine whose CPUs are taken (another test beside this one), scatterctl's clock may not
+# witness even the right kernel: that is an error to rerun, never a verdict on its timer.
+timed_or_undecided() {
+  out_has "^timed_elements +$(re "$EXAMPLE") +[0-9.]+ [mun]?s" ||
+    out_has "^timed_elements +$(re "$EXAMPLE") ERROR: its time disagrees .*waited for a CPU .*rerun it on a quiet machine"
+}
+check "right kernel beside them: timed (or undecided under CPU pressure)" timed_or_undecided
 check "right kernel: each timed call's inputs varied" grep -q '"varied": "16 data and 16 update elements changed a call"' "$TMP/aliased.json"
 check "right kernel: its samples on scatterctl's clock" grep -q '"outer_us": \[' "$TMP/aliased.json"
 

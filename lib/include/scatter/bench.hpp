@@ -112,6 +112,11 @@ MachineLoad machine_load();
 /// a neighbour's load as it happens, where the load averages lag by a minute.
 double cpu_stall_seconds();
 
+/// The share of a benchmark's sampling under CPU pressure past which its timings count as slowed
+/// by a neighbour: 0.02 (an idle 2-core machine gave 0.0006, one core spinning beside it 0.021 to 0.025,
+/// two 0.51: bench/results/judge-cpu-2026-11-29).
+inline constexpr double kNoticeablePressure = 0.02;
+
 /// The one name a benchmark has everywhere (scatterctl bench, scatter_bench, compare):
 /// "case@backend".
 std::string bench_name(const std::string& item, const std::string& backend);

@@ -269,7 +269,6 @@ void judge_counts(BenchDelta& d, const Entry& base, const Entry& next, double th
 // up to 1/(1-p) as long: p at most 0.9, a tenfold slowdown. Where only the load averages are
 // known, a busy report's load over its CPUs. 1: nothing says NEW's row was slowed.
 double load_allowance(const Entry& row, const Parsed& report) {
-  constexpr double kNoticeablePressure = 0.02;
   double allowance = 1.0;
   if (row.cpu_pressure >= kNoticeablePressure) allowance = 1.0 / (1.0 - std::min(row.cpu_pressure, 0.9));
   if (report.busy && report.cpus > 0) allowance = std::max(allowance, report.load1 / report.cpus);
