@@ -34,6 +34,14 @@ Selection SelectionFlags::selection() const {
   return s;
 }
 
+void add_case_file(CLI::App* cmd, std::vector<std::string>& path) {
+  cmd->add_option("path", path, "a case file")->required()->expected(1);
+}
+
+void add_case_paths(CLI::App* cmd, std::vector<std::string>& paths) {
+  cmd->add_option("paths", paths, "case files or directories (default: the bundled cases/)");
+}
+
 void add_selection(CLI::App* cmd, SelectionFlags& flags) {
   // One value per flag: `--filter 'g*' DIR` must leave DIR a path.
   cmd->add_option("--filter", flags.filters, "glob on case names; a leading '-' excludes (repeatable)")

@@ -57,9 +57,9 @@ int list(const ListFlags& o) {
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
-  auto o = std::make_shared<ListFlags>();
-  auto* cmd = app.add_subcommand("list", "print the selected cases with op, reduction, dtype and shapes");
-  cmd->add_option("paths", o->paths, "case files or directories (default: the bundled cases/)");
+  auto [o, cmd] =
+      new_command<ListFlags>(app, "list", "print the selected cases with op, reduction, dtype and shapes");
+  add_case_paths(cmd, o->paths);
   add_selection(cmd, o->selection);
   return {cmd, [o](const Invocation&) { return list(*o); }};
 }

@@ -116,9 +116,8 @@ int run(const RunFlags& o, const Invocation& invocation) {
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
-  auto o = std::make_shared<RunFlags>();
-  auto* cmd = app.add_subcommand("run", "run cases on backends, compare, report");
-  cmd->add_option("paths", o->paths, "case files or directories (default: the bundled cases/)");
+  auto [o, cmd] = new_command<RunFlags>(app, "run", "run cases on backends, compare, report");
+  add_case_paths(cmd, o->paths);
   add_backend(cmd, o->backends);
   add_selection(cmd, o->selection);
   add_table(cmd, o->table, "print only failures and the closing line (the default on a terminal)",

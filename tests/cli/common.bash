@@ -72,6 +72,19 @@ JSON
   done
 }
 
+# rows_case NAME SECOND_ROW: axis 1 of [[1, 2, 3], [4, 5, 6]] with updates [[30], [40]] at
+# [[2], [0]]: the output is [[1, 2, 30], [40, 5, 6]]; the case expects SECOND_ROW as its second
+# row ("40, 5, 6" passes, anything else fails).
+rows_case() {
+  cat <<JSON
+{"name": "$1", "op": "scatter_elements", "axis": 1,
+ "inputs": {"data": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 3], [4, 5, 6]]},
+            "indices": {"dtype": "int64", "shape": [2, 1], "values": [[2], [0]]},
+            "updates": {"dtype": "int32", "shape": [2, 1], "values": [[30], [40]]}},
+ "expected": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 30], [$2]]}}
+JSON
+}
+
 # one_case NAME: a scatter_elements case that passes: [1, 2, 3] with 9 written at index 1.
 one_case() {
   cat <<JSON

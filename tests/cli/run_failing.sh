@@ -5,20 +5,13 @@
 source "$(dirname "$0")/common.bash"
 
 # axis 1: updates[1,0] = 40 goes to output[1,0]; expected says 41 there.
-cat >"$TMP/wrong.json" <<'JSON'
-{"cases": [
-  {"name": "cli_wrong_expected", "op": "scatter_elements", "axis": 1,
-   "inputs": {"data": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 3], [4, 5, 6]]},
-              "indices": {"dtype": "int64", "shape": [2, 1], "values": [[2], [0]]},
-              "updates": {"dtype": "int32", "shape": [2, 1], "values": [[30], [40]]}},
-   "expected": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 30], [41, 5, 6]]}},
-  {"name": "cli_right_expected", "op": "scatter_elements", "axis": 1,
-   "inputs": {"data": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 3], [4, 5, 6]]},
-              "indices": {"dtype": "int64", "shape": [2, 1], "values": [[2], [0]]},
-              "updates": {"dtype": "int32", "shape": [2, 1], "values": [[30], [40]]}},
-   "expected": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 30], [40, 5, 6]]}}
-]}
-JSON
+{
+  echo '{"cases": ['
+  rows_case cli_wrong_expected "41, 5, 6"
+  echo ','
+  rows_case cli_right_expected "40, 5, 6"
+  echo ']}'
+} >"$TMP/wrong.json"
 
 ctl run --backend ref "$TMP/wrong.json"
 check "a failing case gives exit 1" rc_is 1

@@ -8,13 +8,11 @@ no_escape() { ! grep -q $'\033' "$TMP/out"; }
 has_escape() { grep -q $'\033' "$TMP/out"; }
 
 mkdir "$TMP/cases"
-cat >"$TMP/cases/elements.json" <<'JSON'
-{"cases": [
-  {"name": "cli_se_none", "op": "scatter_elements", "axis": 1,
-   "inputs": {"data": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 3], [4, 5, 6]]},
-              "indices": {"dtype": "int64", "shape": [2, 1], "values": [[2], [0]]},
-              "updates": {"dtype": "int32", "shape": [2, 1], "values": [[30], [40]]}},
-   "expected": {"dtype": "int32", "shape": [2, 3], "values": [[1, 2, 30], [40, 5, 6]]}},
+{
+  echo '{"cases": ['
+  rows_case cli_se_none "40, 5, 6"
+  echo ','
+  cat <<'JSON'
   {"name": "cli_se_add_dup", "op": "scatter_elements", "reduction": "add",
    "inputs": {"data": {"dtype": "float32", "shape": [3], "values": [1, 2, 3]},
               "indices": {"dtype": "int64", "shape": [3], "values": [0, 0, -1]},
@@ -22,6 +20,7 @@ cat >"$TMP/cases/elements.json" <<'JSON'
    "expected": {"dtype": "float32", "shape": [3], "values": [31, 2, 33]}}
 ]}
 JSON
+} >"$TMP/cases/elements.json"
 cat >"$TMP/cases/nd.json" <<'JSON'
 {"name": "cli_nd_slice", "op": "ScatterND",
  "inputs": {"data": {"dtype": "int8", "shape": [3, 2], "values": [0, 0, 0, 0, 0, 0]},
