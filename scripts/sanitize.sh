@@ -12,10 +12,10 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 # -O1 -g1: what the sanitizers' documentation suggests (line tables are enough for their stack
-# traces); it halves the build of the template-heavy sources against -O2 -g (cpu_backend.cpp:
-# 188 s against 393 s on a 2-core machine), the longest part of this script.
-# Ninja where the build directory is new (a directory keeps the generator it was made with):
-# it starts the longest file first (lib/CMakeLists.txt, scatter_compiled_first).
+# traces); it halves the build of the template-heavy sources against -O2 -g (the cpu backend's
+# instantiations, then one file: 188 s against 393 s on a 2-core machine), the longest part of
+# this script. Ninja where the build directory is new (a directory keeps the generator it was
+# made with): it starts the longest files first (lib/CMakeLists.txt, scatter_compiled_first).
 generator=()
 [ -f build-asan/CMakeCache.txt ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
 cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \

@@ -1,0 +1,120 @@
+#pragma once
+// The cpu backend's timed scatter, for one element type: the instantiations of every reduction
+// and index type. Included only by the two files that instantiate it, for their dtypes
+// (scatter_dtypes_1.cpp, scatter_dtypes_2.cpp); cpu_backend.cpp sees the declaration alone
+// (prepared.hpp).
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/dispatch.hpp"
+#include "prepared.hpp"
+
+namespace scatter::detail::cpu {
+
+// The privatized scatter: the tasks' parts of the updates, each merged (merge_of) into its own
+// copy started from the merge's identity; then each task folds every copy, in task order, into
+// its range of the output.
+template <class T, Reduction R, class I>
+void scatter_privatized(const Case& c, Prepared& p, Tensor& out, bool in_place, Pool& pool) {
+  if constexpr (R != Reduction::none && R != Reduction::mean) {
+    constexpr Reduction kMerge = merge_of<T>(R);
+    const auto& g = p.geometry;
+    const auto n = g.numel;
+    const I* idx = c.indices.data<I>();
+    T* parts = reinterpret_cast<T*>(p.parts.get());
+    pool.run(p.tasks, [&](int t) {
+      Poll poll{&pool, t == 0};
+      T* part = parts + static_cast<std::int64_t>(t) * n;
+      std::fill(part, part + n, identity<T>(kMerge));
+      const auto [r0, r1] = part_of(0, g.runs, t, p.tasks);
+      Combine<T, kMerge, std::uint32_t> merge{part, c.updates.data<T>(), nullptr};
+      try {
+        for_each_run(g, idx, r0, r1, 0, n, [&](std::int64_t u, std::int64_t o) {
+          merge.one(u, o);
+          poll.tick();
+        });
+      } catch (const Stopped&) {
+      }
+      merge.flush();
+    });
+    pool.run(p.tasks, [&](int t) {
+      const auto lo = p.bounds[static_cast<std::size_t>(t)];
+      const auto hi = p.bounds[static_cast<std::size_t>(t) + 1];
+      T* o = out.data<T>();
+      if (!in_place) std::copy(c.data.data<T>() + lo, c.data.data<T>() + hi, o + lo);
+      for (int k = 0; k < p.tasks; ++k) {
+        const T* part = parts + static_cast<std::int64_t>(k) * n;
+        for (auto i = lo; i < hi; ++i) o[i] = combine(R, o[i], part[i]);
+      }
+    });
+  }
+}
+
+/// One case of element type T, reduction R, counts of type Count (mean) and indices of type I.
+template <class T, Reduction R, class Count, class I>
+void scatter_all(const Case& c, Prepared& p, Count* counts, Tensor& out, bool in_place, Pool& pool,
+                 std::vector<Scratch>& scratch) {
+  if (p.parts) return scatter_privatized<T, R, I>(c, p, out, in_place, pool);
+  const I* idx = c.indices.data<I>();
+  if (!p.last.empty()) mark_last_indices(p.geometry, idx, p.last.data(), p.seen.data());
+  auto share = [&](int t) {
+    Share<T, Count> sh;
+    sh.data = c.data.data<T>();
+    sh.updates = c.updates.data<T>();
+    sh.out = out.data<T>();
+    sh.counts = counts;
+    sh.in_place = in_place;
+    sh.use_init_val = c.attrs.use_init_val;
+    sh.lo = p.bounds[static_cast<std::size_t>(t)];
+    sh.hi = p.bounds[static_cast<std::size_t>(t) + 1];
+    return sh;
+  };
+  // A Stopped task returns quietly: another task failed or the run was cancelled, and the
+  // pool rethrows why.
+  if (!p.sorted) {
+    pool.run(p.tasks, [&](int t) {
+      Poll poll{&pool, t == 0};
+      try {
+        scatter_share<T, R, Count>(p.geometry, idx, share(t), scratch[static_cast<std::size_t>(t)], poll);
+      } catch (const Stopped&) {
+      }
+    });
+    return;
+  }
+  pool.run(p.tasks, [&](int t) {
+    Poll poll{&pool, t == 0};
+    try {
+      share_prologue<T, R, Count>(p.geometry, idx, share(t), scratch[static_cast<std::size_t>(t)], poll);
+    } catch (const Stopped&) {
+    }
+  });
+  try {
+    scatter_sorted<T, R, Count>(p.geometry, idx, c.updates.data<T>(), out.data<T>(), counts, p.bounds, p.tasks,
+                                p.buckets, pool);
+  } catch (const Stopped&) {
+    SCATTER_ASSERT(false && "the pool rethrows the failure, never a Stopped");
+  }
+  pool.run(p.tasks, [&](int t) { share_epilogue<T, R, Count>(share(t)); });
+}
+
+template <class T>
+void scatter_typed(const Case& c, Prepared& p, Tensor& out, bool in_place, Pool& pool, std::vector<Scratch>& scratch) {
+  dispatch_reduction(c.attrs.reduction, [&](auto reduction) {
+    constexpr Reduction R = decltype(reduction)::value;
+    dispatch_index(c.indices.dtype(), [&](auto index) {
+      using I = typename decltype(index)::type;
+      // Only mean counts: the other reductions are compiled once, not once per count width.
+      if constexpr (R == Reduction::mean) {
+        if (p.counts64) {
+          scatter_all<T, R, std::uint64_t, I>(c, p, p.counts64.get(), out, in_place, pool, scratch);
+          return;
+        }
+      }
+      scatter_all<T, R, std::uint32_t, I>(c, p, p.counts32.get(), out, in_place, pool, scratch);
+    });
+  });
+}
+
+}  // namespace scatter::detail::cpu
