@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -30,13 +29,6 @@ struct Command {
   CLI::App* cli = nullptr;
   std::function<int(const Invocation&)> run;
 };
-
-/// A new subcommand and its flags, which live as long as what runs it (it captures them).
-template <class Flags>
-std::pair<std::shared_ptr<Flags>, CLI::App*> new_command(CLI::App& app, const std::string& name,
-                                                         const std::string& help) {
-  return {std::make_shared<Flags>(), app.add_subcommand(name, help)};
-}
 
 /// The one case file a command reads (explain, shrink).
 void add_case_file(CLI::App* cmd, std::vector<std::string>& path);

@@ -255,8 +255,8 @@ int bench(const BenchFlags& o, const Invocation& invocation) {
 }  // namespace
 
 Command add_bench_command(CLI::App& app) {
-  auto [o, cmd] =
-      new_command<BenchFlags>(app, "bench", "time the backends on a built-in suite (or the given cases)");
+  auto o = std::make_shared<BenchFlags>();
+  auto* cmd = app.add_subcommand("bench", "time the backends on a built-in suite (or the given cases)");
   cmd->add_option("paths", o->paths, "case files or directories (default: the built-in suite)");
   cmd->add_option("--mode", o->mode, "nd, elements, update, workload or all (default all)")
       ->check(one_of(bench_mode_names()));

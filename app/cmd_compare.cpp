@@ -73,8 +73,8 @@ int compare(const CompareFlags& o) {
 }  // namespace
 
 Command add_compare_command(CLI::App& app) {
-  auto [o, cmd] =
-      new_command<CompareFlags>(app, "compare", "compare two bench reports; exit 1 on a regression");
+  auto o = std::make_shared<CompareFlags>();
+  auto* cmd = app.add_subcommand("compare", "compare two bench reports; exit 1 on a regression");
   cmd->add_option("reports", o->reports,
                   "REPORT (paired, with --base and --new) or BASE.json NEW.json (unpaired; a side may be several "
                   "runs, comma-separated, pooled)")

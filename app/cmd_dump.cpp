@@ -54,8 +54,8 @@ int dump(const DumpFlags& o) {
 }  // namespace
 
 Command add_dump_command(CLI::App& app) {
-  auto [o, cmd] =
-      new_command<DumpFlags>(app, "dump", "write a case's inputs and reference output as .npy files");
+  auto o = std::make_shared<DumpFlags>();
+  auto* cmd = app.add_subcommand("dump", "write a case's inputs and reference output as .npy files");
   cmd->add_option("path", o->paths, "a case file or directory")->required();
   cmd->add_option("--case", o->case_name, "only this case");
   cmd->add_option("--out", o->out_dir, "output directory (one folder per case)")->required();

@@ -85,9 +85,8 @@ int expectations(const ExpectationsFlags& o) {
 }  // namespace
 
 Command add_expectations_command(CLI::App& app) {
-  auto [o, cmd] = new_command<ExpectationsFlags>(
-      app, "expectations",
-      "check the recorded divergences: each model on its minimal cases");
+  auto o = std::make_shared<ExpectationsFlags>();
+  auto* cmd = app.add_subcommand("expectations", "check the recorded divergences: each model on its minimal cases");
   cmd->add_option("paths", o->paths, "where the minimal cases are (default: the bundled cases/)");
   cmd->add_flag("--check", o->check, "run each entry's model on the cases it names in reproduced_by (required)");
   cmd->add_option("--expectations", o->expectations.path, "an expectations file or folder (default: the bundled ones)");

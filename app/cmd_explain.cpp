@@ -48,9 +48,8 @@ int explain_cases(const ExplainFlags& o) {
 }  // namespace
 
 Command add_explain_command(CLI::App& app) {
-  auto [o, cmd] = new_command<ExplainFlags>(
-      app, "explain",
-      "print which update goes where, step by step, and the result");
+  auto o = std::make_shared<ExplainFlags>();
+  auto* cmd = app.add_subcommand("explain", "print which update goes where, step by step, and the result");
   add_case_file(cmd, o->path);
   cmd->add_option("--case", o->case_name, "the case to explain (default: every case of the file)");
   cmd->add_option("--limit", o->limit, "update lines printed at most (default 100)")->check(CLI::NonNegativeNumber);

@@ -142,9 +142,8 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
 }  // namespace
 
 Command add_fuzz_command(CLI::App& app) {
-  auto [o, cmd] = new_command<FuzzFlags>(
-      app, "fuzz",
-      "random valid cases on the backends, compared with ref; failures saved");
+  auto o = std::make_shared<FuzzFlags>();
+  auto* cmd = app.add_subcommand("fuzz", "random valid cases on the backends, compared with ref; failures saved");
   cmd->add_option("--iterations", o->iterations, "cases to draw (default 1000)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o->seed, "the stream of cases (default 1); a case file names its seed");
   cmd->add_option("--shard", o->shard,

@@ -39,9 +39,8 @@ int import_model(const ImportFlags& o) {
 }  // namespace
 
 Command add_import_command(CLI::App& app) {
-  auto [o, cmd] = new_command<ImportFlags>(
-      app, "import",
-      "every scatter node of an ONNX (.onnx) or OpenVINO IR (.xml) model as a case");
+  auto o = std::make_shared<ImportFlags>();
+  auto* cmd = app.add_subcommand("import", "every scatter node of an ONNX (.onnx) or OpenVINO IR (.xml) model as a case");
   cmd->add_option("model", o->model, "the model: .onnx, or OpenVINO IR .xml (its .bin beside it)")->required();
   cmd->add_option("--out", o->out_dir, "the folder the cases go to (made if missing)")->required();
   cmd->add_option("--dim", o->dims, "NAME=VALUE: the size of a dynamic dimension (repeatable)");

@@ -30,7 +30,8 @@ int info(const BackendFlags& o, const Invocation& invocation) {
 }  // namespace
 
 Command add_info_command(CLI::App& app) {
-  auto [o, cmd] = new_command<BackendFlags>(app, "info", "version, build, backends and devices");
+  auto o = std::make_shared<BackendFlags>();
+  auto* cmd = app.add_subcommand("info", "version, build, backends and devices");
   add_backend(cmd, *o, "also load these plugin:PATH backends");
   add_external(cmd, *o);
   return {cmd, [o](const Invocation& invocation) { return info(*o, invocation); }};

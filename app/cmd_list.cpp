@@ -57,8 +57,8 @@ int list(const ListFlags& o) {
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
-  auto [o, cmd] =
-      new_command<ListFlags>(app, "list", "print the selected cases with op, reduction, dtype and shapes");
+  auto o = std::make_shared<ListFlags>();
+  auto* cmd = app.add_subcommand("list", "print the selected cases with op, reduction, dtype and shapes");
   add_case_paths(cmd, o->paths);
   add_selection(cmd, o->selection);
   return {cmd, [o](const Invocation&) { return list(*o); }};

@@ -170,9 +170,8 @@ int merge(const MergeFlags& o, const Invocation& invocation) {
 }  // namespace
 
 Command add_merge_command(CLI::App& app) {
-  auto [o, cmd] = new_command<MergeFlags>(
-      app, "merge",
-      "one run's reports from its parts: the JSON reports of --shard runs, or a journal (--recover)");
+  auto o = std::make_shared<MergeFlags>();
+  auto* cmd = app.add_subcommand("merge", "one run's reports from its parts: the JSON reports of --shard runs, or a journal (--recover)");
   cmd->add_option("reports", o->inputs,
                   "the JSON reports of every part of a run split with --shard; with --recover, one journal "
                   "(REPORT.journal-PID beside the run's first report)")

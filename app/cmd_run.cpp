@@ -116,7 +116,8 @@ int run(const RunFlags& o, const Invocation& invocation) {
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
-  auto [o, cmd] = new_command<RunFlags>(app, "run", "run cases on backends, compare, report");
+  auto o = std::make_shared<RunFlags>();
+  auto* cmd = app.add_subcommand("run", "run cases on backends, compare, report");
   add_case_paths(cmd, o->paths);
   add_backend(cmd, o->backends);
   add_selection(cmd, o->selection);

@@ -95,9 +95,8 @@ int shrink(const ShrinkFlags& o, const Invocation& invocation) {
 }  // namespace
 
 Command add_shrink_command(CLI::App& app) {
-  auto [o, cmd] = new_command<ShrinkFlags>(
-      app, "shrink",
-      "make a failing case as small as it can be while it fails the same way");
+  auto o = std::make_shared<ShrinkFlags>();
+  auto* cmd = app.add_subcommand("shrink", "make a failing case as small as it can be while it fails the same way");
   add_case_file(cmd, o->path);
   cmd->add_option("--case", o->case_name, "the case to shrink (needed when the file holds several)");
   add_backend(cmd, o->backends, "the one backend the case fails on");

@@ -24,7 +24,8 @@ int validate(const ValidateFlags& o) {
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
-  auto [o, cmd] = new_command<ValidateFlags>(app, "validate", "load and check cases; no backend runs");
+  auto o = std::make_shared<ValidateFlags>();
+  auto* cmd = app.add_subcommand("validate", "load and check cases; no backend runs");
   cmd->add_option("paths", o->paths, "case files or directories")->required();
   add_selection(cmd, o->selection);
   add_table(cmd, o->table, "print only invalid cases and the closing line", "more detail");
