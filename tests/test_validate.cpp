@@ -49,9 +49,11 @@ TEST_P(ValidateRejects, WithTheExactCodeAndMessage) {
   EXPECT_REJECTED(GetParam().json, GetParam().code, GetParam().message);
 }
 
+// Every rejection, by error code: the case, and the exact code and message it must get.
 INSTANTIATE_TEST_SUITE_P(
-    Schema, ValidateRejects,
+    EveryCode, ValidateRejects,
     ::testing::ValuesIn(std::vector<Rejection>{
+        // schema
         {"UnknownCaseKeySuggestsTheNearestKey", elements_case(kElements + R"(, "reductoin": "add")"), ErrorCode::schema,
          "unknown key 'reductoin' (did you mean 'reduction'?); allowed: format, name, description, source, tags, op, "
          "axis, reduction, use_init_val, mode, inputs, expected, expect_error, tolerance"},
@@ -86,12 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
          make_case(R"("op": "scatter_elements", "expect_error": "index")", kData42, kIdx22, kUpd22,
                    R"(, "expected": )" + kData42),
          ErrorCode::schema, "expected: a case has either 'expected' or 'expect_error', not both"},
-    }),
-    scatter::testing::rejection_name);
-
-INSTANTIATE_TEST_SUITE_P(
-    Dtype, ValidateRejects,
-    ::testing::ValuesIn(std::vector<Rejection>{
+        // dtype
         {"UnknownDtype", with_data(tensor("float8", "[4, 2]", "[1, 2, 3, 4, 5, 6, 7, 8]")), ErrorCode::dtype,
          "inputs.data.dtype = 'float8' is not a dtype (float64, float32, float16, bfloat16, int64, int32, int16, "
          "int8, uint8, bool)"},
@@ -108,12 +105,7 @@ INSTANTIATE_TEST_SUITE_P(
          make_case(R"("op": "scatter_elements", "reduction": "mean")", tensor("bool", "[3]", "[true, false, true]"),
                    tensor("int32", "[1]", "[0]"), tensor("bool", "[1]", "[false]")),
          ErrorCode::dtype, "reduction: 'mean' is not defined for bool data"},
-    }),
-    scatter::testing::rejection_name);
-
-INSTANTIATE_TEST_SUITE_P(
-    Values, ValidateRejects,
-    ::testing::ValuesIn(std::vector<Rejection>{
+        // values
         {"OutOfRangeForDtypeNamesTheElement",
          make_case(kElements, tensor("uint8", "[3]", "[1, 300, 3]"), tensor("int32", "[1]", "[0]"),
                    tensor("uint8", "[1]", "[9]")),
@@ -130,12 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
          make_case(kElements, kData42, kIdx22, tensor("float32", "[2, 2]", R"([[10, 20], [30, "forty"]])")),
          ErrorCode::values,
          R"(inputs.updates.values[1,1] = "forty" is not a number (strings may be "nan", "inf", "-inf"))"},
-    }),
-    scatter::testing::rejection_name);
-
-INSTANTIATE_TEST_SUITE_P(
-    Op, ValidateRejects,
-    ::testing::ValuesIn(std::vector<Rejection>{
+        // op
         {"UnknownOp", elements_case(R"("op": "scatter_everything")"), ErrorCode::op,
          "op = 'scatter_everything' is not an op (scatter_elements, scatter_nd, scatter_update, tensor_scatter or an alias)"},
         {"UnknownReduction", elements_case(kElements + R"(, "reduction": "avg")"), ErrorCode::op,
@@ -146,24 +133,15 @@ INSTANTIATE_TEST_SUITE_P(
          "reduction: 'mean' is not allowed for scatter_nd (allowed: none, add, sub, mul, min, max)"},
         {"AddOnScatterUpdate", on_three(R"("op": "scatter_update", "reduction": "add")", kUpdateIndex), ErrorCode::op,
          "reduction: 'add' is not allowed for scatter_update (allowed: none)"},
-    }),
-    scatter::testing::rejection_name);
-
-INSTANTIATE_TEST_SUITE_P(Axis, ValidateRejects,
-                         ::testing::ValuesIn(std::vector<Rejection>{
-                             {"TooLarge", elements_case(kElements + R"(, "axis": 2)"), ErrorCode::axis,
-                              "axis = 2 is out of range [-2, 1] for rank(data) = 2"},
-                             {"TooNegative", elements_case(kElements + R"(, "axis": -3)"), ErrorCode::axis,
-                              "axis = -3 is out of range [-2, 1] for rank(data) = 2"},
-                             {"ScatterUpdateAxisOutOfRange",
-                              on_three(R"("op": "scatter_update", "axis": 1)", kUpdateIndex), ErrorCode::axis,
-                              "axis = 1 is out of range [-1, 0] for rank(data) = 1"},
-                         }),
-                         scatter::testing::rejection_name);
-
-INSTANTIATE_TEST_SUITE_P(
-    Shape, ValidateRejects,
-    ::testing::ValuesIn(std::vector<Rejection>{
+        // axis
+        {"AxisTooLarge", elements_case(kElements + R"(, "axis": 2)"), ErrorCode::axis,
+         "axis = 2 is out of range [-2, 1] for rank(data) = 2"},
+        {"AxisTooNegative", elements_case(kElements + R"(, "axis": -3)"), ErrorCode::axis,
+         "axis = -3 is out of range [-2, 1] for rank(data) = 2"},
+        {"ScatterUpdateAxisOutOfRange",
+         on_three(R"("op": "scatter_update", "axis": 1)", kUpdateIndex), ErrorCode::axis,
+         "axis = 1 is out of range [-1, 0] for rank(data) = 1"},
+        // shape
         {"ElementsRankDiffers",
          make_case(kElements, kData42, tensor("int64", "[2]", "[0, 1]"), tensor("float32", "[2]", "[10, 20]")),
          ErrorCode::shape,
@@ -207,12 +185,7 @@ INSTANTIATE_TEST_SUITE_P(
          make_case(kElements, kData42, kIdx22, kUpd22,
                    R"(, "expected": )" + tensor("float32", "[2, 4]", "[1, 2, 3, 4, 5, 6, 7, 8]")),
          ErrorCode::shape, "expected.shape = [2, 4] differs from inputs.data.shape = [4, 2]"},
-    }),
-    scatter::testing::rejection_name);
-
-INSTANTIATE_TEST_SUITE_P(
-    Index, ValidateRejects,
-    ::testing::ValuesIn(std::vector<Rejection>{
+        // index
         {"ElementsTooNegative",
          make_case(R"("op": "scatter_elements", "axis": 1)", kData42, tensor("int32", "[2, 2]", "[[0, -3], [1, 0]]"),
                    kUpd22),
