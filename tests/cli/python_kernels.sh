@@ -155,4 +155,20 @@ fi
 # 5. python:MODULE:FUNC.
 PYTHONPATH=$K ctl run "$TMP/cases.json" --backend python:partial:scatter
 check "python:MODULE:FUNC: runs the module's function" test "$(rows python:partial:scatter passed)" -eq 1
+# 6. bench stops a worker between its requests, so that its idle threads (a thread pool that
+# spins after a call) take no CPU from the backend timed beside it; run leaves it be. The watched
+# kernel's watcher, out of the worker's process group, counts the states it saw the worker in.
+watch_states() {  # MODE FILE ARGS...: runs scatterctl MODE ARGS with the watcher writing to FILE
+  local mode=$1 file=$2
+  shift 2
+  export SCATTERCTL_TEST_WATCH=$file
+  ctl "$mode" "$@"
+  unset SCATTERCTL_TEST_WATCH
+  sleep 0.2  # the watcher's last count, once the worker is gone
+}
+watch_states bench "$TMP/watch-bench" "$TMP/timed.json" --backend "python:$K/watched.py,cpu" --max-seconds 0.2 \
+  --min-samples 8 --repetitions 1
+check "bench: its worker was stopped between its requests" grep -Eq '(^| )T=[0-9]+' "$TMP/watch-bench"
+watch_states run "$TMP/watch-run" "$TMP/timed.json" --backend "python:$K/watched.py"
+check "run: its worker was never stopped" grep -Evq '(^| )T=' "$TMP/watch-run"
 end_checks

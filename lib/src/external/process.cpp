@@ -281,6 +281,7 @@ void WorkerProcess::send_line(const std::string& line) {
 nlohmann::json WorkerProcess::request(const nlohmann::json& message, double timeout_seconds,
                                       std::optional<OuterClock>* clock) {
   if (!running()) start();
+  thaw();
   trim_log();
   send_line(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   const auto id = message.contains("id") ? message["id"] : nlohmann::json();
@@ -316,6 +317,7 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
         signal(it->is_string() ? it->get<std::string>() : it->dump());
         continue;
       }
+      if (freeze_between_requests_ && ::kill(-pid_, SIGSTOP) == 0) frozen_ = true;
       return parsed;
     }
     if (interrupted()) {
@@ -392,7 +394,13 @@ void WorkerProcess::fail(ProcessFailure::Kind kind, std::string what) {
   throw ProcessFailure{kind, std::move(what)};
 }
 
+void WorkerProcess::thaw() {
+  if (frozen_ && pid_ > 0) ::kill(-pid_, SIGCONT);
+  frozen_ = false;
+}
+
 void WorkerProcess::stop() {
+  thaw();  // a stopped process reads no shutdown request
   if (pid_ > 0) {
     if (to_child_ >= 0) {
       const char* bye = "{\"id\":0,\"op\":\"shutdown\"}\n";

@@ -66,6 +66,11 @@ class WorkerProcess {
   double null_call_seconds(int calls, bool cold, double timeout_seconds);
   /// Asks politely (a shutdown request), then kills the process group.
   void stop();
+  /// Between requests the process group is stopped (SIGSTOP) and continued (SIGCONT) when the
+  /// next request is sent: a bench's other backends are timed while this worker's threads are
+  /// idle, and a thread pool that spins after a call takes no CPU from them. Should scatterctl
+  /// die meanwhile, the kernel hangs up the orphaned group and continues it, and it ends.
+  void freeze_between_requests() { freeze_between_requests_ = true; }
   /// The last lines of the log, for error reports.
   std::string log_tail(std::size_t max_bytes = 2000) const;
 
@@ -78,6 +83,8 @@ class WorkerProcess {
   std::optional<std::string> ended_description();
   /// The worker was reaped: no longer live, and what it left behind is ended.
   void forget_reaped();
+  /// Continues the process group where it was frozen after the last answer.
+  void thaw();
   /// Keeps the log's last kLogTailKept bytes once it passes kMaxLogBytes.
   void trim_log();
 
@@ -92,6 +99,8 @@ class WorkerProcess {
   int from_child_ = -1;
   int log_fd_ = -1;
   std::string buffer_;
+  bool freeze_between_requests_ = false;
+  bool frozen_ = false;
 };
 
 }  // namespace scatter::external

@@ -59,7 +59,8 @@ class WorkerBackend final : public Backend {
         request_timeout_(options.request_timeout),
         hosts_builtin_(options.hosts_builtin),
         count_instructions_(options.count_instructions),
-        calibrate_signals_(options.calibrate_signals) {}
+        calibrate_signals_(options.calibrate_signals),
+        freeze_between_requests_(options.freeze_between_requests) {}
 
   std::string_view name() const override { return name_; }
 
@@ -299,6 +300,7 @@ class WorkerBackend final : public Backend {
       env.emplace_back(detail::kCountDumpsVariable, dumps);
     }
     process_ = std::make_unique<WorkerProcess>(argv, env, dir_->path() + "/worker.log");
+    if (freeze_between_requests_) process_->freeze_between_requests();
     json answer;
     try {
       process_->start();
@@ -405,6 +407,7 @@ class WorkerBackend final : public Backend {
   mutable std::unique_ptr<PrivateDir> dir_;
   mutable FileIdentity dir_identity_;
   bool calibrate_signals_ = false;
+  bool freeze_between_requests_ = false;
   mutable double signal_cost_[2] = {0.0, 0.0};  // a null call's median on scatterctl's clock, hot and cold
   // The last case's input files, kept for the next sample of the same case.
   struct Inputs {

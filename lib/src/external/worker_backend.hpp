@@ -25,6 +25,9 @@ struct WorkerOptions {
   /// time null calls of the timer's signals, with and without the cache flush of a cold sample:
   /// what scatterctl's clock of a call holds beyond the call (docs/backends.md, "The clock").
   bool calibrate_signals = false;
+  /// bench: the worker's process group is stopped between its requests, so that its idle
+  /// threads take no CPU while the other backends are timed (WorkerProcess).
+  bool freeze_between_requests = false;
 };
 
 /// `name` as --backend spells it; `argv` starts the worker (no shell); `env` adds to the

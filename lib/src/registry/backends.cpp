@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, std::string>> python_env() {
 // The Python worker serving NAME: a framework, or a user's kernel (python:FILE.py[:FUNC]).
 std::unique_ptr<Backend> make_worker_of(const std::string& name, const BackendConfig& config) {
   return external::make_worker_backend(name, {python_of(config), "-u", "-m", "scatterctl_worker", name}, python_env(),
-                                       {config.request_timeout, false, false, config.timed});
+                                       {config.request_timeout, false, false, config.timed, config.timed});
 }
 
 // The cpu backend's grain: the config's, else $SCATTERCTL_CPU_GRAIN (a positive integer;
@@ -71,7 +71,7 @@ std::vector<std::string> plugin_host_argv(const std::string& path, const Backend
 
 std::unique_ptr<Backend> make_isolated_plugin(const std::string& path, const BackendConfig& config) {
   return external::make_worker_backend("plugin:" + path, plugin_host_argv(path, config), {},
-                                       {config.request_timeout, false, false, config.timed});
+                                       {config.request_timeout, false, false, config.timed, config.timed});
 }
 
 std::unique_ptr<Backend> make_plugin(const std::string& path, const BackendConfig& config) {
@@ -129,7 +129,7 @@ std::pair<std::string, std::string> exe_parts(const std::string& spec) {
 std::unique_ptr<Backend> make_exe_backend(const std::string& spec, const BackendConfig& config) {
   const auto [path, name] = exe_parts(spec);
   return external::make_worker_backend(name, backend_host_argv(path, name, config), {},
-                                       {config.request_timeout, true});
+                                       {config.request_timeout, true, false, false, config.timed});
 }
 
 // A backend that cannot run here, and says why (bench --counter of a device or framework backend).
