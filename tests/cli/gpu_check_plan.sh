@@ -62,4 +62,18 @@ check "bench with BENCH_FILTERS --dry-run: exit 0" rc_is 0
 check "BENCH_FILTERS: one run of every mode, with each glob as it was given" \
   grep -Eq -- '--mode all .*--filter nd/element/\\\* --filter update/rows_4096B/\\\*' "$TMP/out"
 check "BENCH_FILTERS: no run per mode" test "$(grep -Ec -- '--mode (nd|elements|update) ' "$TMP/out")" -eq 0
+
+# gpu-lease.sh --dry-run: the plan of a loan, each stage's budget and bench's share, then each
+# stage's commands; it runs nothing. The default plan fits a call of 560 s with bench time left;
+# one of 300 s does not, and says so (exit 1).
+gl() { OUT=$TMP/lease-out scripts/gpu-lease.sh "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+gl --dry-run
+check "gpu-lease --dry-run: exit 0" rc_is 0
+check "gpu-lease --dry-run: the plan's first line" grep -q '^gpu-lease: the plan for 560 s:$' "$TMP/out"
+check "gpu-lease --dry-run: bench 560 - 440 - 25 = 95 s at least" grep -Eq '^  bench +95 s at least' "$TMP/out"
+check "gpu-lease --dry-run: each stage's commands" grep -q '^  gpu-check sanitize: .*dry run' "$TMP/out"
+check "gpu-lease --dry-run: nothing written" test -z "$(ls -A "$TMP/lease-out" 2>/dev/null)"
+gl --dry-run 300
+check "gpu-lease --dry-run 300: exit 1" rc_is 1
+check "gpu-lease --dry-run 300: does not fit, says bench's -165 s" grep -q 'the plan does not fit: bench would get -165 s' "$TMP/out"
 echo "gpu_check_plan: ok"
