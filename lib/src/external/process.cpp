@@ -71,18 +71,20 @@ void remove_stale_dirs(const std::string& base, const std::string& prefix) {
 }
 
 // The workers that run now. Any other child of this process is a descendant that a worker left
-// behind (adopted: adopt_orphans).
+// behind (adopted: adopt_orphans). Never destroyed: a worker owned by a static (scatter_bench's
+// backends) is stopped after this file's statics would be, and must still find the set (a
+// destroyed one was freed twice, and scatter_bench aborted at its exit).
 std::set<pid_t>& live_workers() {
-  static std::set<pid_t> pids;
-  return pids;
+  static auto* pids = new std::set<pid_t>;
+  return *pids;
 }
 
 // Held over live_workers and from a worker's fork to its entry there: bench checks several
 // workers on threads at once, and a sweep for orphans between one's fork and its entry would
 // take the new worker for an orphan and kill it.
 std::mutex& workers_mutex() {
-  static std::mutex m;
-  return m;
+  static auto* m = new std::mutex;  // never destroyed, as live_workers
+  return *m;
 }
 
 // A worker's child that calls setsid() escapes the process group that ends a worker; as the
