@@ -113,8 +113,8 @@ MachineLoad machine_load();
 double cpu_stall_seconds();
 
 /// The share of a benchmark's sampling under CPU pressure past which its timings count as slowed
-/// by a neighbour: 0.02 (an idle 2-core machine gave 0.0006, one core spinning beside it 0.021 to 0.025,
-/// two 0.51: bench/results/judge-cpu-2026-11-29).
+/// by a neighbour: 0.02 (an idle 2-core machine gave 0.0006, one core spinning beside it 0.021
+/// to 0.025, two 0.51: bench/results/judge-cpu-2026-11-29).
 inline constexpr double kNoticeablePressure = 0.02;
 
 /// The one name a benchmark has everywhere (scatterctl bench, scatter_bench, compare):

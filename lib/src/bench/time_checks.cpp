@@ -21,6 +21,12 @@ void refuse(BenchRow& row, std::string why) {
   row.error = std::move(why);
 }
 
+// Gives the row no time and no verdict on its timer: an error to rerun, never a pass.
+void leave_undecided(BenchRow& row, std::string why) {
+  row.status = Status::error;
+  row.error = std::move(why);
+}
+
 }  // namespace
 
 void measure_fastest_rate(BenchRow& row) {
@@ -121,13 +127,12 @@ void refuse_unwitnessed_time(BenchRow& row) {
         human_time(median_of(inner)), human_time(median_of(outer_seconds)), human_time(trip), human_time(typical),
         human_time(typical_slack));
     // Under CPU pressure the two processes wake late on many calls, not a few, and an honest
-    // timer's median gap can pass the slack. Where its closest sample agrees, that row gets no
-    // time and no verdict on its timer: an error to rerun, never a pass.
+    // timer's median gap can pass the slack. Where its closest sample agrees, the row is left
+    // undecided.
     if (row.cpu_pressure >= kNoticeablePressure && gap <= slack) {
-      row.status = Status::error;
-      row.error = fmt::format("{}; but some task waited for a CPU in {:.0f}% of its sampling, and late wake-ups "
-                              "cannot be told from a timer that lies: rerun it on a quiet machine",
-                              disagreement, row.cpu_pressure * 100);
+      leave_undecided(row, fmt::format("{}; but some task waited for a CPU in {:.0f}% of its sampling, and late "
+                                       "wake-ups cannot be told from a timer that lies: rerun it on a quiet machine",
+                                       disagreement, row.cpu_pressure * 100));
     } else {
       refuse(row, disagreement + " (a timer the kernel's code can reach)");
     }
