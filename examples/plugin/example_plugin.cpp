@@ -19,15 +19,24 @@
 namespace {
 
 // What this plugin declares (docs/backends.md, "Capabilities"); scatterctl skips any
-// case outside it without calling the plugin. Both ops take the same reductions and dtypes.
-#define EXAMPLE_DTYPES R"(["float32", "float64", "int32", "int64"])"
-#define EXAMPLE_REDUCTIONS \
-  "{\"none\": " EXAMPLE_DTYPES ", \"add\": " EXAMPLE_DTYPES ", \"mul\": " EXAMPLE_DTYPES ", \"min\": " EXAMPLE_DTYPES ", \"max\": " EXAMPLE_DTYPES "}"
+// case outside it without calling the plugin.
 constexpr const char* kCapabilities = R"({
   "ops": {
-    "scatter_elements": )" EXAMPLE_REDUCTIONS R"(,
-    "scatter_nd": )" EXAMPLE_REDUCTIONS R"(,
-    "scatter_update": {"none": )" EXAMPLE_DTYPES R"(}
+    "scatter_elements": {
+      "none": ["float32", "float64", "int32", "int64"],
+      "add": ["float32", "float64", "int32", "int64"],
+      "mul": ["float32", "float64", "int32", "int64"],
+      "min": ["float32", "float64", "int32", "int64"],
+      "max": ["float32", "float64", "int32", "int64"]
+    },
+    "scatter_nd": {
+      "none": ["float32", "float64", "int32", "int64"],
+      "add": ["float32", "float64", "int32", "int64"],
+      "mul": ["float32", "float64", "int32", "int64"],
+      "min": ["float32", "float64", "int32", "int64"],
+      "max": ["float32", "float64", "int32", "int64"]
+    },
+    "scatter_update": {"none": ["float32", "float64", "int32", "int64"]}
   },
   "index_dtypes": ["int32", "int64"],
   "negative_indices": true,
