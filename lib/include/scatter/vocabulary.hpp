@@ -28,14 +28,10 @@ struct OpNames {
 
 constexpr OpNames op_names(Op op) {
   switch (op) {
-    case Op::scatter_elements:
-      return {"scatter_elements", {"scatterelements", "scatter", "scatterelementsupdate"}};
-    case Op::scatter_nd:
-      return {"scatter_nd", {"scatternd", "scatterndupdate", {}}};
-    case Op::scatter_update:
-      return {"scatter_update", {"scatterupdate", {}, {}}};
-    case Op::tensor_scatter:
-      return {"tensor_scatter", {"tensorscatter", {}, {}}};
+    case Op::scatter_elements: return {"scatter_elements", {"scatterelements", "scatter", "scatterelementsupdate"}};
+    case Op::scatter_nd: return {"scatter_nd", {"scatternd", "scatterndupdate", {}}};
+    case Op::scatter_update: return {"scatter_update", {"scatterupdate", {}, {}}};
+    case Op::tensor_scatter: return {"tensor_scatter", {"tensorscatter", {}, {}}};
   }
   return {"unknown", {}};
 }
@@ -69,14 +65,10 @@ constexpr Identity identity_of(Reduction r) {
   switch (r) {
     case Reduction::add:
     case Reduction::sub:
-    case Reduction::mean:
-      return Identity::zero;
-    case Reduction::mul:
-      return Identity::one;
-    case Reduction::min:
-      return Identity::highest;
-    case Reduction::max:
-      return Identity::lowest;
+    case Reduction::mean: return Identity::zero;
+    case Reduction::mul: return Identity::one;
+    case Reduction::min: return Identity::highest;
+    case Reduction::max: return Identity::lowest;
     case Reduction::none:
       break;
   }
@@ -97,18 +89,12 @@ struct ReductionInfo {
 
 constexpr ReductionInfo info_of(Reduction r) {
   switch (r) {
-    case Reduction::none:
-      return {"none", {}, "u", identity_of(r), false, true};
-    case Reduction::add:
-      return {"add", {"sum", {}}, "out + u", identity_of(r), true, true};
-    case Reduction::sub:
-      return {"sub", {}, "out - u", identity_of(r), true, true};
-    case Reduction::mul:
-      return {"mul", {"prod", "multiply"}, "out * u", identity_of(r), true, true};
-    case Reduction::min:
-      return {"min", {}, "min(out, u)", identity_of(r), false, true};
-    case Reduction::max:
-      return {"max", {}, "max(out, u)", identity_of(r), false, true};
+    case Reduction::none: return {"none", {}, "u", identity_of(r), false, true};
+    case Reduction::add: return {"add", {"sum", {}}, "out + u", identity_of(r), true, true};
+    case Reduction::sub: return {"sub", {}, "out - u", identity_of(r), true, true};
+    case Reduction::mul: return {"mul", {"prod", "multiply"}, "out * u", identity_of(r), true, true};
+    case Reduction::min: return {"min", {}, "min(out, u)", identity_of(r), false, true};
+    case Reduction::max: return {"max", {}, "max(out, u)", identity_of(r), false, true};
     case Reduction::mean:
       return {"mean", {}, "out + u (a sum; divided by the count at the end)", identity_of(r), true, false};
   }
@@ -119,13 +105,10 @@ constexpr ReductionInfo info_of(Reduction r) {
 /// scatter_elements, scatter_update and tensor_scatter only none.
 constexpr bool op_allows(Op op, Reduction r) {
   switch (op) {
-    case Op::scatter_elements:
-      return r != Reduction::sub;
-    case Op::scatter_nd:
-      return r != Reduction::mean;
+    case Op::scatter_elements: return r != Reduction::sub;
+    case Op::scatter_nd: return r != Reduction::mean;
     case Op::scatter_update:
-    case Op::tensor_scatter:
-      return r == Reduction::none;
+    case Op::tensor_scatter: return r == Reduction::none;
   }
   return false;
 }
@@ -148,26 +131,16 @@ struct DTypeInfo {
 
 constexpr DTypeInfo info_of(DType d) {
   switch (d) {
-    case DType::float64:
-      return {"float64", "f64", "<f8", 8, DTypeKind::floating};
-    case DType::float32:
-      return {"float32", "f32", "<f4", 4, DTypeKind::floating};
-    case DType::float16:
-      return {"float16", "f16", "<f2", 2, DTypeKind::floating};
-    case DType::bfloat16:
-      return {"bfloat16", "bf16", "<V2", 2, DTypeKind::floating};
-    case DType::int64:
-      return {"int64", "i64", "<i8", 8, DTypeKind::signed_integer};
-    case DType::int32:
-      return {"int32", "i32", "<i4", 4, DTypeKind::signed_integer};
-    case DType::int16:
-      return {"int16", "i16", "<i2", 2, DTypeKind::signed_integer};
-    case DType::int8:
-      return {"int8", "i8", "|i1", 1, DTypeKind::signed_integer};
-    case DType::uint8:
-      return {"uint8", "u8", "|u1", 1, DTypeKind::unsigned_integer};
-    case DType::boolean:
-      return {"bool", "bool", "|b1", 1, DTypeKind::boolean};
+    case DType::float64: return {"float64", "f64", "<f8", 8, DTypeKind::floating};
+    case DType::float32: return {"float32", "f32", "<f4", 4, DTypeKind::floating};
+    case DType::float16: return {"float16", "f16", "<f2", 2, DTypeKind::floating};
+    case DType::bfloat16: return {"bfloat16", "bf16", "<V2", 2, DTypeKind::floating};
+    case DType::int64: return {"int64", "i64", "<i8", 8, DTypeKind::signed_integer};
+    case DType::int32: return {"int32", "i32", "<i4", 4, DTypeKind::signed_integer};
+    case DType::int16: return {"int16", "i16", "<i2", 2, DTypeKind::signed_integer};
+    case DType::int8: return {"int8", "i8", "|i1", 1, DTypeKind::signed_integer};
+    case DType::uint8: return {"uint8", "u8", "|u1", 1, DTypeKind::unsigned_integer};
+    case DType::boolean: return {"bool", "bool", "|b1", 1, DTypeKind::boolean};
   }
   return {"unknown", "?", "", 1, DTypeKind::boolean};
 }

@@ -21,26 +21,16 @@ struct TypeTag {
 template <class F>
 decltype(auto) dispatch(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::float64:
-      return f(TypeTag<double>{});
-    case DType::float32:
-      return f(TypeTag<float>{});
-    case DType::float16:
-      return f(TypeTag<Float16>{});
-    case DType::bfloat16:
-      return f(TypeTag<BFloat16>{});
-    case DType::int64:
-      return f(TypeTag<std::int64_t>{});
-    case DType::int32:
-      return f(TypeTag<std::int32_t>{});
-    case DType::int16:
-      return f(TypeTag<std::int16_t>{});
-    case DType::int8:
-      return f(TypeTag<std::int8_t>{});
-    case DType::uint8:
-      return f(TypeTag<std::uint8_t>{});
-    case DType::boolean:
-      return f(TypeTag<Bool>{});
+    case DType::float64: return f(TypeTag<double>{});
+    case DType::float32: return f(TypeTag<float>{});
+    case DType::float16: return f(TypeTag<Float16>{});
+    case DType::bfloat16: return f(TypeTag<BFloat16>{});
+    case DType::int64: return f(TypeTag<std::int64_t>{});
+    case DType::int32: return f(TypeTag<std::int32_t>{});
+    case DType::int16: return f(TypeTag<std::int16_t>{});
+    case DType::int8: return f(TypeTag<std::int8_t>{});
+    case DType::uint8: return f(TypeTag<std::uint8_t>{});
+    case DType::boolean: return f(TypeTag<Bool>{});
   }
   SCATTER_ASSERT(false && "unknown dtype");
 }
@@ -49,20 +39,13 @@ decltype(auto) dispatch(DType dtype, F&& f) {
 template <class F>
 decltype(auto) dispatch_reduction(Reduction r, F&& f) {
   switch (r) {
-    case Reduction::none:
-      return f(std::integral_constant<Reduction, Reduction::none>{});
-    case Reduction::add:
-      return f(std::integral_constant<Reduction, Reduction::add>{});
-    case Reduction::sub:
-      return f(std::integral_constant<Reduction, Reduction::sub>{});
-    case Reduction::mul:
-      return f(std::integral_constant<Reduction, Reduction::mul>{});
-    case Reduction::min:
-      return f(std::integral_constant<Reduction, Reduction::min>{});
-    case Reduction::max:
-      return f(std::integral_constant<Reduction, Reduction::max>{});
-    case Reduction::mean:
-      return f(std::integral_constant<Reduction, Reduction::mean>{});
+    case Reduction::none: return f(std::integral_constant<Reduction, Reduction::none>{});
+    case Reduction::add: return f(std::integral_constant<Reduction, Reduction::add>{});
+    case Reduction::sub: return f(std::integral_constant<Reduction, Reduction::sub>{});
+    case Reduction::mul: return f(std::integral_constant<Reduction, Reduction::mul>{});
+    case Reduction::min: return f(std::integral_constant<Reduction, Reduction::min>{});
+    case Reduction::max: return f(std::integral_constant<Reduction, Reduction::max>{});
+    case Reduction::mean: return f(std::integral_constant<Reduction, Reduction::mean>{});
   }
   SCATTER_ASSERT(false && "unknown reduction");
 }

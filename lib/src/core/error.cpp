@@ -10,19 +10,10 @@ namespace scatter {
 namespace {
 
 constexpr std::array<std::pair<ErrorCode, std::string_view>, 13> kCodes{{
-    {ErrorCode::io, "io"},
-    {ErrorCode::json, "json"},
-    {ErrorCode::schema, "schema"},
-    {ErrorCode::dtype, "dtype"},
-    {ErrorCode::values, "values"},
-    {ErrorCode::op, "op"},
-    {ErrorCode::axis, "axis"},
-    {ErrorCode::shape, "shape"},
-    {ErrorCode::index, "index"},
-    {ErrorCode::too_large, "too_large"},
-    {ErrorCode::backend, "backend"},
-    {ErrorCode::timeout, "timeout"},
-    {ErrorCode::interrupted, "interrupted"},
+    {ErrorCode::io, "io"}, {ErrorCode::json, "json"}, {ErrorCode::schema, "schema"}, {ErrorCode::dtype, "dtype"},
+    {ErrorCode::values, "values"}, {ErrorCode::op, "op"}, {ErrorCode::axis, "axis"}, {ErrorCode::shape, "shape"},
+    {ErrorCode::index, "index"}, {ErrorCode::too_large, "too_large"}, {ErrorCode::backend, "backend"},
+    {ErrorCode::timeout, "timeout"}, {ErrorCode::interrupted, "interrupted"},
 }};
 
 bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }

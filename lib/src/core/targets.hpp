@@ -125,18 +125,10 @@ void visit_tensor_scatter(const Case& c, const std::vector<std::int64_t>& w, Fn&
 template <class Fn>
 void visit_targets(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn) {
   switch (c.attrs.op) {
-    case Op::scatter_elements:
-      visit_scatter_elements(c, idx, fn);
-      break;
-    case Op::scatter_nd:
-      visit_scatter_nd(c, idx, fn);
-      break;
-    case Op::scatter_update:
-      visit_scatter_update(c, idx, fn);
-      break;
-    case Op::tensor_scatter:
-      visit_tensor_scatter(c, idx, fn);
-      break;
+    case Op::scatter_elements: visit_scatter_elements(c, idx, fn); break;
+    case Op::scatter_nd: visit_scatter_nd(c, idx, fn); break;
+    case Op::scatter_update: visit_scatter_update(c, idx, fn); break;
+    case Op::tensor_scatter: visit_tensor_scatter(c, idx, fn); break;
   }
 }
 

@@ -167,24 +167,14 @@ class GuardedOutput {
 
 sp_dtype sp_dtype_of(DType dtype) {
   const auto bits = static_cast<std::uint8_t>(size_of(dtype) * 8);
-  switch (dtype) {
-    case DType::float64:
-    case DType::float32:
-    case DType::float16:
-      return {SP_CODE_FLOAT, bits, 1};
-    case DType::bfloat16:
-      return {SP_CODE_BFLOAT, bits, 1};
-    case DType::int64:
-    case DType::int32:
-    case DType::int16:
-    case DType::int8:
-      return {SP_CODE_INT, bits, 1};
-    case DType::uint8:
-      return {SP_CODE_UINT, bits, 1};
-    case DType::boolean:
-      return {SP_CODE_BOOL, bits, 1};
+  switch (info_of(dtype).kind) {
+    case DTypeKind::floating:
+      return {static_cast<std::uint8_t>(dtype == DType::bfloat16 ? SP_CODE_BFLOAT : SP_CODE_FLOAT), bits, 1};
+    case DTypeKind::signed_integer: return {SP_CODE_INT, bits, 1};
+    case DTypeKind::unsigned_integer: return {SP_CODE_UINT, bits, 1};
+    case DTypeKind::boolean: return {SP_CODE_BOOL, bits, 1};
   }
-  SCATTER_ASSERT(false && "unknown dtype");
+  SCATTER_ASSERT(false && "unknown dtype kind");
 }
 
 constexpr sp_device kHost{SP_DEVICE_CPU, 0};

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <utility>
@@ -136,8 +137,9 @@ std::string version_of(const json& v, const Where& where, std::string_view key) 
   return s;
 }
 
-template <class E, std::size_t N>
-E choice_of(const json& v, const Where& where, std::string_view key, const std::array<std::pair<E, std::string_view>, N>& names) {
+template <class E>
+E choice_of(const json& v, const Where& where, std::string_view key,
+            std::initializer_list<std::pair<E, std::string_view>> names) {
   const auto text = text_of(v, where, key);
   for (const auto& [value, name] : names) {
     if (name == text) return value;
@@ -171,35 +173,27 @@ DivergenceModel model_of(const json& m, const Where& where) {
     }
   }
   // Each rule: its key, where it goes, and its names (the spec's first).
-  const auto choose = [&](const char* key, auto& rule, const auto& names) {
+  const auto choose = [&]<class E>(const char* key, E& rule, std::initializer_list<std::pair<E, std::string_view>> names) {
     if (m.contains(key)) rule = choice_of(m[key], where, fmt::format("model.{}", key), names);
   };
-  using Names = std::string_view;
-  choose("convert_in", model.convert_in,
-         std::array<std::pair<M::ConvertIn, Names>, 2>{{{M::ConvertIn::ieee, "ieee"}, {M::ConvertIn::saturating, "saturating"}}});
+  choose("convert_in", model.convert_in, {{M::ConvertIn::ieee, "ieee"}, {M::ConvertIn::saturating, "saturating"}});
   choose("round_back", model.round_back,
-         std::array<std::pair<M::Rounding, Names>, 3>{{{M::Rounding::nearest_even, "nearest_even"},
-                                                      {M::Rounding::toward_zero, "toward_zero"},
-                                                      {M::Rounding::nearest_if_odd, "nearest_if_odd"}}});
+         {{M::Rounding::nearest_even, "nearest_even"},
+          {M::Rounding::toward_zero, "toward_zero"},
+          {M::Rounding::nearest_if_odd, "nearest_if_odd"}});
   choose("integer_mean", model.integer_mean,
-         std::array<std::pair<M::IntegerMean, Names>, 2>{
-             {{M::IntegerMean::floor, "floor"}, {M::IntegerMean::toward_zero, "toward_zero"}}});
-  choose("mean", model.mean,
-         std::array<std::pair<M::Mean, Names>, 2>{
-             {{M::Mean::sum_over_count, "sum_over_count"}, {M::Mean::running_pairwise, "running_pairwise"}}});
+         {{M::IntegerMean::floor, "floor"}, {M::IntegerMean::toward_zero, "toward_zero"}});
+  choose("mean", model.mean, {{M::Mean::sum_over_count, "sum_over_count"}, {M::Mean::running_pairwise, "running_pairwise"}});
   choose("min_max", model.min_max,
-         std::array<std::pair<M::MinMax, Names>, 6>{
-             {{M::MinMax::ieee, "ieee"},
-              {M::MinMax::nan_ignored, "nan_ignored"},
-              {M::MinMax::keep_existing_unless_better, "keep_existing_unless_better"},
-              {M::MinMax::take_update_unless_worse, "take_update_unless_worse"},
-              {M::MinMax::nan_propagates_ties_keep_existing, "nan_propagates_ties_keep_existing"},
-              {M::MinMax::nan_propagates_ties_take_update, "nan_propagates_ties_take_update"}}});
+         {{M::MinMax::ieee, "ieee"},
+          {M::MinMax::nan_ignored, "nan_ignored"},
+          {M::MinMax::keep_existing_unless_better, "keep_existing_unless_better"},
+          {M::MinMax::take_update_unless_worse, "take_update_unless_worse"},
+          {M::MinMax::nan_propagates_ties_keep_existing, "nan_propagates_ties_keep_existing"},
+          {M::MinMax::nan_propagates_ties_take_update, "nan_propagates_ties_take_update"}});
   choose("min_max_start", model.min_max_start,
-         std::array<std::pair<M::MinMaxStart, Names>, 2>{
-             {{M::MinMaxStart::infinity, "infinity"}, {M::MinMaxStart::largest_finite, "largest_finite"}}});
-  choose("subnormals", model.flush_subnormals,
-         std::array<std::pair<bool, Names>, 2>{{{false, "kept"}, {true, "flushed"}}});
+         {{M::MinMaxStart::infinity, "infinity"}, {M::MinMaxStart::largest_finite, "largest_finite"}});
+  choose("subnormals", model.flush_subnormals, {{false, "kept"}, {true, "flushed"}});
   if (model.rules_swapped() == 0) where.fail("model", "swaps none of the spec's rules");
   return model;
 }

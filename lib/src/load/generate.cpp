@@ -564,21 +564,11 @@ Tensor run_generator(const Generator& gen, DType dtype, const Shape& shape, cons
                      const std::string& field) {
   Tensor out(dtype, shape);
   switch (gen.kind) {
-    case Generator::Kind::arange:
-      arange(gen, out, field);
-      break;
-    case Generator::Kind::fill:
-      fill(gen, out, field);
-      break;
-    case Generator::Kind::uniform:
-      uniform(gen, out, field);
-      break;
-    case Generator::Kind::randint:
-      randint(gen, out, field);
-      break;
-    case Generator::Kind::indices:
-      indices(gen, out, decl, field);
-      break;
+    case Generator::Kind::arange: arange(gen, out, field); break;
+    case Generator::Kind::fill: fill(gen, out, field); break;
+    case Generator::Kind::uniform: uniform(gen, out, field); break;
+    case Generator::Kind::randint: randint(gen, out, field); break;
+    case Generator::Kind::indices: indices(gen, out, decl, field); break;
   }
   return out;
 }

@@ -241,18 +241,10 @@ void validate_decl(CaseDecl& d, bool axis_given) {
     throw Error(ErrorCode::schema, "axis", "does not apply to scatter_nd (its tuples index the leading dimensions)");
   }
   switch (d.attrs.op) {
-    case Op::scatter_elements:
-      check_elements_shapes(d);
-      break;
-    case Op::scatter_nd:
-      check_nd_shapes(d);
-      break;
-    case Op::scatter_update:
-      check_update_shapes(d);
-      break;
-    case Op::tensor_scatter:
-      check_tensor_scatter_shapes(d);
-      break;
+    case Op::scatter_elements: check_elements_shapes(d); break;
+    case Op::scatter_nd: check_nd_shapes(d); break;
+    case Op::scatter_update: check_update_shapes(d); break;
+    case Op::tensor_scatter: check_tensor_scatter_shapes(d); break;
   }
   if (d.expected && d.expected->shape != d.data.shape) {
     throw Error(ErrorCode::shape, "expected.shape",
