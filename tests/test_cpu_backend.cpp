@@ -133,6 +133,27 @@ Case contention_case(scatter::DType dtype, scatter::Reduction r, std::int64_t nu
   return c;
 }
 
+// "float32, add" (", use_init_val false").
+std::string describe(const Case& c) {
+  return std::string(scatter::to_string(c.data.dtype())) + ", " + std::string(scatter::to_string(c.attrs.reduction)) +
+         (c.attrs.use_init_val ? "" : ", use_init_val false");
+}
+
+// c on cpu backends of 2 and 3 threads at the default grain, both ways: the reference's bytes.
+void expect_reference_bytes_at_default_grain(const Case& c, const std::string& what) {
+  const auto want = scatter::reference_scatter(c);
+  for (const int threads : {2, 3}) {
+    auto cpu = scatter::make_cpu_backend(threads);
+    for (const bool in_place : {false, true}) {
+      scatter::RunFlags flags;
+      flags.in_place = in_place;
+      const auto got = cpu->run(c, flags).output;
+      EXPECT_TRUE(same_bytes(got, want)) << what << ", " << threads << " threads" << (in_place ? ", in place" : "")
+                                         << ": " << first_difference(got, want);
+    }
+  }
+}
+
 TEST(CpuBackend, ContentionOnASmallOutputKeepsTheReferencesOrder) {
   using scatter::DType;
   using scatter::Reduction;
@@ -145,19 +166,50 @@ TEST(CpuBackend, ContentionOnASmallOutputKeepsTheReferencesOrder) {
     for (const auto dtype : {DType::float32, DType::float16, DType::int32}) {
       for (const auto r : {Reduction::add, Reduction::mean, Reduction::max, Reduction::min, Reduction::mul,
                            Reduction::none}) {
-        auto c = contention_case(dtype, r, shape.numel, shape.bins, 200000);
-        const auto want = scatter::reference_scatter(c);
-        for (const int threads : {2, 3}) {
-          auto cpu = scatter::make_cpu_backend(threads);  // the default grain
-          for (const bool in_place : {false, true}) {
-            scatter::RunFlags flags;
-            flags.in_place = in_place;
-            const auto got = cpu->run(c, flags).output;
-            EXPECT_TRUE(same_bytes(got, want))
-                << shape.numel << " elements, " << shape.bins << " bins, " << scatter::to_string(dtype) << ", "
-                << scatter::to_string(r) << ", " << threads << " threads" << (in_place ? ", in place" : "") << ": "
-                << first_difference(got, want);
+        const auto c = contention_case(dtype, r, shape.numel, shape.bins, 200000);
+        expect_reference_bytes_at_default_grain(c, std::to_string(shape.numel) + " elements, " +
+                                                       std::to_string(shape.bins) + " bins, " + describe(c));
+      }
+    }
+  }
+}
+
+// ScatterElements with the axis before the last dimension (GNN aggregation): at the default
+// grain the tasks split the columns (runs.hpp, elements_columns) unless they privatize. Rows
+// that land anywhere along the axis, negative indices among them, values of mixed magnitude
+// so that any change in the order of one element's updates changes a float sum; with and
+// without use_init_val, since then each task starts its own columns' targets.
+TEST(CpuBackend, ScatterElementsSplitByColumnKeepsTheReferencesOrder) {
+  using scatter::DType;
+  using scatter::Reduction;
+  struct Layout {
+    scatter::Shape data, indices;
+    std::int64_t axis;
+  } layouts[] = {{{512, 48}, {1500, 48}, 0}, {{6, 40, 64}, {30, 40, 64}, 0}, {{6, 40, 64}, {6, 200, 60}, 1}};
+  for (const auto& layout : layouts) {
+    for (const auto dtype : {DType::float32, DType::float16, DType::int32}) {
+      for (const auto r : {Reduction::add, Reduction::mean, Reduction::max, Reduction::mul, Reduction::none}) {
+        for (const bool use_init_val : {true, false}) {
+          Case c;
+          c.name = "columns";
+          c.attrs = {scatter::Op::scatter_elements, layout.axis, r, use_init_val};
+          c.data = scatter::Tensor(dtype, layout.data);
+          c.indices = scatter::Tensor(DType::int64, layout.indices);
+          c.updates = scatter::Tensor(dtype, layout.indices);
+          const auto extent = layout.data[static_cast<std::size_t>(layout.axis)];
+          for (std::int64_t i = 0; i < c.data.numel(); ++i) put(c.data, i, 0.5 + static_cast<double>(i % 7));
+          std::uint64_t x = 88172645463325252ull;
+          for (std::int64_t i = 0; i < c.indices.numel(); ++i) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const auto at = static_cast<std::int64_t>(x % static_cast<std::uint64_t>(extent));
+            c.indices.data<std::int64_t>()[i] = i % 5 == 0 ? at - extent : at;
+            const double big = dtype == DType::float16 ? 1.0e2 : 1.0e7;
+            const double magnitude = i % 3 == 0 ? big : i % 3 == 1 ? -big : 1.0;
+            put(c.updates, i, dtype == DType::int32 ? static_cast<double>(x % 7) - 3.0
+                                                    : magnitude * (1.0 + static_cast<double>(x % 1000) / 997.0));
           }
+          expect_reference_bytes_at_default_grain(c, scatter::format_shape(layout.data) + " axis " +
+                                                         std::to_string(layout.axis) + ", " + describe(c));
         }
       }
     }

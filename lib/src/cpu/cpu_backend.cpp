@@ -95,10 +95,9 @@ constexpr std::int64_t kL2Output = std::int64_t{256} << 10;
 // faster privatized than on a shared output.
 constexpr std::int64_t kPrivateOutput = std::int64_t{2} << 20;
 
-/// The threads' ranges of the output: equal parts, their bounds on 64-byte lines (so
-/// that no two threads write one cache line) unless `align` is false.
-std::vector<std::int64_t> share_bounds(std::int64_t numel, std::size_t element, int tasks, bool align_lines) {
-  const auto align = align_lines ? static_cast<std::int64_t>(std::max<std::size_t>(1, 64 / element)) : 1;
+/// The threads' ranges of the output: equal parts, their bounds rounded down to `align`
+/// elements (a 64-byte line: no two threads write one cache line).
+std::vector<std::int64_t> share_bounds(std::int64_t numel, std::int64_t align, int tasks) {
   std::vector<std::int64_t> bounds(static_cast<std::size_t>(tasks) + 1, numel);
   for (int t = 0; t < tasks; ++t) {
     const auto even = static_cast<std::int64_t>(static_cast<__int128>(numel) * t / tasks);
@@ -113,6 +112,16 @@ std::vector<std::int64_t> block_bounds(std::int64_t numel, std::int64_t blocks, 
   for (int t = 0; t < tasks; ++t) {
     bounds[static_cast<std::size_t>(t)] = std::min(numel, (blocks * t / tasks) << shift);
   }
+  return bounds;
+}
+
+/// The tasks' columns where they split a ScatterElements case by column (elements_columns):
+/// its axis before the last dimension, rows of at least `min_columns` columns a task, the
+/// bounds rounded down to `align` columns. Empty where the case does not split so.
+std::vector<std::int64_t> column_bounds(const Geometry& g, std::int64_t align, int tasks, std::int64_t min_columns) {
+  if (tasks < 2 || !splits_by_column(g) || g.row < tasks * min_columns) return {};
+  std::vector<std::int64_t> bounds(static_cast<std::size_t>(tasks) + 1, g.row);
+  for (int t = 0; t < tasks; ++t) bounds[static_cast<std::size_t>(t)] = t == 0 ? 0 : g.row * t / tasks / align * align;
   return bounds;
 }
 
@@ -169,24 +178,40 @@ class CpuBackend final : public Backend {
     const auto element = size_of(c.data.dtype());
     // Grain 1 (the tests' finest split) keeps the sorted path below for every element run.
     const bool privatized = grain_ != 1 && privatizes(p.geometry, c, n, element, p.tasks);
+    // Bounds on 64-byte lines, so that no two threads write one cache line; at any element at
+    // the tests' fine grains.
+    p.align = grain_ >= 64 ? static_cast<std::int64_t>(std::max<std::size_t>(1, 64 / element)) : 1;
+    // ScatterElements across rows (GNN aggregation, voxels): the tasks split the columns, so
+    // none reads another's updates, and every element still gets its updates in the
+    // reference's order. Before the paths below, which assume that any run may land anywhere;
+    // after privatizing, whose tasks read half the rows each as a stream (GNN max into
+    // [4096, 32]: 1.7 ms privatized, 2.2 ms by column). A line of columns a task at least
+    // (grain 2 wants 2 columns a task; grain 1 keeps the sorted path).
+    if (!privatized && grain_ != 1) p.columns = column_bounds(p.geometry, p.align, p.tasks, grain_ >= 64 ? p.align : grain_);
+    const bool by_columns = !p.columns.empty();
     // The copies' pages are touched here, before the timed region, as the output's are below;
     // each task still fills its copy with the merge's identity. Leaving them for the tasks to
     // fault in made histogram/100_bins and gnn/max 13.5% slower (bench/results/ab-build-cpu-2026-11-26).
+    // Each copy starts on a 128-byte boundary: copies that shared a cache line (or the pair of
+    // lines the L2 fetches together) made 100-bin histograms slower on 2 threads than 65,536.
     if (privatized) {
-      p.parts.reset(new std::byte[static_cast<std::size_t>(n) * element * static_cast<std::size_t>(p.tasks)]);
-      std::memset(p.parts.get(), 0, static_cast<std::size_t>(n) * element * static_cast<std::size_t>(p.tasks));
+      const auto bytes = (n * static_cast<std::int64_t>(element) + 127) / 128 * 128;
+      p.part_stride = bytes / static_cast<std::int64_t>(element);
+      const auto all = static_cast<std::size_t>(bytes) * static_cast<std::size_t>(p.tasks) + 128;
+      p.parts.reset(new std::byte[all]);
+      std::memset(p.parts.get(), 0, all);
     }
     // Element runs that can land anywhere, on an output that fits in L2 (contention): one
     // thread applying every update beats threads that each read every index to keep a part
     // (100-bin contention, 4M updates: 9.4 ms against 14-30 ms on 2 threads).
-    if (!privatized && p.geometry.len == 1 && !runs_are_local(p.geometry) &&
+    if (!by_columns && !privatized && p.geometry.len == 1 && !runs_are_local(p.geometry) &&
         n * static_cast<std::int64_t>(element) <= kL2Output && grain_ >= 64) {
       p.tasks = 1;
     }
     const auto case_bytes = c.data.nbytes() * 2 + c.indices.nbytes() + c.updates.nbytes();
-    p.sorted = !privatized && plan_buckets(p.geometry, n, element, case_bytes, p.tasks, grain_ == 1, p.buckets);
+    p.sorted = !by_columns && !privatized && plan_buckets(p.geometry, n, element, case_bytes, p.tasks, grain_ == 1, p.buckets);
     p.bounds = p.sorted ? block_bounds(n, p.buckets.blocks, p.buckets.shift, p.tasks)
-                        : share_bounds(n, element, p.tasks, grain_ >= 64);
+                        : share_bounds(n, p.align, p.tasks);
     if (c.attrs.reduction == Reduction::mean) {
       if (p.geometry.runs < (std::int64_t{1} << 32)) {
         p.counts32.reset(new std::uint32_t[static_cast<std::size_t>(n)]);

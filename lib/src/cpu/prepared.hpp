@@ -20,7 +20,9 @@ namespace scatter::detail::cpu {
 /// Everything a run needs that is allocated before its timed region.
 struct Prepared {
   Geometry geometry;
-  std::vector<std::int64_t> bounds;
+  std::vector<std::int64_t> bounds;   // the tasks' ranges of the output
+  std::vector<std::int64_t> columns;  // the tasks' columns (elements_columns); empty: ranges alone
+  std::int64_t align = 1;             // elements the bounds and columns are rounded down to
   std::unique_ptr<std::uint32_t[]> counts32;  // mean, up to 2^32 - 1 runs
   std::unique_ptr<std::uint64_t[]> counts64;  // mean, beyond
   int tasks = 1;
@@ -29,6 +31,7 @@ struct Prepared {
   std::vector<std::uint8_t> last;  // ScatterUpdate `none`: the winning indices (runs.hpp)
   std::vector<std::int32_t> seen;
   std::unique_ptr<std::byte[]> parts;  // privatized: one copy of the output per task
+  std::int64_t part_stride = 0;        // elements from one copy to the next
 };
 
 /// The timed scatter of a case of element type T into out, every reduction and index type

@@ -51,6 +51,32 @@ inline std::int64_t normalized(I v, std::int64_t extent) {
   return w < 0 ? w + extent : w;
 }
 
+/// ScatterElements' rows of updates (the last dimension) in order, from the row holding update
+/// r0: `base` is the output offset of the row's first element, less the axis's term.
+struct ElementRows {
+  std::array<std::int64_t, kMaxRank> coord{};  // over dims 0..rank-2
+  std::int64_t base = 0;
+
+  ElementRows(const Geometry& g, std::int64_t r0) {
+    for (std::int64_t d = g.rank - 1, q = r0 / g.row; d-- > 0;) {
+      coord[d] = q % g.ushape[d];
+      q /= g.ushape[d];
+      if (d != g.axis) base += coord[d] * g.ostride[d];
+    }
+  }
+  void next(const Geometry& g) {
+    for (int d = g.rank - 1; d-- > 0;) {
+      if (d != g.axis) base += g.ostride[d];
+      if (++coord[d] < g.ushape[d]) break;
+      if (d != g.axis) base -= coord[d] * g.ostride[d];
+      coord[d] = 0;
+    }
+  }
+  std::int64_t target(const Geometry& g, std::int64_t j, std::int64_t index) const {
+    return base + j * g.col_stride + index * g.index_stride;
+  }
+};
+
 // out[i0, .., idx[i0, .., ir-1], .., ir-1] = f(out[...], updates[i0, .., ir-1])  (idx at `axis`)
 // A row of updates lands within [base, base + reach): rows that cannot reach the window
 // [lo, hi) are skipped without reading their indices (along a row, axis = rank - 1, every
@@ -86,6 +112,24 @@ void elements_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_
       coord[d] = 0;
     }
   }
+}
+
+/// ScatterElements with its axis before the last dimension (GNN aggregation, voxels): column
+/// j of every row lands in column j of the output, wherever along the axis. So columns
+/// [j0, j1) of every row, in update order, reach only elements of those columns: tasks that
+/// split the columns write disjoint elements, each in the reference's order, and each reads
+/// only its columns of the indices and updates.
+template <class I, class Emit>
+void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Emit&& emit) {
+  ElementRows rows(g, 0);
+  for (std::int64_t u0 = 0; u0 < g.runs; u0 += g.row, rows.next(g)) {
+    for (std::int64_t j = j0; j < j1; ++j) emit(u0 + j, rows.target(g, j, normalized(idx[u0 + j], g.extent)));
+  }
+}
+
+/// Whether elements_columns applies: ScatterElements whose axis is not the last dimension.
+inline bool splits_by_column(const Geometry& g) {
+  return g.op == Op::scatter_elements && g.rank > 1 && g.axis != g.rank - 1;
 }
 
 // output[indices[m, :k]] = f(output[...], updates[m])  (a slice of data.shape[k:])

@@ -108,6 +108,17 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
   });
 }
 
+/// Calls visit.one for columns [j0, j1) of every ScatterElements row, in update order
+/// (elements_columns).
+template <class I, class Visit>
+void runs_in_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Poll& poll, Visit&& visit) {
+  elements_columns(g, idx, j0, j1, [&](std::int64_t u, std::int64_t o) {
+    visit.one(u, o);
+    poll.tick();
+  });
+  visit.flush();
+}
+
 /// Starts every targeted element of the share from the reduction's identity.
 template <class T>
 struct FillIdentity {
@@ -203,18 +214,23 @@ struct Combine {
   }
 };
 
-/// Before the updates: the share's copy of data (out of place), its targets started from
-/// the identity (use_init_val = false), its counts cleared (mean).
+/// Before the updates: the share's copy of data (out of place) and its counts cleared (mean).
+template <class T, Reduction R, class Count>
+void share_start(const Share<T, Count>& sh) {
+  if (sh.hi <= sh.lo) return;
+  const auto n = static_cast<std::size_t>(sh.hi - sh.lo);
+  if (!sh.in_place) std::memcpy(sh.out + sh.lo, sh.data + sh.lo, n * sizeof(T));
+  if constexpr (R == Reduction::mean) std::fill(sh.counts + sh.lo, sh.counts + sh.hi, Count{0});
+}
+
+/// share_start, then the share's targets started from the identity (use_init_val = false).
 template <class T, Reduction R, class Count, class I>
 void share_prologue(const Geometry& g, const I* idx, const Share<T, Count>& sh, Scratch& s, Poll& poll) {
-  const auto lo = sh.lo;
-  const auto hi = sh.hi;
-  if (hi <= lo) return;
-  if (!sh.in_place) std::memcpy(sh.out + lo, sh.data + lo, static_cast<std::size_t>(hi - lo) * sizeof(T));
+  if (sh.hi <= sh.lo) return;
+  share_start<T, R, Count>(sh);
   if constexpr (R != Reduction::none) {
-    if (!sh.use_init_val) runs_in_range(g, idx, lo, hi, s, poll, FillIdentity<T>{sh.out, identity<T>(R)});
+    if (!sh.use_init_val) runs_in_range(g, idx, sh.lo, sh.hi, s, poll, FillIdentity<T>{sh.out, identity<T>(R)});
   }
-  if constexpr (R == Reduction::mean) std::fill(sh.counts + lo, sh.counts + hi, Count{0});
 }
 
 /// After the updates: mean's division.
