@@ -119,10 +119,18 @@ void elements_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_
 /// [j0, j1) of every row, in update order, reach only elements of those columns: tasks that
 /// split the columns write disjoint elements, each in the reference's order, and each reads
 /// only its columns of the indices and updates.
-template <class I, class Emit>
-void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Emit&& emit) {
+/// ahead(o) is told the target of the first column of the row kAheadRows on, where the rows
+/// are those of a matrix (rank 2: every row's base is 0), for the caller to prefetch.
+template <class I, class Emit, class Ahead>
+void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Emit&& emit, Ahead&& ahead) {
+  constexpr std::int64_t kAheadRows = 8;
+  const auto ahead_end = g.rank == 2 ? g.runs - kAheadRows * g.row : 0;
   ElementRows rows(g, 0);
   for (std::int64_t u0 = 0; u0 < g.runs; u0 += g.row, rows.next(g)) {
+    if (u0 < ahead_end) {
+      const auto u = u0 + kAheadRows * g.row + j0;
+      ahead(j0 * g.col_stride + normalized(idx[u], g.extent) * g.index_stride);
+    }
     for (std::int64_t j = j0; j < j1; ++j) emit(u0 + j, rows.target(g, j, normalized(idx[u0 + j], g.extent)));
   }
 }

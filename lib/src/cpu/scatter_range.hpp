@@ -112,10 +112,16 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
 /// (elements_columns).
 template <class I, class Visit>
 void runs_in_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Poll& poll, Visit&& visit) {
+  // The output row a few rows on, its lines fetched while this row is applied: the rows land
+  // anywhere along the axis, out of the hardware prefetcher's sight.
+  constexpr std::int64_t kLine = 64 / sizeof(*visit.out);
+  auto ahead = [&](std::int64_t o) {
+    for (std::int64_t k = 0; k < j1 - j0; k += kLine) __builtin_prefetch(visit.out + o + k, 1);
+  };
   elements_columns(g, idx, j0, j1, [&](std::int64_t u, std::int64_t o) {
     visit.one(u, o);
     poll.tick();
-  });
+  }, ahead);
   visit.flush();
 }
 
