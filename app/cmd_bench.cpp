@@ -35,6 +35,7 @@ struct BenchFlags {
   int repetitions = 3;  // rounds over the suite
   int min_samples = 5;  // per benchmark and round
   bool no_verify = false;
+  bool reference_ref = false;
   bool list = false;
   bool progress = false;  // a line a benchmark on stderr also when it is no terminal
   std::uint64_t seed = 1;
@@ -85,6 +86,7 @@ BenchOptions bench_options(const BenchFlags& o, const Expectations* expectations
   options.repetitions = o.repetitions;
   options.min_samples = o.min_samples;
   options.verify = !o.no_verify;
+  options.reference_from_cpu = !o.reference_ref;
   options.seed = o.seed;
   options.counter = counter_of(o);
   // A count does not depend on the caches, and flushing them under valgrind costs seconds.
@@ -281,6 +283,9 @@ Command add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--no-verify", o->no_verify,
                 "do not check each backend's output against the reference (for huge cases)");
+  cmd->add_flag("--reference-ref", o->reference_ref,
+                "make the reference with ref on one thread, not the cpu backend on every core (bit for bit the same; "
+                "the default where no backend judged is the cpu backend)");
   cmd->add_flag("--list", o->list,
                 "print the selected benchmarks (op, dtype, shapes, bytes) and run nothing; --json FILE (- for stdout) "
                 "as JSON");

@@ -365,7 +365,7 @@ class TestBackend : public Backend {
 // A backend whose output is wrong at element 0, and fast.
 class WrongBackend final : public TestBackend {
  public:
-  WrongBackend() : TestBackend("wrong") {}
+  explicit WrongBackend(std::string name = "wrong") : TestBackend(std::move(name)) {}
   BackendOutput run(const Case& c, const RunFlags&) override {
     ++calls;
     auto out = reference_scatter(c);
@@ -398,6 +398,25 @@ BenchOptions quick_options() {
   BenchOptions options;
   options.max_seconds = 0.01;
   return options;
+}
+
+// The reference: the cpu backend on every core, unless the cpu backend's own code is judged
+// (a backend named cpu: in this process, or exe:PATH:cpu), or --reference-ref asks for ref. A
+// wrong output fails against either.
+TEST(BenchVerify, TheReferenceComesFromTheCpuBackendUnlessItsCodeIsJudged) {
+  const auto reference_of = [](Backend& backend, bool from_cpu) {
+    auto options = quick_options();
+    options.reference_from_cpu = from_cpu;
+    const auto r = run_bench({tiny_item("t")}, {&backend}, options, nullptr);
+    EXPECT_EQ(r.rows.size(), 1u);
+    if (!r.rows.empty()) EXPECT_EQ(r.rows[0].status, Status::failed) << backend.name();
+    return r.context.reference_by;
+  };
+  WrongBackend wrong;
+  EXPECT_EQ(reference_of(wrong, true).rfind("cpu backend, deterministic (", 0), 0u) << reference_of(wrong, true);
+  EXPECT_EQ(reference_of(wrong, false), "ref (one thread)");
+  WrongBackend named_cpu("cpu");
+  EXPECT_EQ(reference_of(named_cpu, true), "ref (one thread)");
 }
 
 TEST(BenchVerify, AWrongBackendGetsAFailureNotANumber) {

@@ -493,3 +493,47 @@ TEST(CompareBlocks, AnElementAmongEqualBlocksStillFails) {
   close.data<float>()[5000] = std::nextafter(4.0f, 5.0f);
   EXPECT_TRUE(compare_expected(c, close, options).passed);
 }
+
+// ---- a large output, compared a part at a time on every core
+
+// 2.5M float32 elements, each updated once (index i -> i), 1000 of them (every 2048th) twice:
+// three parts of 2^20 elements. Three wrong elements, one in each part, and a duplicate that
+// kept its other update (which `none` allows). The verdict is what one pass in order gives.
+TEST(CompareLarge, PartsOnEveryCoreGiveTheVerdictOfOnePassInOrder) {
+  constexpr std::int64_t n = 2'500'000, extra = 1000, stride = 2048;
+  scatter::Case c;
+  c.name = "large";
+  c.attrs = {scatter::Op::scatter_elements, 0, scatter::Reduction::none, true};
+  c.data = scatter::Tensor(scatter::DType::float32, {n});
+  c.indices = scatter::Tensor(scatter::DType::int64, {n + extra});
+  c.updates = scatter::Tensor(scatter::DType::float32, {n + extra});
+  for (std::int64_t i = 0; i < n; ++i) {
+    c.data.data<float>()[i] = -1.0f;
+    c.indices.data<std::int64_t>()[i] = i;
+    c.updates.data<float>()[i] = static_cast<float>(i % 1000);
+  }
+  for (std::int64_t j = 0; j < extra; ++j) {
+    c.indices.data<std::int64_t>()[n + j] = j * stride;
+    c.updates.data<float>()[n + j] = 5000.0f + static_cast<float>(j);  // the last writer
+  }
+  const auto want = scatter::reference_scatter(c);
+  auto got = want.clone();
+  got.data<float>()[5] += 1.0f;                 // part 0
+  got.data<float>()[(1 << 20) + 1] += 3.0f;     // part 1, its second element
+  got.data<float>()[2'499'999] += 2.0f;         // part 2, the last element
+  got.data<float>()[3 * stride] = static_cast<float>(3 * stride % 1000);  // a duplicate kept its first update
+  const auto r = scatter::compare_outputs(c, got, want, false);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.mismatches, 3);
+  EXPECT_EQ(r.exact_mismatches, 3);
+  EXPECT_EQ(r.duplicate_elements, extra);
+  EXPECT_EQ(r.accepted_duplicates, 1);
+  // The largest difference seen is the accepted duplicate's: 6144 % 1000 kept, 5003 last written.
+  EXPECT_EQ(r.max_error, 5003.0 - 144.0);
+  EXPECT_EQ(r.max_error_coord, (Coord{3 * stride}));
+  ASSERT_EQ(r.worst.size(), 3u);
+  EXPECT_EQ(r.worst[0].coord, (Coord{(1 << 20) + 1}));
+  EXPECT_EQ(r.worst[1].coord, (Coord{2'499'999}));
+  EXPECT_EQ(r.worst[2].coord, (Coord{5}));
+  EXPECT_TRUE(scatter::compare_outputs(c, want.clone(), want, false).passed);
+}

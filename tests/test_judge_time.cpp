@@ -84,6 +84,33 @@ TEST(AnotherValue, ADeltaOutsideTheTensorIsRefusedByName) {
 // The want of a varied call is the reference run on the varied inputs: checked against the
 // reference itself, on fuzzed cases of every op, reduction and dtype, bit for bit; and the
 // case and the want are what they were once the variation is over.
+// The inputs' fingerprint (bench's check that a backend left them as they were), over a tensor
+// of two 64 MiB slices, hashed on threads, and a tail of bytes: any one bit changed anywhere
+// changes it (the start, a lane's word, the slice boundary, the tail), and so do two words
+// swapped between lanes; an equal copy gives the same value.
+TEST(InputFingerprint, AnyChangedBitOrSwappedWordChangesIt) {
+  const std::int64_t n = (std::int64_t{128} << 20) + 13;
+  scatter::Tensor t(scatter::DType::uint8, {n});
+  for (std::int64_t i = 0; i < n; ++i) t.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(i * 2654435761u >> 13);
+  const auto before = scatter::fingerprint(t);
+  EXPECT_EQ(scatter::fingerprint(t.clone()), before);
+  for (const std::int64_t at : {std::int64_t{0}, std::int64_t{8}, std::int64_t{31}, (std::int64_t{64} << 20) - 1,
+                                std::int64_t{64} << 20, n - 20, n - 1}) {
+    auto& byte = t.data<std::uint8_t>()[at];
+    byte ^= 0x10;
+    EXPECT_NE(scatter::fingerprint(t), before) << "bit 4 of byte " << at;
+    byte ^= 0x10;
+  }
+  EXPECT_EQ(scatter::fingerprint(t), before);
+  std::uint64_t a = 1, b = 2;  // words 0 and 1, in lanes 0 and 1
+  std::memcpy(t.bytes(), &a, 8);
+  std::memcpy(t.bytes() + 8, &b, 8);
+  const auto ordered = scatter::fingerprint(t);
+  std::memcpy(t.bytes(), &b, 8);
+  std::memcpy(t.bytes() + 8, &a, 8);
+  EXPECT_NE(scatter::fingerprint(t), ordered);
+}
+
 TEST(InputVariations, TheWantOfEachVariationIsTheReferenceOfItsInputs) {
   int varied = 0;
   for (std::int64_t i = 0; i < 600; ++i) {

@@ -94,6 +94,9 @@ struct BenchOptions {
   /// What a sample is: the backend's time of one call, or its instruction count (the backends
   /// then must be counted ones: BackendConfig::count_instructions).
   Counter counter = Counter::time;
+  /// The reference made by the cpu backend on every core where no backend judged is the cpu
+  /// backend (docs/benchmarks.md, "The reference"); false: reference_scatter, on one thread.
+  bool reference_from_cpu = true;
 };
 
 
@@ -216,6 +219,9 @@ struct BenchContext {
   std::uint64_t seed = 1;  ///< the seed of the rounds' order
   std::vector<std::pair<std::string, std::string>> labels;  ///< --backend LABEL=SPEC: label, spec
   Counter counter = Counter::time;
+  /// What made the reference the checks and audits compared with ("ref (one thread)", or the
+  /// cpu backend's device).
+  std::string reference_by;
   /// Stopped by a signal: the report holds the benchmarks finished before it (rows never
   /// reached are left out), so that a run cut short by a time limit still leaves its numbers.
   bool interrupted = false;

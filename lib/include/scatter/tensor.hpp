@@ -67,8 +67,9 @@ class Tensor {
   std::unique_ptr<std::byte[]> data_;
 };
 
-/// FNV-1a over the tensor's bytes, 8 at a time: every step is a bijection of the state, so a
-/// change to any single word always changes the result (a check that inputs stayed put).
+/// FNV-1a over the tensor's bytes, 8 at a time in four chains, and over 64 MiB slices on every
+/// core: every step is a bijection of the state, so a change to any single word always changes
+/// the result (a check that inputs stayed put). Its values are compared within a process only.
 std::uint64_t fingerprint(const Tensor& tensor);
 
 /// Reads any integer tensor's element as int64 (indices are int32 or int64).

@@ -52,6 +52,33 @@ using detail::start_row;
 using detail::summarize;
 using detail::wall_breakdown;
 
+// What the checks and audits compare with. reference_scatter runs on one thread, seconds a large
+// case (2.5 to 5.2 s on this project's 2-core machine at --size large, in every benchmark's
+// check). The cpu backend gives the same bytes on every core (it keeps the reference's order:
+// CpuBackend.EveryBundledCaseGivesTheReferencesBytes and FuzzedCasesGiveTheReferencesBytes), so
+// it makes the reference, unless a backend judged runs its code: in this process, or as
+// exe:PATH:cpu. Code never judges itself.
+struct ReferenceSource {
+  std::unique_ptr<Backend> cpu;
+  ReferenceMaker make;
+  std::string by = "ref (one thread)";
+};
+
+ReferenceSource reference_source(const std::vector<Backend*>& backends, const BenchOptions& options) {
+  ReferenceSource source;
+  const bool judges_cpu = std::any_of(backends.begin(), backends.end(), [](const Backend* b) { return b->name() == "cpu"; });
+  if (!options.verify || judges_cpu || !options.reference_from_cpu) return source;
+  source.cpu = make_cpu_backend();
+  if (!source.cpu->availability().available) return source;
+  source.by = fmt::format("cpu backend, deterministic ({}; bit for bit ref's)", source.cpu->device());
+  source.make = [cpu = source.cpu.get()](const Case& c) {
+    RunFlags flags;
+    flags.deterministic = true;
+    return cpu->run(c, flags).output;
+  };
+  return source;
+}
+
 }  // namespace
 
 std::string bench_name(const std::string& item, const std::string& backend) { return item + "@" + backend; }
@@ -60,7 +87,8 @@ std::string bench_name(const std::string& item, const std::string& backend) { re
 // pass), then sampled in rounds; the inputs' fingerprints and the working set's copy line after.
 // Returns where its wall time went.
 std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const std::vector<Backend*>& backends,
-                         const BenchOptions& options, Numbering& numbering, BenchReport& report) {
+                         const BenchOptions& options, const ReferenceMaker& make_reference, Numbering& numbering,
+                         BenchReport& report) {
   const auto start = Clock::now();
   std::optional<Case> c;
   std::string invalid;
@@ -71,7 +99,7 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
     invalid = e.message();
   }
   std::optional<CaseFacts> facts;
-  if (c) facts.emplace(*c, options.verify);  // without verification nothing keeps the indices
+  if (c) facts.emplace(*c, options.verify, make_reference);  // without verification nothing keeps the indices
   const double making = seconds_since(start);
   // The reference and the facts the comparison needs take seconds of one thread on a large
   // case; the checks' calls wait on workers and devices meanwhile. Done before any timed call.
@@ -159,6 +187,8 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   for (auto* b : backends) {
     if (!b->spec().empty()) report.context.labels.emplace_back(std::string(b->label()), b->spec());
   }
+  const auto reference = reference_source(backends, options);
+  report.context.reference_by = reference.by;
   report.rows.resize(items.size() * backends.size());
   const int passes = report.context.repetitions;
   std::vector<Numbering> numbering(items.size());  // each benchmark's rounds and blocks, across passes
@@ -173,7 +203,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
         sampled_before[b] = report.rows[i * backends.size() + b].timing.samples.size();
       }
       try {
-        const auto took = measure_pass(item, i, pass, backends, options, numbering[i], report);
+        const auto took = measure_pass(item, i, pass, backends, options, reference.make, numbering[i], report);
         if (progress) progress({name, took});
       } catch (const Error& e) {
         if (e.code() != ErrorCode::interrupted) throw;

@@ -116,6 +116,7 @@ std::string bench_json(const BenchReport& raw) {
                     {"busy", c.busy()},
                     {"counter", std::string(to_string(c.counter))},
                     {"interrupted", c.interrupted},
+                    {"reference_by", c.reference_by},
                     {"schema_version", 3}};
   for (const auto& [key, value] : c.properties) doc["context"][key] = value;
   // --backend LABEL=SPEC: what each labelled row's backend is.
@@ -227,6 +228,7 @@ std::string bench_table(const BenchReport& raw) {
                                                c.copy_bandwidth / 1e9)
                                  : fmt::format("copy bandwidth {:.1f} GB/s (read + write)", c.copy_bandwidth / 1e9),
                      c.sector_bandwidth / 1e9);
+  if (!c.reference_by.empty()) out += fmt::format("reference: {}\n", c.reference_by);
   if (c.busy()) {
     out += fmt::format("warning: the machine was busy (load {:.2f} at start, {:.2f} at end, {} CPUs): timings are noisy\n",
                        c.load_start.load1, c.load_end.load1, c.load_start.cpus);

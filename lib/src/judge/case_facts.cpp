@@ -32,7 +32,17 @@ const std::vector<std::uint32_t>& CaseFacts::hits() const {
 }
 
 const Tensor& CaseFacts::reference() const {
-  std::call_once(reference_once_, [&] { with_indices([&](const auto& idx) { reference_ = reference_scatter(case_, idx); }); });
+  std::call_once(reference_once_, [&] {
+    if (make_reference_) {
+      try {
+        reference_ = make_reference_(case_);
+        return;
+      } catch (...) {
+        // An invalid case, or one the maker does not take: reference_scatter's answer, or its error.
+      }
+    }
+    with_indices([&](const auto& idx) { reference_ = reference_scatter(case_, idx); });
+  });
   return *reference_;
 }
 

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "scatter/cancel.hpp"
+#include "core/on_cores.hpp"
 #include "core/targets.hpp"
 
 namespace scatter {
@@ -217,8 +218,12 @@ double smallest_normal_of(DType dtype) { return format_of(dtype).smallest_normal
 
 double epsilon_of(DType dtype) { return format_of(dtype).epsilon; }
 
-// Elements compared a block at a time: the unit of the bitwise fast path and of the interrupt poll.
+// Elements compared a block at a time: the unit of the bitwise fast path. A thread takes a part
+// of blocks, and the parts of a slab are judged before the next slab's are made: the interrupt
+// is polled, and a slab's suspects (8 bytes each) held, a slab at a time.
 constexpr std::int64_t kBlockElements = 4096;
+constexpr std::int64_t kPartElements = 256 * kBlockElements;
+constexpr std::int64_t kSlabElements = 16 * kPartElements;
 
 Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want, bool against_expected,
                            const CompareOptions& options) {
@@ -269,32 +274,62 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     }
   };
 
-  // Untouched elements keep data bit for bit (NaN payloads included).
+  // Untouched elements keep data bit for bit (NaN payloads included). The elements that are not
+  // plainly equal (suspects) are found on every core, a slab at a time, and taken here in order,
+  // as one pass would take them: the verdict and its worst elements do not depend on the threads.
   const Tensor& untouched = options.untouched_from_want ? want : c.data;
   const auto width = size_of(want.dtype());
-  for (std::int64_t start = 0; start < n; start += kBlockElements) {
-    const auto end = std::min(n, start + kBlockElements);
-    if (start % (64 * kBlockElements) == 0) poll_cancel();
-    // A block equal to want bit for bit passes whole when untouched elements are judged against
-    // want too: the element loop would find every element same_bits. A large output that
-    // passes is compared at memcmp's speed rather than one dtype dispatch per element.
-    if (options.untouched_from_want &&
-        std::memcmp(got.bytes() + static_cast<std::size_t>(start) * width, want.bytes() + static_cast<std::size_t>(start) * width,
-                    static_cast<std::size_t>(end - start) * width) == 0) {
-      for (auto i = start; i < end; ++i) r.duplicate_elements += hits[i] >= 2 ? 1 : 0;
-      continue;
-    }
-    for (auto i = start; i < end; ++i) {
-      if (hits[i] >= 2) ++r.duplicate_elements;
-      if (exact_equal(got, i, want, i) && (hits[i] > 0 || same_bits(got, i, untouched, i))) continue;
-      if (hits[i] >= 2 && (dup_any || tolerant)) {
-        if (pending.empty()) pending.assign(static_cast<std::size_t>(n), 0);
-        pending[i] = 1;
-        ++pending_count;
+  struct Suspects {
+    std::vector<std::int64_t> at;
+    std::int64_t duplicates = 0;  // elements that take two updates or more
+  };
+  const auto find_suspects = [&](std::int64_t begin, std::int64_t end, Suspects& found) {
+    for (std::int64_t start = begin; start < end; start += kBlockElements) {
+      const auto block_end = std::min(end, start + kBlockElements);
+      // A block equal to want bit for bit passes whole when untouched elements are judged against
+      // want too: the element loop would find every element same_bits. A large output that
+      // passes is compared at memcmp's speed rather than one dtype dispatch per element.
+      if (options.untouched_from_want &&
+          std::memcmp(got.bytes() + static_cast<std::size_t>(start) * width,
+                      want.bytes() + static_cast<std::size_t>(start) * width,
+                      static_cast<std::size_t>(block_end - start) * width) == 0) {
+        for (auto i = start; i < block_end; ++i) found.duplicates += hits[i] >= 2 ? 1 : 0;
         continue;
       }
-      note_error(i);
-      fail(i, Rule::exact, 0.0);
+      for (auto i = start; i < block_end; ++i) {
+        if (hits[i] >= 2) ++found.duplicates;
+        if (exact_equal(got, i, want, i) && (hits[i] > 0 || same_bits(got, i, untouched, i))) continue;
+        found.at.push_back(i);
+      }
+    }
+  };
+  const auto judge_suspect = [&](std::int64_t i) {
+    if (hits[i] >= 2 && (dup_any || tolerant)) {
+      if (pending.empty()) pending.assign(static_cast<std::size_t>(n), 0);
+      pending[i] = 1;
+      ++pending_count;
+      return;
+    }
+    note_error(i);
+    fail(i, Rule::exact, 0.0);
+  };
+  for (std::int64_t slab = 0; slab < n; slab += kSlabElements) {
+    poll_cancel();
+    const auto slab_end = std::min(n, slab + kSlabElements);
+    const auto parts = static_cast<std::size_t>((slab_end - slab + kPartElements - 1) / kPartElements);
+    std::vector<Suspects> found(parts);
+    const auto part_of = [&](std::size_t p) {
+      const auto begin = slab + static_cast<std::int64_t>(p) * kPartElements;
+      find_suspects(begin, std::min(slab_end, begin + kPartElements), found[p]);
+    };
+    if (parts == 1) {
+      part_of(0);
+    } else {
+      detail::for_each_part_on_cores(parts, part_of);
+    }
+    for (const auto& part : found) {
+      r.duplicate_elements += part.duplicates;
+      for (const auto i : part.at) judge_suspect(i);
     }
   }
 
@@ -426,14 +461,25 @@ std::string exact_verdict(const Case& c, const Tensor& got, const Tensor& want, 
   const auto size = size_of(got.dtype());
   std::int64_t bad = 0;
   std::int64_t first = -1;
-  for (std::int64_t i = 0; i < got.numel(); ++i) {
-    if (!hits.empty() && hits[static_cast<std::size_t>(i)] > kDeterministicExactHits) continue;
-    const auto offset = static_cast<std::size_t>(i) * size;
-    if (std::memcmp(got.bytes() + offset, want.bytes() + offset, size) == 0) continue;
-    if (is_float(got.dtype()) && std::isnan(element_as_double(got, i)) && std::isnan(element_as_double(want, i))) {
+  const auto n = got.numel();
+  for (std::int64_t start = 0; start < n; start += kBlockElements) {
+    const auto end = std::min(n, start + kBlockElements);
+    const auto offset = static_cast<std::size_t>(start) * size;
+    // Most blocks are equal bit for bit: one memcmp, not one an element.
+    if (std::memcmp(got.bytes() + offset, want.bytes() + offset, static_cast<std::size_t>(end - start) * size) == 0) {
       continue;
     }
-    if (bad++ == 0) first = i;
+    for (std::int64_t i = start; i < end; ++i) {
+      if (!hits.empty() && hits[static_cast<std::size_t>(i)] > kDeterministicExactHits) continue;
+      if (std::memcmp(got.bytes() + static_cast<std::size_t>(i) * size, want.bytes() + static_cast<std::size_t>(i) * size,
+                      size) == 0) {
+        continue;
+      }
+      if (is_float(got.dtype()) && std::isnan(element_as_double(got, i)) && std::isnan(element_as_double(want, i))) {
+        continue;
+      }
+      if (bad++ == 0) first = i;
+    }
   }
   if (bad == 0) return "";
   if (any_candidate && compare_outputs(c, got, want, false).passed) return "";  // a duplicate kept another candidate
