@@ -28,8 +28,8 @@
 # Options:
 #   --out DIR         where the results go (default: $OUT, else build-gpu-results)
 #   --budget SECONDS  the stage's time budget (default: $GPU_CHECK_BUDGET, else 420). Long
-#                     commands run under `timeout` with their share of what is left; 20 s are
-#                     kept for writing the results
+#                     commands run under `timeout` with their share of what is left; 20 s (a
+#                     quarter of a budget under 80 s) are kept for writing the results
 #   --dry-run         print the commands the stage would run; runs nothing, needs no GPU
 #   -h, --help        this text
 # Environment: BUILD_DIR (build-gpu), CUDA_ARCH (90), JOBS (nproc), COMMIT (the commit under
@@ -74,8 +74,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ -n "$stage" ] || die_usage "which stage? one of:$stages"
-[[ "$budget" =~ ^[0-9]+$ ]] && [ "$budget" -ge 60 ] && [ "$budget" -le 3600 ] ||
-  die_usage "--budget must be whole seconds from 60 to 3600, not '$budget'"
+[[ "$budget" =~ ^[0-9]+$ ]] && [ "$budget" -ge 30 ] && [ "$budget" -le 3600 ] ||
+  die_usage "--budget must be whole seconds from 30 to 3600, not '$budget'"
 [ -n "$out" ] || die_usage "the output folder is empty"
 command -v python3 >/dev/null || { echo "gpu-check: python3 is needed to write the results" >&2; exit 1; }
 
@@ -116,7 +116,9 @@ mkdir -p "$files"
 echo '{}' > "$work/counts.json"
 forced=""                 # "failed" or "partial" when the stage's own checks say so
 
-deadline=$((SECONDS + budget - 20))
+# Kept for writing the results: 20 s, or a quarter of a short budget.
+keep=$((budget / 4 < 20 ? budget / 4 : 20))
+deadline=$((SECONDS + budget - keep))
 note() { echo "$*" >> "$work/notes.md"; echo "gpu-check: $*"; }
 fail() { forced=failed; note "**FAILED**: $*"; }
 
@@ -434,7 +436,7 @@ EOF
 stage_bench() {
   need_build || return
   local want=${BENCH_BACKENDS:-cuda,torch,jax} size=${BENCH_SIZE:-large} reps=${BENCH_REPETITIONS:-1}
-  local py=${PYTHON:-python3} mode share=3 list=$want sampling=() modes=(nd elements update)
+  local py=${PYTHON:-python3} mode share=4 list=$want sampling=() modes=(nd elements update workload)
   [ -n "${BENCH_MAX_SECONDS:-}" ] && sampling=(--max-seconds "$BENCH_MAX_SECONDS")
   local globs=()
   read -ra globs <<< "${BENCH_FILTERS:-}"  # not expanded against this folder's files
@@ -466,11 +468,11 @@ stage_bench() {
   python3 - "$files" "$work/report.json" <<'EOF'
 import json, os, sys
 files, merged = sys.argv[1:]
-reports = [(m, json.load(open(f"{files}/bench-{m}.json"))) for m in ("nd", "elements", "update", "all")
+reports = [(m, json.load(open(f"{files}/bench-{m}.json"))) for m in ("nd", "elements", "update", "workload", "all")
            if os.path.exists(f"{files}/bench-{m}.json")]
 if reports:
     context = dict(reports[0][1]["context"])
-    context["mode"] = "all" if len(reports) == 3 else ",".join(m for m, _ in reports)
+    context["mode"] = "all" if len(reports) == 4 else ",".join(m for m, _ in reports)
     json.dump({"context": context, "benchmarks": [b for _, r in reports for b in r["benchmarks"]]},
               open(merged, "w"), indent=1)
 EOF

@@ -54,7 +54,7 @@ check "a dry run writes nothing" test ! -e "$TMP/res/sanitize.md"
 GPU_CHECK_ASSUME_GPU=1 BUILD_DIR=$build scripts/gpu-check.sh bench --dry-run --out "$TMP/res" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 check "bench --dry-run: exit 0" rc_is 0
-check "bench runs each mode on its own" test "$(grep -Ec '^\+ .* bench .*--mode (nd|elements|update) ' "$TMP/out")" -eq 3
+check "bench runs each mode on its own, the workloads too" test "$(grep -Ec '^\+ .* bench .*--mode (nd|elements|update|workload) ' "$TMP/out")" -eq 4
 GPU_CHECK_ASSUME_GPU=1 BUILD_DIR=$build BENCH_FILTERS="nd/element/* update/rows_4096B/*" \
   scripts/gpu-check.sh bench --dry-run --out "$TMP/res" >"$TMP/out" 2>"$TMP/err"
 rc=$?
@@ -64,16 +64,30 @@ check "BENCH_FILTERS: one run of every mode, with each glob as it was given" \
 check "BENCH_FILTERS: no run per mode" test "$(grep -Ec -- '--mode (nd|elements|update) ' "$TMP/out")" -eq 0
 
 # gpu-lease.sh --dry-run: the plan of a loan, each stage's budget and bench's share, then each
-# stage's commands; it runs nothing. The default plan fits a call of 560 s with bench time left;
-# one of 300 s does not, and says so (exit 1).
+# stage's commands; it runs nothing. Without carried binaries the plan builds first, and bench
+# gets 540 - 380 - 25 = 135 s; with them (scripts/lease-build.sh) it does not, and gets
+# 540 - 180 - 25 = 335 s. A call of 300 s with a build does not fit, and says so (exit 1).
 gl() { OUT=$TMP/lease-out scripts/gpu-lease.sh "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
-gl --dry-run
+CARRIED=$TMP/none BUILD_DIR=$build gl --dry-run
 check "gpu-lease --dry-run: exit 0" rc_is 0
-check "gpu-lease --dry-run: the plan's first line" grep -q '^gpu-lease: the plan for 560 s:$' "$TMP/out"
-check "gpu-lease --dry-run: bench 560 - 440 - 25 = 95 s at least" grep -Eq '^  bench +95 s at least' "$TMP/out"
+check "gpu-lease --dry-run: no carried binaries, so a build" grep -q '^gpu-lease: no carried binaries' "$TMP/out"
+check "gpu-lease --dry-run: the plan's first line" grep -q '^gpu-lease: the plan for 540 s:$' "$TMP/out"
+check "gpu-lease --dry-run: build 200 s first" grep -Eq '^  build +200 s$' "$TMP/out"
+check "gpu-lease --dry-run: bench 540 - 380 - 25 = 135 s at least" grep -Eq '^  bench +135 s at least' "$TMP/out"
+check "gpu-lease --dry-run: bench's benchmarks counted" grep -Eq '^  bench .*: [1-9][0-9]* benchmarks of --size large on cuda,torch$' "$TMP/out"
 check "gpu-lease --dry-run: each stage's commands" grep -q '^  gpu-check sanitize: .*dry run' "$TMP/out"
 check "gpu-lease --dry-run: nothing written" test -z "$(ls -A "$TMP/lease-out" 2>/dev/null)"
-gl --dry-run 300
+mkdir -p "$TMP/carry/app"
+printf '#!/bin/sh\necho carried\n' > "$TMP/carry/app/scatterctl"
+chmod +x "$TMP/carry/app/scatterctl"
+echo 0123abc > "$TMP/carry/COMMIT"
+CARRIED=$TMP/carry gl --dry-run
+check "gpu-lease --dry-run, carried: exit 0" rc_is 0
+check "gpu-lease --dry-run, carried: says so" grep -q '^gpu-lease: carried binaries of commit 0123abc: no build' "$TMP/out"
+check "gpu-lease --dry-run, carried: no build stage" test "$(grep -Ec '^  build ' "$TMP/out")" -eq 0
+check "gpu-lease --dry-run, carried: the checks 3 minutes, bench 335 s" grep -Eq '^  bench +335 s at least' "$TMP/out"
+check "gpu-lease --dry-run, carried: the GPU tests only" grep -q -- 'ctest .*-R .*Cc.*uda.*Dd.*evice' "$TMP/out"
+CARRIED=$TMP/none gl --dry-run 300
 check "gpu-lease --dry-run 300: exit 1" rc_is 1
-check "gpu-lease --dry-run 300: does not fit, says bench's -165 s" grep -q 'the plan does not fit: bench would get -165 s' "$TMP/out"
+check "gpu-lease --dry-run 300: does not fit, says bench's -105 s" grep -q 'the plan does not fit: bench would get -105 s' "$TMP/out"
 echo "gpu_check_plan: ok"
