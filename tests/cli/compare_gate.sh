@@ -78,10 +78,10 @@ if [ -r /proc/pressure/cpu ]; then
     bash -c 'while :; do :; done' &
     burners+=($!)
   done
-  "$BIN" bench "${rows[@]}" --json "$TMP/loaded.json" > /dev/null 2>&1; brc=$?
+  "$BIN" bench "${rows[@]}" --json "$TMP/loaded.json" > "$TMP/loaded.out" 2>&1; brc=$?
   kill "${burners[@]}" 2> /dev/null
   wait "${burners[@]}" 2> /dev/null
-  [ $brc -eq 0 ] || fail "bench beside a busy neighbour exits 0, got $brc"
+  [ $brc -eq 0 ] || fail "bench beside a busy neighbour exits 0, got $brc: $(grep -Ev '^(device|100%|reference|warning|benchmark) ' "$TMP/loaded.out" | tail -n 8)"
   python3 - "$TMP/loaded.json" <<'PY' || fail "the loaded rows record their CPU pressure"
 import json, sys
 p = [b.get("cpu_pressure", -1) for b in json.load(open(sys.argv[1]))["benchmarks"]]
