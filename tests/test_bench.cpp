@@ -303,6 +303,14 @@ TEST(BenchCompare, ARowUnderCpuPressureIsUndecidedNotSlower) {
   EXPECT_NE(loaded.warnings.back().find("bench --gate"), std::string::npos);
   // 20%: up to 1.25x; 2.45x is more than that load explains.
   EXPECT_EQ(row(compare_bench(base, next_with("0.2"), {}), "a@ref").verdict, "slower");
+  // 96%: the scheduler's time, not the code's; 30x is undecided too.
+  auto saturated = report("cpu", {{"a@ref", noisy(3000, 0.01, 15, 7)}, {"b@ref", noisy(100, 0.01, 15, 8)},
+                                  {"c@ref", noisy(100, 0.01, 15, 9)}, {"d@ref", noisy(100, 0.01, 15, 10)},
+                                  {"e@ref", noisy(100, 0.01, 15, 11)}, {"f@ref", noisy(100, 0.01, 15, 12)}});
+  saturated.insert(saturated.find(R"("name": "a@ref")"), R"("cpu_pressure": 0.96, )");
+  EXPECT_EQ(row(compare_bench(base, saturated, {}), "a@ref").verdict, "undecided");
+  saturated.replace(saturated.find("0.96"), 4, "0.60");
+  EXPECT_EQ(row(compare_bench(base, saturated, {}), "a@ref").verdict, "slower");
   EXPECT_THROW(compare_bench(base, next_with("1.5"), {}), Error);
 }
 
