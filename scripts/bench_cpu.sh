@@ -10,6 +10,7 @@
 #   BACKENDS=ref,numpy scripts/bench_cpu.sh
 #   OUT=/tmp/try scripts/bench_cpu.sh      # another folder
 #   ARGS='--min-samples 3 --repetitions 1' scripts/bench_cpu.sh   # more flags for scatterctl bench
+#   BUILD_DIR=build-exp scripts/bench_cpu.sh   # a Release, CUDA-off build you already have
 #
 # The frameworks run in scatterctl's worker processes (docs/backends.md) under the
 # project's .venv, which scatterctl finds by itself (made by `scripts/setup.sh --frameworks`;
@@ -38,10 +39,11 @@ py=${PYTHON:-python3}
 [ -z "${PYTHON:-}" ] && [ ! -x .venv/bin/python ] &&
   echo "bench_cpu: no .venv (scripts/setup.sh --frameworks makes it): the frameworks run on python3 if it has them"
 
-cmake -S . -B build-bench -DSCATTER_ENABLE_CUDA=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-bench -j"$jobs" --target scatterctl scatter_bench >/dev/null
+build=${BUILD_DIR:-build-bench}
+cmake -S . -B "$build" -DSCATTER_ENABLE_CUDA=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$jobs" --target scatterctl scatter_bench >/dev/null
 mkdir -p "$out"
-scatterctl=build-bench/app/scatterctl
+scatterctl=$build/app/scatterctl
 
 # One run over the backends that are available; the others are named with the reason.
 "$scatterctl" info "${python[@]}" | tee "$out/info.txt"

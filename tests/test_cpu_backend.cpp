@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../lib/src/cpu/step.hpp"
 #include "../lib/src/platform/pool.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/cancel.hpp"
@@ -106,6 +108,7 @@ TEST(CpuBackend, SplitsALargeCaseOverItsThreadsAndStaysExact) {
 void put(scatter::Tensor& t, std::int64_t i, double v) {
   switch (t.dtype()) {
     case scatter::DType::float32: t.data<float>()[i] = static_cast<float>(v); break;
+    case scatter::DType::float64: t.data<double>()[i] = v; break;
     case scatter::DType::float16: t.data<scatter::Float16>()[i] = scatter::to_float16(v); break;
     case scatter::DType::int32: t.data<std::int32_t>()[i] = static_cast<std::int32_t>(v); break;
     default: FAIL() << "no values for " << scatter::to_string(t.dtype());
@@ -178,7 +181,10 @@ TEST(CpuBackend, ContentionOnASmallOutputKeepsTheReferencesOrder) {
 // grain the tasks split the columns (runs.hpp, elements_columns) unless they privatize. Rows
 // that land anywhere along the axis, negative indices among them, values of mixed magnitude
 // so that any change in the order of one element's updates changes a float sum; with and
-// without use_init_val, since then each task starts its own columns' targets.
+// without use_init_val, since then each task starts its own columns' targets. Two rows in
+// three share one index along the row (GNN's expanded index: a contiguous run, whose float
+// min and max choose without a branch, step.hpp), and the float values include both zeros and
+// both infinities, and NaN for min, max and none, where that choice differs from a plain compare.
 TEST(CpuBackend, ScatterElementsSplitByColumnKeepsTheReferencesOrder) {
   using scatter::DType;
   using scatter::Reduction;
@@ -187,8 +193,10 @@ TEST(CpuBackend, ScatterElementsSplitByColumnKeepsTheReferencesOrder) {
     std::int64_t axis;
   } layouts[] = {{{512, 48}, {1500, 48}, 0}, {{6, 40, 64}, {30, 40, 64}, 0}, {{6, 40, 64}, {6, 200, 60}, 1}};
   for (const auto& layout : layouts) {
-    for (const auto dtype : {DType::float32, DType::float16, DType::int32}) {
-      for (const auto r : {Reduction::add, Reduction::mean, Reduction::max, Reduction::mul, Reduction::none}) {
+    const auto row = layout.indices.back();
+    for (const auto dtype : {DType::float32, DType::float64, DType::float16, DType::int32}) {
+      for (const auto r :
+           {Reduction::add, Reduction::mean, Reduction::max, Reduction::min, Reduction::mul, Reduction::none}) {
         for (const bool use_init_val : {true, false}) {
           Case c;
           c.name = "columns";
@@ -197,16 +205,29 @@ TEST(CpuBackend, ScatterElementsSplitByColumnKeepsTheReferencesOrder) {
           c.indices = scatter::Tensor(DType::int64, layout.indices);
           c.updates = scatter::Tensor(dtype, layout.indices);
           const auto extent = layout.data[static_cast<std::size_t>(layout.axis)];
-          for (std::int64_t i = 0; i < c.data.numel(); ++i) put(c.data, i, 0.5 + static_cast<double>(i % 7));
+          const bool floats = dtype != DType::int32;
+          for (std::int64_t i = 0; i < c.data.numel(); ++i) {
+            put(c.data, i, floats && i % 13 == 0 ? -0.0 : 0.5 + static_cast<double>(i % 7));
+          }
+          const double specials[] = {std::numeric_limits<double>::quiet_NaN(), -0.0, 0.0,
+                                     std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
           std::uint64_t x = 88172645463325252ull;
+          std::int64_t shared_at = 0;
           for (std::int64_t i = 0; i < c.indices.numel(); ++i) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             const auto at = static_cast<std::int64_t>(x % static_cast<std::uint64_t>(extent));
-            c.indices.data<std::int64_t>()[i] = i % 5 == 0 ? at - extent : at;
+            if (i % row == 0) shared_at = at;
+            const bool shared = (i / row) % 3 != 2;
+            c.indices.data<std::int64_t>()[i] = shared ? shared_at - ((i / row) % 5 == 0 ? extent : 0)
+                                                       : i % 5 == 0 ? at - extent : at;
             const double big = dtype == DType::float16 ? 1.0e2 : 1.0e7;
             const double magnitude = i % 3 == 0 ? big : i % 3 == 1 ? -big : 1.0;
-            put(c.updates, i, dtype == DType::int32 ? static_cast<double>(x % 7) - 3.0
-                                                    : magnitude * (1.0 + static_cast<double>(x % 1000) / 997.0));
+            // NaN only where the step picks an operand: two NaNs of different sign added or
+            // multiplied give the first operand's, and the compiler may swap the operands.
+            const bool picks = r == Reduction::max || r == Reduction::min || r == Reduction::none;
+            const double value = floats && x % 29 == 0 ? specials[picks ? (x >> 8) % 5 : 1 + (x >> 8) % 4]
+                                                       : magnitude * (1.0 + static_cast<double>(x % 1000) / 997.0);
+            put(c.updates, i, floats ? value : static_cast<double>(x % 7) - 3.0);
           }
           expect_reference_bytes_at_default_grain(c, scatter::format_shape(layout.data) + " axis " +
                                                          std::to_string(layout.axis) + ", " + describe(c));
@@ -214,6 +235,79 @@ TEST(CpuBackend, ScatterElementsSplitByColumnKeepsTheReferencesOrder) {
       }
     }
   }
+}
+
+// The branch-free min and max of a contiguous run (step.hpp) against the reference's step, bit
+// for bit: both zeros, subnormals, infinities, NaNs of either sign with different payloads (the
+// first operand's must win), and random bit patterns, every ordered pair.
+template <class T, class Bits>
+void expect_ordered_min_max_is_the_references(std::vector<Bits> patterns) {
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 64; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    patterns.push_back(static_cast<Bits>(x));
+  }
+  auto value = [](Bits b) {
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+  };
+  auto bits = [](T v) {
+    Bits b;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+  };
+  for (const Bits a : patterns) {
+    for (const Bits b : patterns) {
+      EXPECT_EQ(bits(scatter::detail::cpu::ordered_min_max<true>(value(a), value(b))),
+                bits(scatter::detail::ieee_min_max(value(a), value(b), true)))
+          << "min of " << std::hex << a << " and " << b;
+      EXPECT_EQ(bits(scatter::detail::cpu::ordered_min_max<false>(value(a), value(b))),
+                bits(scatter::detail::ieee_min_max(value(a), value(b), false)))
+          << "max of " << std::hex << a << " and " << b;
+    }
+  }
+}
+
+TEST(CpuStep, BranchFreeMinAndMaxAreTheReferencesStepBitForBit) {
+  expect_ordered_min_max_is_the_references<float, std::uint32_t>(
+      {0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000,
+       0xFF800000, 0x7FC00000, 0xFFC00000, 0x7FC00001, 0x7F800001, 0xFFFFFFFF});
+  expect_ordered_min_max_is_the_references<double, std::uint64_t>(
+      {0x0000000000000000, 0x8000000000000000, 0x0000000000000001, 0x8000000000000001, 0x3FF0000000000000,
+       0xBFF0000000000000, 0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x7FF0000000000000, 0xFFF0000000000000,
+       0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001, 0x7FF0000000000001, 0xFFFFFFFFFFFFFFFF});
+}
+
+// mean's division in 32 bits (step.hpp) against the reference's, for every integer type it takes:
+// sums of either sign at the type's ends, counts that divide them or not, and counts past int32.
+template <class T>
+void expect_mean_step_is_the_references() {
+  const std::int64_t lowest = std::numeric_limits<T>::lowest();
+  const std::int64_t highest = std::numeric_limits<T>::max();
+  std::vector<std::int64_t> sums{lowest, lowest + 1, -7, -6, -1, 0, 1, 6, 7, highest - 1, highest};
+  std::vector<std::int64_t> counts{1, 2, 3, 7, 1000, std::int64_t{INT32_MAX}, std::int64_t{INT32_MAX} + 1,
+                                   std::int64_t{1} << 40};
+  std::uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 200; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    sums.push_back(lowest + static_cast<std::int64_t>(x % static_cast<std::uint64_t>(highest - lowest + 1)));
+    counts.push_back(1 + static_cast<std::int64_t>(x >> 40) % 5000);
+  }
+  for (const auto sum : sums) {
+    for (const auto count : counts) {
+      EXPECT_EQ(scatter::detail::cpu::mean_step(static_cast<T>(sum), count),
+                scatter::detail::mean_of(static_cast<T>(sum), count))
+          << sum << " / " << count;
+    }
+  }
+}
+
+TEST(CpuStep, MeanInThirtyTwoBitsIsTheReferencesDivision) {
+  expect_mean_step_is_the_references<std::int8_t>();
+  expect_mean_step_is_the_references<std::uint8_t>();
+  expect_mean_step_is_the_references<std::int16_t>();
+  expect_mean_step_is_the_references<std::int32_t>();
 }
 
 TEST(CpuBackend, AnExpiredDeadlineStopsEveryThreadWithATimeout) {

@@ -17,6 +17,9 @@
 
 namespace scatter::detail::cpu {
 
+/// A laned histogram's copies per task (Prepared::lanes).
+inline constexpr int kLanes = 4;
+
 /// Everything a run needs that is allocated before its timed region.
 struct Prepared {
   Geometry geometry;
@@ -30,8 +33,9 @@ struct Prepared {
   Buckets buckets;
   std::vector<std::uint8_t> last;  // ScatterUpdate `none`: the winning indices (runs.hpp)
   std::vector<std::int32_t> seen;
-  std::unique_ptr<std::byte[]> parts;  // privatized: one copy of the output per task
+  std::unique_ptr<std::byte[]> parts;  // privatized: `lanes` copies of the output per task
   std::int64_t part_stride = 0;        // elements from one copy to the next
+  int lanes = 1;                       // a histogram's copies per task (scatter_privatized)
 };
 
 /// The timed scatter of a case of element type T into out, every reduction and index type

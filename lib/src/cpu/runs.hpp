@@ -121,8 +121,12 @@ void elements_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_
 /// only its columns of the indices and updates.
 /// ahead(o) is told the target of the first column of the row kAheadRows on, where the rows
 /// are those of a matrix (rank 2: every row's base is 0), for the caller to prefetch.
-template <class I, class Emit, class Ahead>
-void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Emit&& emit, Ahead&& ahead) {
+/// A row whose columns [j0, j1) share one index (GNN's and voxels' index, expanded along the
+/// row) lands on contiguous elements (the last dimension's stride is 1): it goes to
+/// emit_run(u, o, j1 - j0) at once, a loop the compiler vectorizes.
+template <class I, class Emit, class EmitRun, class Ahead>
+void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Emit&& emit,
+                      EmitRun&& emit_run, Ahead&& ahead) {
   constexpr std::int64_t kAheadRows = 8;
   const auto ahead_end = g.rank == 2 ? g.runs - kAheadRows * g.row : 0;
   ElementRows rows(g, 0);
@@ -131,7 +135,14 @@ void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int
       const auto u = u0 + kAheadRows * g.row + j0;
       ahead(j0 * g.col_stride + normalized(idx[u], g.extent) * g.index_stride);
     }
-    for (std::int64_t j = j0; j < j1; ++j) emit(u0 + j, rows.target(g, j, normalized(idx[u0 + j], g.extent)));
+    const I* row = idx + u0;
+    bool shared = g.col_stride == 1;
+    for (std::int64_t j = j0 + 1; j < j1; ++j) shared &= row[j] == row[j0];
+    if (shared) {
+      emit_run(u0 + j0, rows.target(g, j0, normalized(row[j0], g.extent)), j1 - j0);
+      continue;
+    }
+    for (std::int64_t j = j0; j < j1; ++j) emit(u0 + j, rows.target(g, j, normalized(row[j], g.extent)));
   }
 }
 

@@ -19,6 +19,7 @@
 #include "platform/pool.hpp"
 #include "runs.hpp"
 #include "scatter/cancel.hpp"
+#include "step.hpp"
 
 namespace scatter::detail::cpu {
 
@@ -121,6 +122,9 @@ void runs_in_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int6
   elements_columns(g, idx, j0, j1, [&](std::int64_t u, std::int64_t o) {
     visit.one(u, o);
     poll.tick();
+  }, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
+    visit.many(u, o, len);
+    poll.tick();
   }, ahead);
   visit.flush();
 }
@@ -212,7 +216,7 @@ struct Combine {
     if constexpr (R == Reduction::none) {
       std::memcpy(out + o, updates + u, static_cast<std::size_t>(len) * sizeof(T));
     } else {
-      for (std::int64_t j = 0; j < len; ++j) out[o + j] = combine(R, out[o + j], updates[u + j]);
+      for (std::int64_t j = 0; j < len; ++j) out[o + j] = run_step<R>(out[o + j], updates[u + j]);
     }
     if constexpr (R == Reduction::mean) {
       for (std::int64_t j = 0; j < len; ++j) ++counts[o + j];
@@ -245,7 +249,7 @@ void share_epilogue(const Share<T, Count>& sh) {
   if constexpr (R == Reduction::mean && !std::is_same_v<T, Bool>) {  // the spec has no mean of bool
     const Count init = sh.use_init_val ? 1 : 0;
     for (auto i = sh.lo; i < sh.hi; ++i) {
-      if (sh.counts[i] != 0) sh.out[i] = mean_of(sh.out[i], static_cast<std::int64_t>(sh.counts[i] + init));
+      if (sh.counts[i] != 0) sh.out[i] = mean_step(sh.out[i], static_cast<std::int64_t>(sh.counts[i] + init));
     }
   }
 }

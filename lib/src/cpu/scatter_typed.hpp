@@ -13,8 +13,31 @@
 
 namespace scatter::detail::cpu {
 
+// A histogram's updates [r0, r1) merged into its task's copies: one row of targets, no
+// coordinates to walk, and no element held in a register (few targets in random order: the
+// next update seldom has the same one). Update r0 + i goes to copy i % lanes.
+template <class T, Reduction kMerge, class I>
+void histogram_part(const Geometry& g, const I* idx, const T* updates, std::int64_t r0, std::int64_t r1, T* part,
+                    std::int64_t stride, int lanes, Poll& poll) {
+  auto merge = [&](T* copy, std::int64_t u) {
+    T& bin = copy[normalized(idx[u], g.extent)];
+    bin = combine(kMerge, bin, updates[u]);
+  };
+  auto u = r0;
+  if (lanes == kLanes) {
+    for (; u + kLanes <= r1; u += kLanes) {
+      for (int l = 0; l < kLanes; ++l) merge(part + l * stride, u + l);
+      poll.tick();
+    }
+  }
+  for (; u < r1; ++u) {
+    merge(part, u);
+    poll.tick();
+  }
+}
+
 // The privatized scatter: the tasks' parts of the updates, each merged (merge_of) into its own
-// copy started from the merge's identity; then each task folds every copy, in task order, into
+// copies started from the merge's identity; then each task folds every copy, in task order, into
 // its range of the output.
 template <class T, Reduction R, class I>
 void scatter_privatized(const Case& c, Prepared& p, Tensor& out, bool in_place, Pool& pool) {
@@ -26,22 +49,19 @@ void scatter_privatized(const Case& c, Prepared& p, Tensor& out, bool in_place, 
     // The copies' first element on a 128-byte boundary (the allocation has 128 bytes to spare).
     const auto address = reinterpret_cast<std::uintptr_t>(p.parts.get());
     T* parts = reinterpret_cast<T*>(p.parts.get() + ((128 - address % 128) % 128));
+    const int copies = p.tasks * p.lanes;
     pool.run(p.tasks, [&](int t) {
       Poll poll{&pool, t == 0};
-      T* part = parts + static_cast<std::int64_t>(t) * p.part_stride;
-      std::fill(part, part + n, identity<T>(kMerge));
+      T* part = parts + static_cast<std::int64_t>(t) * p.lanes * p.part_stride;
+      for (int l = 0; l < p.lanes; ++l) {
+        T* copy = part + l * p.part_stride;
+        std::fill(copy, copy + n, identity<T>(kMerge));
+      }
       const auto [r0, r1] = part_of(0, g.runs, t, p.tasks);
       Combine<T, kMerge, std::uint32_t> merge{part, c.updates.data<T>(), nullptr};
       try {
         if (g.op == Op::scatter_elements && g.rank == 1) {
-          // A histogram: one row of targets, no coordinates to walk, and no element held in a
-          // register (few targets in random order: the next update seldom has the same one).
-          const T* updates = c.updates.data<T>();
-          for (auto u = r0; u < r1; ++u) {
-            T& bin = part[normalized(idx[u], g.extent)];
-            bin = combine(kMerge, bin, updates[u]);
-            poll.tick();
-          }
+          histogram_part<T, kMerge>(g, idx, c.updates.data<T>(), r0, r1, part, p.part_stride, p.lanes, poll);
         } else {
           for_each_run(g, idx, r0, r1, 0, n, [&](std::int64_t u, std::int64_t o) {
             merge.one(u, o);
@@ -57,7 +77,7 @@ void scatter_privatized(const Case& c, Prepared& p, Tensor& out, bool in_place, 
       const auto hi = p.bounds[static_cast<std::size_t>(t) + 1];
       T* o = out.data<T>();
       if (!in_place) std::copy(c.data.data<T>() + lo, c.data.data<T>() + hi, o + lo);
-      for (int k = 0; k < p.tasks; ++k) {
+      for (int k = 0; k < copies; ++k) {
         const T* part = parts + static_cast<std::int64_t>(k) * p.part_stride;
         for (auto i = lo; i < hi; ++i) o[i] = combine(R, o[i], part[i]);
       }
