@@ -132,6 +132,18 @@ def speedup(t: dict, name: str, peer: str, ours: str):
     return a.seconds / b.seconds
 
 
+def fastest_peer(t: dict, name: str, ours: str, others: list):
+    """(the fastest framework's time / ours on one case, that framework), or None where no framework
+    timed it (scatterctl's own backends are no peers)."""
+    times = [(t[(name, p)].seconds, p) for p in others
+             if p not in OURS and (name, p) in t and not t[(name, p)].error and t[(name, p)].seconds > 0]
+    e = t.get((name, ours))
+    if not times or e is None or e.error or e.seconds <= 0:
+        return None
+    seconds, peer = min(times)
+    return seconds / e.seconds, peer
+
+
 def suite_speedup(r: Reports, ours: str, peer: str):
     """(geometric mean of the peer's time / ours over every case both timed, their number)."""
     t = r.table()
@@ -152,13 +164,7 @@ def by_class(r: Reports, ours: str, others: list) -> list:
         for p in others:
             ratios = [x for x in (speedup(t, n, p, ours) for n in names) if x is not None]
             speed[p], count[p] = geomean(ratios), len(ratios)
-        # The fastest framework of each case (scatterctl's own backends are no peers).
-        best = []
-        for n in names:
-            times = [t[(n, p)].seconds for p in others
-                     if p not in OURS and (n, p) in t and not t[(n, p)].error and t[(n, p)].seconds > 0]
-            if times and t[(n, ours)].seconds > 0:
-                best.append(min(times) / t[(n, ours)].seconds)
+        best = [x[0] for x in (fastest_peer(t, n, ours, others) for n in names) if x is not None]
         rows.append(ClassRow(group, len(names), geomean([t[(n, ours)].gbps for n in names]),
                              geomean([t[(n, ours)].percent_of_copy for n in names]), speed, count,
                              geomean(best), len(best)))

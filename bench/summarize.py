@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_reports import by_class, load, speedup, suite_speedup  # noqa: E402
+from bench_reports import by_class, fastest_peer, load, speedup, suite_speedup  # noqa: E402
 
 
 def short_commit(commit):
@@ -87,9 +87,9 @@ def summary(r, notes: list, charts: bool = True) -> str:
               "(their number in parentheses); above 1 scatterctl is faster. vs fastest peer: the same, against the "
               "fastest framework of each case (scatterctl's own backends are no peers).", "",
               "## Every case (median us; - = not timed, FAILED = output differed from the reference, xfail = a known divergence)", "",
-              f"| case | {ours} us | {ours} GB/s | % of copy | " + " | ".join(f"{p} us | {p}/{ours}" for p in others)
-              + " |",
-              "|---|---|---|---|" + "---|---|" * len(others)]
+              f"| case | {ours} us | {ours} GB/s | % of copy | fastest peer/{ours} | "
+              + " | ".join(f"{p} us | {p}/{ours}" for p in others) + " |",
+              "|---|---|---|---|---|" + "---|---|" * len(others)]
     t = r.table()
     for n in r.names():
         e = t.get((n, ours))
@@ -98,7 +98,8 @@ def summary(r, notes: list, charts: bool = True) -> str:
         gbps = "-" if e.error else f"{e.gbps:.2f}"
         pct = "-" if e.error else f"{e.percent_of_copy:.1f}%"
         ratios = [speedup(t, n, p, ours) for p in others]
-        lines.append(f"| {n} | {fmt_us(e)} | {gbps} | {pct} | "
+        best = fastest_peer(t, n, ours, others)
+        lines.append(f"| {n} | {fmt_us(e)} | {gbps} | {pct} | {'-' if best is None else f'{best[0]:.2f}x ({best[1]})'} | "
                      + " | ".join(f"{fmt_us(t.get((n, p)))} | {'-' if x is None else f'{x:.2f}x'}"
                                   for p, x in zip(others, ratios)) + " |")
     failed = [e for e in r.entries if e.failed and not e.xfail]
