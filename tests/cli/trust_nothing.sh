@@ -129,46 +129,50 @@ done
 # A journal (its results are part 1's) whose header names a victim and another folder.
 mkdir -p "$TMP/victim" "$TMP/elsewhere" "$TMP/j"
 echo "precious config" >"$TMP/victim/important.conf"
+# The journals' run has ended: their process id is one that no process has now (a fixed number
+# once named a kernel thread on a freshly booted machine, and recover left the journal alone).
+gone=4242
+while [ -e "/proc/$gone" ]; do gone=$((gone + 1)); done
 journal() {  # FILE JSON JUNIT MARKDOWN: a journal of part 1's results, its header naming those reports
-  python3 - "$TMP/p1.json" "$@" <<'PY'
-import json, sys
+  GONE_PID=$gone python3 - "$TMP/p1.json" "$@" <<'PY'
+import json, os, sys
 part = json.load(open(sys.argv[1]))
 out, json_path, junit, markdown = sys.argv[2:]
-lines = [json.dumps({"journal": 1, "pid": 4242, "context": part["context"],
+lines = [json.dumps({"journal": 1, "pid": int(os.environ["GONE_PID"]), "context": part["context"],
                      "reports": {"json": json_path, "junit": junit, "markdown": markdown}}, separators=(",", ":"))]
 lines += [json.dumps({"result": r}) for r in part["results"]]
 lines.append(json.dumps({"end": {"interrupted": False, "stopped_early": False, "selected": len(part["results"])}}))
 open(out, "w").write("\n".join(lines) + "\n")
 PY
 }
-journal "$TMP/j/r.json.journal-4242" "$TMP/victim/important.conf" "$TMP/elsewhere/hidden.xml" "$TMP/elsewhere/hidden.md"
-ctl merge --recover "$TMP/j/r.json.journal-4242"
+journal "$TMP/j/r.json.journal-$gone" "$TMP/victim/important.conf" "$TMP/elsewhere/hidden.xml" "$TMP/elsewhere/hidden.md"
+ctl merge --recover "$TMP/j/r.json.journal-$gone"
 check "a planted journal: the victim is not overwritten" grep -qx "precious config" "$TMP/victim/important.conf"
 check "... nothing written where its header says" test -z "$(ls "$TMP/elsewhere")"
 check "... the reports beside the journal" test -s "$TMP/j/r.json" -a -s "$TMP/j/hidden.xml" -a -s "$TMP/j/hidden.md"
 check "... the header's paths are shown" err_has "its run asked for the JSON report at '.*victim/important.conf'"
 check "... every path written is said" err_has "wrote '.*j/hidden.xml'"
-check "... the journal is removed" test ! -e "$TMP/j/r.json.journal-4242"
-journal "$TMP/j/k.journal-4242" "" "" ""
-ctl merge --recover "$TMP/j/k.journal-4242" --json "$TMP/j/k.journal-4242"
+check "... the journal is removed" test ! -e "$TMP/j/r.json.journal-$gone"
+journal "$TMP/j/k.journal-$gone" "" "" ""
+ctl merge --recover "$TMP/j/k.journal-$gone" --json "$TMP/j/k.journal-$gone"
 check "recover --json over the journal: exit 2" rc_is 2
-check "... the journal kept" test -s "$TMP/j/k.journal-4242"
-ctl merge --recover "$TMP/j/k.journal-4242"
+check "... the journal kept" test -s "$TMP/j/k.journal-$gone"
+ctl merge --recover "$TMP/j/k.journal-$gone"
 check "a journal that names no report: a JSON report beside it" test -s "$TMP/j/k"
 echo "not a report" >"$TMP/j/own.json"
-journal "$TMP/j/own.json.journal-4242" "$TMP/j/own.json" "" ""
-ctl merge --recover "$TMP/j/own.json.journal-4242"
+journal "$TMP/j/own.json.journal-$gone" "$TMP/j/own.json" "" ""
+ctl merge --recover "$TMP/j/own.json.journal-$gone"
 check "a default path holding a file scatterctl did not write: exit 2" rc_is 2
 check "... the file kept" grep -qx "not a report" "$TMP/j/own.json"
-check "... the journal kept" test -s "$TMP/j/own.json.journal-4242"
+check "... the journal kept" test -s "$TMP/j/own.json.journal-$gone"
 # 7. A mistyped end record: a named error, no abort.
 for end in '{"end":{"interrupted":"yes"}}' '{"end":5}' '{"ended_early":{"why":"x","kind":7}}' \
   '{"ended_early":[1,2]}' '{"end":{"warnings":{"a":"b"}}}'; do
-  journal "$TMP/j/t.journal-4242" "" "" ""
-  echo "$end" >>"$TMP/j/t.journal-4242"
-  ctl merge --recover "$TMP/j/t.journal-4242" --json "$TMP/j/t.json"
+  journal "$TMP/j/t.journal-$gone" "" "" ""
+  echo "$end" >>"$TMP/j/t.journal-$gone"
+  ctl merge --recover "$TMP/j/t.journal-$gone" --json "$TMP/j/t.json"
   check "journal line $end: exit 3, no abort (exit $rc)" rc_is 3
-  check "... names the line" err_has "t.journal-4242 line [0-9]+"
+  check "... names the line" err_has "t.journal-$gone line [0-9]+"
 done
 
 # A second probe's attacks (2026-11-28): links planted at the names a report's temporary file and
@@ -193,20 +197,20 @@ json.dump(p2, open(f"{t}/stop2.json", "w"))
 PY
 ctl merge "$TMP/p1.json" "$TMP/stop2.json" "$TMP/p3.json" -q
 check "a part that says it stopped early, holding no failure: not green (exit $rc)" test "$rc" -ne 0
-journal "$TMP/j/short.journal-4242" "" "" ""
-python3 - "$TMP/j/short.journal-4242" <<'PY'
+journal "$TMP/j/short.journal-$gone" "" "" ""
+python3 - "$TMP/j/short.journal-$gone" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 lines.insert(1, json.dumps({"start": {"case": "x", "index": 1, "total": 1000}}))
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
-ctl merge --recover "$TMP/j/short.journal-4242" --json "$TMP/j/short.json"
+ctl merge --recover "$TMP/j/short.journal-$gone" --json "$TMP/j/short.json"
 check "a journal that ended with cases missing: not green (exit $rc)" test "$rc" -ne 0
 check "... saying how many it holds" out_has "the journal holds the results of [0-9]+ of the 1000 cases"
 sleep 30 &
 alive=$!
 journal "$TMP/j/alive.journal-$alive" "" "" ""
-sed -i "s/\"pid\": *4242/\"pid\":$alive/; s/\"pid\":4242/\"pid\":$alive/" "$TMP/j/alive.journal-$alive"
+sed -i "s/\"pid\": *$gone\b/\"pid\":$alive/" "$TMP/j/alive.journal-$alive"
 ctl merge --recover "$TMP/j/alive.journal-$alive" --json "$TMP/j/alive.json"
 kill "$alive" 2>/dev/null
 check "a journal whose run still runs: refused (exit 2)" rc_is 2
