@@ -132,6 +132,13 @@ Case contention_case(scatter::DType dtype, scatter::Reduction r, std::int64_t nu
     const double big = dtype == scatter::DType::float16 ? 1.0e2 : 1.0e7;  // float16 sums stay finite
     const double magnitude = integer ? 1.0 : i % 3 == 0 ? big : i % 3 == 1 ? -big : 1.0;
     put(c.updates, i, integer ? static_cast<double>(x % 2001) - 1000.0 : magnitude * (1.0 + static_cast<double>(x % 1000) / 997.0));
+    // float32 min and max: NaNs of either sign and many payloads, one update in 41. The first to
+    // reach an element must win, bit for bit, however the updates are split into private copies.
+    const bool picks = r == scatter::Reduction::min || r == scatter::Reduction::max;
+    if (dtype == scatter::DType::float32 && picks && x % 41 == 0) {
+      const std::uint32_t nan = 0x7FC00000u | static_cast<std::uint32_t>(i & 0x3FFFFF) | (i % 2 == 0 ? 0x80000000u : 0u);
+      std::memcpy(c.updates.data<float>() + i, &nan, sizeof nan);
+    }
   }
   return c;
 }
@@ -191,7 +198,12 @@ TEST(CpuBackend, ScatterElementsSplitByColumnKeepsTheReferencesOrder) {
   struct Layout {
     scatter::Shape data, indices;
     std::int64_t axis;
-  } layouts[] = {{{512, 48}, {1500, 48}, 0}, {{6, 40, 64}, {30, 40, 64}, 0}, {{6, 40, 64}, {6, 200, 60}, 1}};
+  } layouts[] = {{{512, 48}, {1500, 48}, 0},
+                 {{6, 40, 64}, {30, 40, 64}, 0},
+                 {{6, 40, 64}, {6, 200, 60}, 1},
+                 // Fewer updates than elements: no private copies, so min and max split by column
+                 // with use_init_val too, on 3 tasks where there are 3 threads.
+                 {{3000, 64}, {1200, 64}, 0}};
   for (const auto& layout : layouts) {
     const auto row = layout.indices.back();
     for (const auto dtype : {DType::float32, DType::float64, DType::float16, DType::int32}) {

@@ -129,10 +129,10 @@ done
 # A journal (its results are part 1's) whose header names a victim and another folder.
 mkdir -p "$TMP/victim" "$TMP/elsewhere" "$TMP/j"
 echo "precious config" >"$TMP/victim/important.conf"
-# The journals' run has ended: their process id is one that no process has now (a fixed number
-# once named a kernel thread on a freshly booted machine, and recover left the journal alone).
-gone=4242
-while [ -e "/proc/$gone" ]; do gone=$((gone + 1)); done
+# The journals' run has ended: their process id is past the kernel's largest, so no process can
+# have it (4242 once named a kernel thread on a freshly booted machine, and recover rightly left
+# the journal alone).
+gone=$(($(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 4194304) + 1))
 journal() {  # FILE JSON JUNIT MARKDOWN: a journal of part 1's results, its header naming those reports
   GONE_PID=$gone python3 - "$TMP/p1.json" "$@" <<'PY'
 import json, os, sys

@@ -95,9 +95,10 @@ constexpr std::int64_t kL2Output = std::int64_t{256} << 10;
 // faster privatized than on a shared output.
 constexpr std::int64_t kPrivateOutput = std::int64_t{2} << 20;
 
-// A privatized histogram of at most this many bytes of bins gets kLanes copies per task, the
-// updates dealt to them in turn: consecutive updates then seldom meet in one bin, whose store
-// the next load would wait for. 16 KB: the task's copies stay in its L1 cache.
+// A privatized histogram of at most this many bytes of bins gets kLanes copies per task, each
+// taking a quarter of the task's updates, the four applied in turn: consecutive steps then
+// seldom meet in one bin, whose store the next load would wait for. 16 KB: the task's copies
+// stay in its L1 cache.
 constexpr std::int64_t kLanedHistogram = std::int64_t{16} << 10;
 
 /// The threads' ranges of the output: equal parts, their bounds rounded down to `align`
@@ -202,7 +203,7 @@ class CpuBackend final : public Backend {
     if (privatized) {
       const auto bytes = (n * static_cast<std::int64_t>(element) + 127) / 128 * 128;
       p.part_stride = bytes / static_cast<std::int64_t>(element);
-      p.lanes = p.geometry.op == Op::scatter_elements && p.geometry.rank == 1 && bytes <= kLanedHistogram ? kLanes : 1;
+      p.lanes = is_histogram(p.geometry) && bytes <= kLanedHistogram ? kLanes : 1;
       const auto all = static_cast<std::size_t>(bytes) * static_cast<std::size_t>(p.tasks * p.lanes) + 128;
       p.parts.reset(new std::byte[all]);
       std::memset(p.parts.get(), 0, all);

@@ -122,12 +122,13 @@ void elements_runs(const Geometry& g, const I* idx, std::int64_t r0, std::int64_
 /// ahead(o) is told the target of the first column of the row kAheadRows on, where the rows
 /// are those of a matrix (rank 2: every row's base is 0), for the caller to prefetch.
 /// A row whose columns [j0, j1) share one index (GNN's and voxels' index, expanded along the
-/// row) lands on contiguous elements (the last dimension's stride is 1): it goes to
-/// emit_run(u, o, j1 - j0) at once, a loop the compiler vectorizes.
+/// row) lands on contiguous elements (the axis is not the last dimension, whose stride is 1):
+/// it goes to emit_run(u, o, j1 - j0) at once, a loop the compiler vectorizes.
 template <class I, class Emit, class EmitRun, class Ahead>
 void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int64_t j1, Emit&& emit,
                       EmitRun&& emit_run, Ahead&& ahead) {
   constexpr std::int64_t kAheadRows = 8;
+  if (j0 >= j1) return;
   const auto ahead_end = g.rank == 2 ? g.runs - kAheadRows * g.row : 0;
   ElementRows rows(g, 0);
   for (std::int64_t u0 = 0; u0 < g.runs; u0 += g.row, rows.next(g)) {
@@ -136,7 +137,7 @@ void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int
       ahead(j0 * g.col_stride + normalized(idx[u], g.extent) * g.index_stride);
     }
     const I* row = idx + u0;
-    bool shared = g.col_stride == 1;
+    bool shared = true;
     for (std::int64_t j = j0 + 1; j < j1; ++j) shared &= row[j] == row[j0];
     if (shared) {
       emit_run(u0 + j0, rows.target(g, j0, normalized(row[j0], g.extent)), j1 - j0);
@@ -150,6 +151,9 @@ void elements_columns(const Geometry& g, const I* idx, std::int64_t j0, std::int
 inline bool splits_by_column(const Geometry& g) {
   return g.op == Op::scatter_elements && g.rank > 1 && g.axis != g.rank - 1;
 }
+
+/// A histogram: one-dimensional ScatterElements, one row of targets and no coordinates to walk.
+inline bool is_histogram(const Geometry& g) { return g.op == Op::scatter_elements && g.rank == 1; }
 
 // output[indices[m, :k]] = f(output[...], updates[m])  (a slice of data.shape[k:])
 template <class I, class Emit>

@@ -13,22 +13,28 @@
 
 namespace scatter::detail::cpu {
 
-// A histogram's updates [r0, r1) merged into its task's copies: one row of targets, no
-// coordinates to walk, and no element held in a register (few targets in random order: the
-// next update seldom has the same one). Update r0 + i goes to copy i % lanes.
+// A histogram's updates [r0, r1) merged into its task's copies (is_histogram): no element held
+// in a register (few targets in random order: the next update seldom has the same one). With
+// kLanes copies, copy l takes the l-th quarter of the updates (the last one the rest), and the
+// quarters advance together, a step of each in turn. Folded in copy order, the quarters then
+// meet the output in update order: a float min or max keeps the first NaN, as the reference does.
 template <class T, Reduction kMerge, class I>
 void histogram_part(const Geometry& g, const I* idx, const T* updates, std::int64_t r0, std::int64_t r1, T* part,
                     std::int64_t stride, int lanes, Poll& poll) {
+  SCATTER_ASSERT(lanes == 1 || lanes == kLanes);
   auto merge = [&](T* copy, std::int64_t u) {
     T& bin = copy[normalized(idx[u], g.extent)];
     bin = combine(kMerge, bin, updates[u]);
   };
   auto u = r0;
   if (lanes == kLanes) {
-    for (; u + kLanes <= r1; u += kLanes) {
-      for (int l = 0; l < kLanes; ++l) merge(part + l * stride, u + l);
-      poll.tick();
+    const auto quarter = (r1 - r0) / kLanes;
+    for (std::int64_t i = 0; i < quarter; ++i) {
+      for (int l = 0; l < kLanes; ++l) merge(part + l * stride, r0 + l * quarter + i);
+      poll.tick(kLanes);
     }
+    u = r0 + kLanes * quarter;
+    part += (kLanes - 1) * stride;
   }
   for (; u < r1; ++u) {
     merge(part, u);
@@ -60,7 +66,7 @@ void scatter_privatized(const Case& c, Prepared& p, Tensor& out, bool in_place, 
       const auto [r0, r1] = part_of(0, g.runs, t, p.tasks);
       Combine<T, kMerge, std::uint32_t> merge{part, c.updates.data<T>(), nullptr};
       try {
-        if (g.op == Op::scatter_elements && g.rank == 1) {
+        if (is_histogram(g)) {
           histogram_part<T, kMerge>(g, idx, c.updates.data<T>(), r0, r1, part, p.part_stride, p.lanes, poll);
         } else {
           for_each_run(g, idx, r0, r1, 0, n, [&](std::int64_t u, std::int64_t o) {
