@@ -4,9 +4,9 @@
 // threshold. Benchmarks missing from NEW, or nothing in common, fail the gate too.
 
 #include <algorithm>
-#include <limits>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <type_traits>

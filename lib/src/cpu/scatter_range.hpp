@@ -40,12 +40,12 @@ struct Poll {
   const Pool* pool = nullptr;
   bool caller = false;
   std::uint32_t ticks = 0;
-  /// One more update applied: a check every 65536 (the histogram loop is a few instructions,
-  /// and tick(1) made it 1.12x slower).
+  /// One more update applied: a check every 65536.
   void tick() {
     if ((++ticks & 0xFFFFu) == 0) check();
   }
-  /// `steps` more updates applied: a check each time the count passes a multiple of 65536.
+  /// `steps` more updates applied (a run): a check each time the count passes a multiple of
+  /// 65536, so a long run does not count as one update.
   void tick(std::uint32_t steps) {
     const auto before = ticks;
     ticks += steps;
