@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -289,6 +290,10 @@ TEST(CpuStep, BranchFreeMinAndMaxAreTheReferencesStepBitForBit) {
       {0x0000000000000000, 0x8000000000000000, 0x0000000000000001, 0x8000000000000001, 0x3FF0000000000000,
        0xBFF0000000000000, 0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x7FF0000000000000, 0xFFF0000000000000,
        0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001, 0x7FF0000000000001, 0xFFFFFFFFFFFFFFFF});
+  expect_ordered_min_max_is_the_references<scatter::Float16, std::uint16_t>(
+      {0x0000, 0x8000, 0x0001, 0x8001, 0x3C00, 0xBC00, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7E01, 0x7C01, 0xFFFF});
+  expect_ordered_min_max_is_the_references<scatter::BFloat16, std::uint16_t>(
+      {0x0000, 0x8000, 0x0001, 0x8001, 0x3F80, 0xBF80, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7FC1, 0x7F81, 0xFFFF});
 }
 
 // mean's division in 32 bits (step.hpp) against the reference's, for every integer type it takes:
@@ -320,6 +325,106 @@ TEST(CpuStep, MeanInThirtyTwoBitsIsTheReferencesDivision) {
   expect_mean_step_is_the_references<std::uint8_t>();
   expect_mean_step_is_the_references<std::int16_t>();
   expect_mean_step_is_the_references<std::int32_t>();
+}
+
+// The 16-bit floats' steps in float (step.hpp) against the reference's, which widens to double and
+// rounds back in software. Every float16 and bfloat16 as the first operand against a spread of
+// second ones (zeros, subnormals, the largest finite, infinities, NaNs, random patterns); the
+// steps that may differ from it only in which NaN comes out (docs/backends.md) may give any NaN
+// for a NaN. DISABLED_ ...EveryPair runs every one of the 2^32 pairs (minutes; run once by hand).
+template <class T>
+bool is_nan16(T v) {
+  const unsigned exponent = __is_same(T, scatter::Float16) ? 0x7C00u : 0x7F80u;
+  return (v.bits & exponent) == exponent && (v.bits & ~exponent & 0x7FFFu) != 0;
+}
+
+template <class T, scatter::Reduction R>
+std::int64_t sixteen_bit_step_differences(std::uint32_t first, std::uint32_t last, const std::vector<std::uint16_t>& seconds) {
+  std::int64_t differences = 0;
+  for (std::uint32_t a = first; a <= last; ++a) {
+    const T x{static_cast<std::uint16_t>(a)};
+    for (const std::uint16_t b : seconds) {
+      const T y{b};
+      const T got = scatter::detail::cpu::step<R>(x, y);
+      const T want = scatter::detail::combine(R, x, y);
+      if (got.bits == want.bits || (is_nan16(got) && is_nan16(want))) continue;
+      if (++differences <= 5) {
+        ADD_FAILURE() << scatter::to_string(R) << " of 0x" << std::hex << a << " and 0x" << b << ": got 0x" << got.bits
+                      << ", want 0x" << want.bits;
+      }
+    }
+  }
+  return differences;
+}
+
+template <class T>
+void expect_sixteen_bit_steps_are_the_references(const std::vector<std::uint16_t>& seconds) {
+  using scatter::Reduction;
+  EXPECT_EQ((sixteen_bit_step_differences<T, Reduction::add>(0, 0xFFFF, seconds)), 0);
+  EXPECT_EQ((sixteen_bit_step_differences<T, Reduction::sub>(0, 0xFFFF, seconds)), 0);
+  EXPECT_EQ((sixteen_bit_step_differences<T, Reduction::mul>(0, 0xFFFF, seconds)), 0);
+  EXPECT_EQ((sixteen_bit_step_differences<T, Reduction::min>(0, 0xFFFF, seconds)), 0);
+  EXPECT_EQ((sixteen_bit_step_differences<T, Reduction::max>(0, 0xFFFF, seconds)), 0);
+}
+
+std::vector<std::uint16_t> second_operands(std::vector<std::uint16_t> specials) {
+  std::uint64_t x = 0x2545F4914F6CDD1Dull;
+  for (int i = 0; i < 200; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    specials.push_back(static_cast<std::uint16_t>(x));
+  }
+  return specials;
+}
+
+TEST(CpuStep, SixteenBitFloatStepsInFloatAreTheReferencesBitForBit) {
+  // float16: zeros, the smallest and largest subnormals, the smallest normal, 1, 1 + ulp, 2048 (where
+  // 1 is half an ulp), the largest finite, infinities, NaNs of either sign with payloads.
+  expect_sixteen_bit_steps_are_the_references<scatter::Float16>(second_operands(
+      {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0x3C01, 0xBC00, 0x6800, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00,
+       0x7E00, 0xFE01, 0x7C01}));
+  // bfloat16: as float16's, and products that fall below float's smallest normal (2^-64 x 2^-63).
+  expect_sixteen_bit_steps_are_the_references<scatter::BFloat16>(second_operands(
+      {0x0000, 0x8000, 0x0001, 0x8001, 0x007F, 0x0080, 0x3F80, 0x3F81, 0xBF80, 0x1F80, 0x2000, 0x7F7F, 0xFF7F, 0x7F80,
+       0xFF80, 0x7FC0, 0xFFC1, 0x7F81}));
+}
+
+TEST(CpuStep, DISABLED_SixteenBitFloatStepsInFloatAreTheReferencesForEveryPair) {
+  std::vector<std::uint16_t> every(1 << 16);
+  for (std::uint32_t b = 0; b < every.size(); ++b) every[b] = static_cast<std::uint16_t>(b);
+  expect_sixteen_bit_steps_are_the_references<scatter::Float16>(every);
+  expect_sixteen_bit_steps_are_the_references<scatter::BFloat16>(every);
+}
+
+// The float16 conversions against the reference's: every float16 widened, and the floats where
+// rounding decides (each float16, the midpoints to its neighbours and a float ulp either side of
+// them) plus a stride through every float, narrowed.
+TEST(CpuStep, FloatSixteenConversionsAreTheReferences) {
+  for (std::uint32_t h = 0; h <= 0xFFFF; ++h) {
+    const float got = scatter::detail::cpu::half_to_float(scatter::Float16{static_cast<std::uint16_t>(h)});
+    const double want = scatter::bits::half_bits_to_double(static_cast<std::uint16_t>(h));
+    if (want != want) {  // widening to double would quiet a signalling NaN: its bits, from the format
+      const auto placed = (h & 0x8000u) << 16 | 0x7F800000u | (h & 0x3FFu) << 13;
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got), placed) << std::hex << h;
+    } else {
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(static_cast<double>(got)), std::bit_cast<std::uint64_t>(want)) << std::hex << h;
+    }
+  }
+  auto expect_narrowed = [](float f) {
+    const auto got = scatter::detail::cpu::float_to_half(f).bits;
+    const auto want = scatter::bits::round_double_bits<5, 10>(static_cast<double>(f));
+    EXPECT_EQ(got, want) << std::hex << "float 0x" << std::bit_cast<std::uint32_t>(f);
+    return got == want;
+  };
+  for (std::uint32_t h = 0; h < 0x7C00; ++h) {
+    const double low = scatter::bits::half_bits_to_double(static_cast<std::uint16_t>(h));
+    const double high = scatter::bits::half_bits_to_double(static_cast<std::uint16_t>(h + 1));
+    const float middle = static_cast<float>((low + high) / 2);  // exact: 12 bits
+    for (const float f : {static_cast<float>(low), middle, std::nextafter(middle, 0.0f), std::nextafter(middle, 1e30f)}) {
+      ASSERT_TRUE(expect_narrowed(f));
+      ASSERT_TRUE(expect_narrowed(-f));
+    }
+  }
+  for (std::uint64_t b = 0; b <= 0xFFFFFFFFu; b += 65521) ASSERT_TRUE(expect_narrowed(std::bit_cast<float>(static_cast<std::uint32_t>(b))));
 }
 
 TEST(CpuBackend, AnExpiredDeadlineStopsEveryThreadWithATimeout) {

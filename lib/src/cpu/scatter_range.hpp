@@ -172,7 +172,7 @@ void apply_batch(T* out, Count* counts, std::size_t n, Target&& target, Value&& 
       Count steps = 0;
       do {
         if (i + kAhead < n) __builtin_prefetch(out + target(i + kAhead), 1);
-        acc = combine(R, acc, value(i));
+        acc = step<R>(acc, value(i));
         ++steps;
         ++i;
       } while (i < n && target(i) == o);
@@ -204,7 +204,7 @@ struct Combine {
         held = o;
         acc = out[o];
       }
-      acc = combine(R, acc, updates[u]);
+      acc = step<R>(acc, updates[u]);
       if constexpr (R == Reduction::mean) ++steps;
     }
   }

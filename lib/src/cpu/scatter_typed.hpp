@@ -24,7 +24,7 @@ void histogram_part(const Geometry& g, const I* idx, const T* updates, std::int6
   SCATTER_ASSERT(lanes == 1 || lanes == kLanes);
   auto merge = [&](T* copy, std::int64_t u) {
     T& bin = copy[normalized(idx[u], g.extent)];
-    bin = combine(kMerge, bin, updates[u]);
+    bin = step<kMerge>(bin, updates[u]);
   };
   auto u = r0;
   if (lanes == kLanes) {
@@ -85,7 +85,7 @@ void scatter_privatized(const Case& c, Prepared& p, Tensor& out, bool in_place, 
       if (!in_place) std::copy(c.data.data<T>() + lo, c.data.data<T>() + hi, o + lo);
       for (int k = 0; k < copies; ++k) {
         const T* part = parts + static_cast<std::int64_t>(k) * p.part_stride;
-        for (auto i = lo; i < hi; ++i) o[i] = combine(R, o[i], part[i]);
+        for (auto i = lo; i < hi; ++i) o[i] = step<R>(o[i], part[i]);
       }
     });
   }
