@@ -14,7 +14,8 @@
 //              its updates in update order, through the reference's step
 //
 // The entries are 4-byte targets plus the update values (copied, so the apply reads
-// them in sequence); a chunk is sized to stay within a sixteenth of the case's bytes.
+// them in sequence); a chunk is sized to stay within a quarter of the case's bytes (one chunk for
+// nd/reduce at medium size: each block is then copied, updated and written back once).
 
 #include <algorithm>
 #include <bit>
@@ -57,7 +58,7 @@ inline bool plan_buckets(const Geometry& g, std::int64_t numel, std::size_t elem
   b.shift = tiny ? 2 : 18 - std::countr_zero(element);  // 256 KB of output per block
   b.blocks = (numel + (std::int64_t{1} << b.shift) - 1) >> b.shift;
   const auto entry = static_cast<std::int64_t>(4 + element);
-  b.chunk = tiny ? 7 : std::clamp<std::int64_t>(static_cast<std::int64_t>(case_bytes / 16) / entry, 1 << 16, 0xFFFFFFFF);
+  b.chunk = tiny ? 7 : std::clamp<std::int64_t>(static_cast<std::int64_t>(case_bytes / 4) / entry, 1 << 16, 0xFFFFFFFF);
   b.chunk = std::min(b.chunk, g.runs);
   b.targets.assign(static_cast<std::size_t>(b.chunk), 0);
   b.values.reset(new std::byte[static_cast<std::size_t>(b.chunk) * element]);
@@ -74,9 +75,12 @@ inline std::pair<std::int64_t, std::int64_t> part_of(std::int64_t first, std::in
 }
 
 /// Steps 1-3 for every chunk; `bounds` are the tasks' output ranges, on block bounds.
-/// The prologue (copy of data, identity) and epilogue (mean) are the caller's.
+/// The epilogue (mean) is the caller's, and so is the prologue (copy of data, identity) unless
+/// `data` is given: then the first chunk's apply copies each block of data (and clears its
+/// counts) just before its entries land, so that the block is still in cache for them (a
+/// copy of the whole output first left each block in memory by then, to be read again).
 template <class T, Reduction R, class Count, class I>
-void scatter_sorted(const Geometry& g, const I* idx, const T* updates, T* out, Count* counts,
+void scatter_sorted(const Geometry& g, const I* idx, const T* updates, const T* data, T* out, Count* counts,
                     const std::vector<std::int64_t>& bounds, int tasks, Buckets& b, Pool& pool) {
   auto* values = reinterpret_cast<T*>(b.values.get());
   const auto blocks = static_cast<std::size_t>(b.blocks);
@@ -114,19 +118,28 @@ void scatter_sorted(const Geometry& g, const I* idx, const T* updates, T* out, C
         poll.tick();
       });
     });
+    const bool copies = data != nullptr && c0 == 0;
     pool.run(tasks, [&](int t) {  // 3. apply
-      const auto first = static_cast<std::size_t>(bounds[static_cast<std::size_t>(t)] >> b.shift);
-      const auto last = static_cast<std::size_t>((bounds[static_cast<std::size_t>(t) + 1] + (std::int64_t{1} << b.shift) - 1) >> b.shift);
-      const std::size_t e0 = b.starts[std::min(first, blocks)];
-      const std::size_t e1 = b.starts[std::min(last, blocks)];
-      for (std::size_t e = e0; e < e1;) {
-        if (t == 0) poll_cancel();
-        if (pool.stopping()) throw Stopped{};
-        const auto n = std::min<std::size_t>(e1 - e, 1u << 16);
-        const std::uint32_t* at = b.targets.data() + e;
-        const T* v = values + e;
-        apply_batch<T, R>(out, counts, n, [&](std::size_t i) { return at[i]; }, [&](std::size_t i) { return v[i]; });
-        e += n;
+      const auto lo = bounds[static_cast<std::size_t>(t)];
+      const auto hi = bounds[static_cast<std::size_t>(t) + 1];
+      const auto first = std::min(static_cast<std::size_t>(lo >> b.shift), blocks);
+      const auto last = std::min(static_cast<std::size_t>((hi + (std::int64_t{1} << b.shift) - 1) >> b.shift), blocks);
+      for (auto k = first; k < last; ++k) {
+        if (copies) {
+          const auto o0 = std::max(lo, static_cast<std::int64_t>(k) << b.shift);
+          const auto o1 = std::min(hi, static_cast<std::int64_t>(k + 1) << b.shift);
+          std::memcpy(out + o0, data + o0, static_cast<std::size_t>(o1 - o0) * sizeof(T));
+          if constexpr (R == Reduction::mean) std::fill(counts + o0, counts + o1, Count{0});
+        }
+        for (std::size_t e = b.starts[k]; e < b.starts[k + 1];) {
+          if (t == 0) poll_cancel();
+          if (pool.stopping()) throw Stopped{};
+          const auto n = std::min<std::size_t>(b.starts[k + 1] - e, 1u << 16);
+          const std::uint32_t* at = b.targets.data() + e;
+          const T* v = values + e;
+          apply_batch<T, R>(out, counts, n, [&](std::size_t i) { return at[i]; }, [&](std::size_t i) { return v[i]; });
+          e += n;
+        }
       }
     });
   }

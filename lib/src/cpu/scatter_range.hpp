@@ -24,6 +24,8 @@
 namespace scatter::detail::cpu {
 
 inline constexpr std::size_t kBatch = 1024;
+// Output elements that stay in a core's L2 cache whatever their type (256 KB of float64).
+inline constexpr std::int64_t kCachedOutput = std::int64_t{1} << 15;
 
 /// A thread's batch of (update, output) offsets, allocated once per pool thread.
 struct Scratch {
@@ -92,7 +94,15 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
       }
       poll.tick();
     };
-    if (lo <= 0 && hi >= g.numel) {
+    if (lo <= 0 && hi >= g.numel && g.numel <= kCachedOutput) {
+      // The whole of an output in L2 (contention, small cases): each update applied as it is
+      // read, an element held in a register through a run of one target (visit.one); the
+      // batch's copy of the targets and its prefetch buy nothing there.
+      for_each_run(g, idx, 0, g.runs, lo, hi, [&](std::int64_t u, std::int64_t o) {
+        visit.one(u, o);
+        poll.tick();
+      });
+    } else if (lo <= 0 && hi >= g.numel) {
       for_each_run(g, idx, 0, g.runs, lo, hi, [&](std::int64_t u, std::int64_t o) { push(u, o, true); });
     } else {
       auto filter = [&](std::int64_t u, std::int64_t o) { push(u, o, static_cast<std::uint64_t>(o - lo) < span); };
@@ -264,10 +274,51 @@ void share_epilogue(const Share<T, Count>& sh) {
   }
 }
 
+/// A visitor that copies the share's data (and clears its counts) as the updates reach it, in
+/// 4 KB pieces: everything below `copied` is copied. For ScatterElements along its last axis,
+/// whose rows of updates land in their own output rows, in order: each row is copied just before
+/// its updates land, and is still in L1 for them, where a copy of the whole share first left it
+/// in memory by then, to be read and written again.
+template <class T, Reduction R, class Count, class Visit>
+struct CopyAsReached {
+  static constexpr std::int64_t kPiece = 4096 / sizeof(T);
+  Visit visit;
+  const Share<T, Count>& sh;
+  std::int64_t copied;
+
+  void reach(std::int64_t o) {
+    if (o < copied) return;
+    const auto end = std::min(sh.hi, (o / kPiece + 1) * kPiece);
+    std::memcpy(sh.out + copied, sh.data + copied, static_cast<std::size_t>(end - copied) * sizeof(T));
+    if constexpr (R == Reduction::mean) std::fill(sh.counts + copied, sh.counts + end, Count{0});
+    copied = end;
+  }
+  void one(std::int64_t u, std::int64_t o) {
+    reach(o);
+    visit.one(u, o);
+  }
+  void batch(const std::int64_t* u, const std::int64_t* o, std::size_t n) {
+    if (n != 0) reach(*std::max_element(o, o + n));
+    visit.batch(u, o, n);
+  }
+  void many(std::int64_t u, std::int64_t o, std::int64_t len) {
+    reach(o + len - 1);
+    visit.many(u, o, len);
+  }
+  void flush() { visit.flush(); }
+};
+
 /// The reference's steps (ref/scatter_loop.hpp) on the share's elements only.
 template <class T, Reduction R, class Count, class I>
 void scatter_share(const Geometry& g, const I* idx, const Share<T, Count>& sh, Scratch& s, Poll& poll) {
   if (sh.hi <= sh.lo) return;
+  if (g.op == Op::scatter_elements && runs_are_local(g) && !sh.in_place && sh.use_init_val) {
+    CopyAsReached<T, R, Count, Combine<T, R, Count>> visit{{sh.out, sh.updates, sh.counts}, sh, sh.lo};
+    runs_in_range(g, idx, sh.lo, sh.hi, s, poll, visit);
+    visit.reach(sh.hi - 1);
+    share_epilogue<T, R, Count>(sh);
+    return;
+  }
   share_prologue<T, R, Count>(g, idx, sh, s, poll);
   runs_in_range(g, idx, sh.lo, sh.hi, s, poll, Combine<T, R, Count>{sh.out, sh.updates, sh.counts});
   share_epilogue<T, R, Count>(sh);

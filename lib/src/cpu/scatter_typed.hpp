@@ -153,16 +153,21 @@ void scatter_all(const Case& c, Prepared& p, Count* counts, Tensor& out, bool in
     });
     return;
   }
-  pool.run(p.tasks, [&](int t) {
-    Poll poll{&pool, t == 0};
-    try {
-      share_prologue<T, R, Count>(p.geometry, idx, share(t), scratch[static_cast<std::size_t>(t)], poll);
-    } catch (const Stopped&) {
-    }
-  });
+  // Out of place from data, the sort's apply copies each block as it reaches it; starting from
+  // the identity, every target must be set before any update lands, so the copy comes first.
+  const bool copies_in_apply = !in_place && c.attrs.use_init_val;
+  if (!copies_in_apply) {
+    pool.run(p.tasks, [&](int t) {
+      Poll poll{&pool, t == 0};
+      try {
+        share_prologue<T, R, Count>(p.geometry, idx, share(t), scratch[static_cast<std::size_t>(t)], poll);
+      } catch (const Stopped&) {
+      }
+    });
+  }
   try {
-    scatter_sorted<T, R, Count>(p.geometry, idx, c.updates.data<T>(), out.data<T>(), counts, p.bounds, p.tasks,
-                                p.buckets, pool);
+    scatter_sorted<T, R, Count>(p.geometry, idx, c.updates.data<T>(), copies_in_apply ? c.data.data<T>() : nullptr,
+                                out.data<T>(), counts, p.bounds, p.tasks, p.buckets, pool);
   } catch (const Stopped&) {
     SCATTER_ASSERT(false && "the pool rethrows the failure, never a Stopped");
   }
