@@ -250,8 +250,8 @@ TEST(CpuBackend, ScatterElementsSplitByColumnKeepsTheReferencesOrder) {
   }
 }
 
-// The branch-free min and max of a contiguous run (step.hpp) against the reference's step, bit
-// for bit: both zeros, subnormals, infinities, NaNs of either sign with different payloads (the
+// The branch-free min and max (step.hpp: float and double in a contiguous run, float16 and
+// bfloat16 everywhere) against the reference's step, bit for bit: both zeros, subnormals, infinities, NaNs of either sign with different payloads (the
 // first operand's must win), and random bit patterns, every ordered pair.
 template <class T, class Bits>
 void expect_ordered_min_max_is_the_references(std::vector<Bits> patterns) {
