@@ -118,7 +118,7 @@ void scatter_sorted(const Geometry& g, const I* idx, const T* updates, const T* 
         poll.tick();
       });
     });
-    const bool copies = data != nullptr && c0 == 0;
+    const bool copies = data != nullptr && c0 == 0;  // a first chunk there is: plan_buckets takes no case without runs
     pool.run(tasks, [&](int t) {  // 3. apply
       const auto lo = bounds[static_cast<std::size_t>(t)];
       const auto hi = bounds[static_cast<std::size_t>(t) + 1];
