@@ -126,10 +126,8 @@ void scatter_sorted(const Geometry& g, const I* idx, const T* updates, const T* 
       const auto last = std::min(static_cast<std::size_t>((hi + (std::int64_t{1} << b.shift) - 1) >> b.shift), blocks);
       for (auto k = first; k < last; ++k) {
         if (copies) {
-          const auto o0 = std::max(lo, static_cast<std::int64_t>(k) << b.shift);
-          const auto o1 = std::min(hi, static_cast<std::int64_t>(k + 1) << b.shift);
-          std::memcpy(out + o0, data + o0, static_cast<std::size_t>(o1 - o0) * sizeof(T));
-          if constexpr (R == Reduction::mean) std::fill(counts + o0, counts + o1, Count{0});
+          start_span<T, R, Count>(data, out, counts, std::max(lo, static_cast<std::int64_t>(k) << b.shift),
+                                  std::min(hi, static_cast<std::int64_t>(k + 1) << b.shift));
         }
         for (std::size_t e = b.starts[k]; e < b.starts[k + 1];) {
           if (t == 0) poll_cancel();

@@ -244,13 +244,20 @@ struct Combine {
   }
 };
 
+/// Elements [lo, hi) before their updates: data copied into out (none in place: data null) and
+/// mean's counts cleared. The one place for it, whether a share starts at once (share_start) or
+/// piece by piece as its updates reach it (CopyAsReached, the sort's apply).
+template <class T, Reduction R, class Count>
+void start_span(const T* data, T* out, Count* counts, std::int64_t lo, std::int64_t hi) {
+  if (hi <= lo) return;
+  if (data != nullptr) std::memcpy(out + lo, data + lo, static_cast<std::size_t>(hi - lo) * sizeof(T));
+  if constexpr (R == Reduction::mean) std::fill(counts + lo, counts + hi, Count{0});
+}
+
 /// Before the updates: the share's copy of data (out of place) and its counts cleared (mean).
 template <class T, Reduction R, class Count>
 void share_start(const Share<T, Count>& sh) {
-  if (sh.hi <= sh.lo) return;
-  const auto n = static_cast<std::size_t>(sh.hi - sh.lo);
-  if (!sh.in_place) std::memcpy(sh.out + sh.lo, sh.data + sh.lo, n * sizeof(T));
-  if constexpr (R == Reduction::mean) std::fill(sh.counts + sh.lo, sh.counts + sh.hi, Count{0});
+  start_span<T, R, Count>(sh.in_place ? nullptr : sh.data, sh.out, sh.counts, sh.lo, sh.hi);
 }
 
 /// share_start, then the share's targets started from the identity (use_init_val = false).
@@ -289,8 +296,7 @@ struct CopyAsReached {
   void reach(std::int64_t o) {
     if (o < copied) return;
     const auto end = std::min(sh.hi, (o / kPiece + 1) * kPiece);
-    std::memcpy(sh.out + copied, sh.data + copied, static_cast<std::size_t>(end - copied) * sizeof(T));
-    if constexpr (R == Reduction::mean) std::fill(sh.counts + copied, sh.counts + end, Count{0});
+    start_span<T, R, Count>(sh.data, sh.out, sh.counts, copied, end);
     copied = end;
   }
   void one(std::int64_t u, std::int64_t o) {
