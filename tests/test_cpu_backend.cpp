@@ -3,6 +3,8 @@
 // and out of place; and its pool: a failing task, a cancelled run.
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <bit>
@@ -500,6 +502,41 @@ TEST(CpuPool, ATasksExceptionReachesTheCallerAfterEveryTaskReturned) {
   std::vector<int> ran(4, 0);
   pool.run(3, [&](int t) { ran[static_cast<std::size_t>(t)] = 1; });
   EXPECT_EQ(ran, (std::vector<int>{1, 1, 1, 0}));
+}
+
+// The calling thread's CPUs, as a set.
+std::vector<int> affinity_of_this_thread() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(pthread_getaffinity_np(pthread_self(), sizeof set, &set), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+// A woken worker put on its caller's CPU ran after it, not beside it (docs/backends.md, "cpu").
+TEST(CpuPool, EachTaskRunsOnACpuOfItsOwnAndTheCallerGetsItsCpusBack) {
+  using scatter::detail::cpu::Pool;
+  const auto allowed = affinity_of_this_thread();
+  if (allowed.size() < 2) GTEST_SKIP() << "one CPU allowed: nothing to place";
+  Pool pool(2);
+  std::vector<std::vector<int>> cpus_of_task(2);
+  {
+    const Pool::Placement placed(pool);
+    pool.run(2, [&](int t) { cpus_of_task[static_cast<std::size_t>(t)] = affinity_of_this_thread(); });
+  }
+  EXPECT_EQ(cpus_of_task[0], std::vector<int>{allowed[0]});
+  EXPECT_EQ(cpus_of_task[1], std::vector<int>{allowed[1]});
+  EXPECT_EQ(affinity_of_this_thread(), allowed) << "the caller's CPUs were not given back";
+
+  // More threads than CPUs: nobody is pinned, and a Placement moves nothing.
+  Pool crowded(static_cast<int>(allowed.size()) + 1);
+  std::vector<std::vector<int>> crowded_cpus(allowed.size() + 1);
+  const Pool::Placement placed(crowded);
+  crowded.run(crowded.size(), [&](int t) { crowded_cpus[static_cast<std::size_t>(t)] = affinity_of_this_thread(); });
+  for (const auto& cpus : crowded_cpus) EXPECT_EQ(cpus, allowed);
 }
 
 }  // namespace

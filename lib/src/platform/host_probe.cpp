@@ -100,6 +100,7 @@ class HostProbe final : public BandwidthProbe {
       std::memset(dst.get() + first, 2, last - first);
     });
     std::vector<double> took;
+    const detail::cpu::Pool::Placement placed(pool_);
     for (int i = 0; i < samples; ++i) {
       if (cold) flush_host_caches();
       const auto start = Clock::now();

@@ -1,5 +1,7 @@
 #include "pool.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <utility>
@@ -7,8 +9,45 @@
 #include "scatter/cancel.hpp"
 
 namespace scatter::detail::cpu {
+namespace {
+
+// The CPUs this thread may run on, in order: the process's, as taskset or a cpuset gave them.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+// A failure leaves the thread where the scheduler puts it: slower, never wrong.
+bool pin_this_thread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+}  // namespace
+
+Pool::Placement::Placement(const Pool& pool) {
+  if (pool.cpus_.empty() || pthread_getaffinity_np(pthread_self(), sizeof before_, &before_) != 0) return;
+  moved_ = pin_this_thread(pool.cpus_.front());
+}
+
+Pool::Placement::~Placement() {
+  if (moved_) pthread_setaffinity_np(pthread_self(), sizeof before_, &before_);
+}
 
 Pool::Pool(int threads) : size_(std::max(1, threads)) {
+  // One thread alone, or more threads than CPUs: the scheduler's to place.
+  if (auto cpus = allowed_cpus(); size_ > 1 && cpus.size() >= static_cast<std::size_t>(size_)) {
+    cpus.resize(static_cast<std::size_t>(size_));
+    cpus_ = std::move(cpus);
+  }
   workers_.reserve(static_cast<std::size_t>(size_ - 1));
   try {
     for (int id = 1; id < size_; ++id) workers_.emplace_back([this, id] { work(id); });
@@ -32,6 +71,7 @@ void Pool::fail(std::exception_ptr error) {
 }
 
 void Pool::work(int id) {
+  if (!cpus_.empty()) pin_this_thread(cpus_[static_cast<std::size_t>(id)]);
   std::uint64_t seen = 0;
   for (;;) {
     void* task = nullptr;
