@@ -244,6 +244,63 @@ struct Combine {
   }
 };
 
+/// Where each update of a vector lands (one index an update, one element a run: ScatterElements
+/// or ScatterND on a 1-D output): target(u) = normalized(idx[u], extent) * stride. Zero extent
+/// where the geometry is not a vector.
+struct VectorTargets {
+  std::int64_t extent = 0;
+  std::int64_t stride = 0;
+};
+
+inline VectorTargets vector_targets(const Geometry& g) {
+  if (g.len != 1) return {};
+  if (g.op == Op::scatter_elements && g.rank == 1) return {g.extent, g.index_stride};
+  if (g.op == Op::scatter_nd && g.k == 1) return {g.extents[0], g.ostride[0]};
+  return {};
+}
+
+/// Every update of a vector into a share that holds the whole output (one thread: contention,
+/// small outputs), in update order, as Combine::one would apply them, but with the held element,
+/// its accumulator and the poll's count in locals. Combine keeps them in members, which the
+/// compiler stores and reloads around every store to the output (it may alias them): one
+/// element and 100 bins of float add took twice the time of this loop.
+template <class T, Reduction R, class Count, class I>
+void scatter_vector(const I* idx, std::int64_t count, VectorTargets at, const Share<T, Count>& sh, Poll& poll) {
+  constexpr std::int64_t kPollEvery = 65536;
+  T* const out = sh.out;
+  const T* const updates = sh.updates;
+  const auto target = [idx, at](std::int64_t u) { return normalized(idx[u], at.extent) * at.stride; };
+  const auto store = [out, counts = sh.counts](std::int64_t o, T acc, Count steps) {
+    out[o] = acc;
+    if constexpr (R == Reduction::mean) counts[o] += steps;
+  };
+  for (std::int64_t u0 = 0; u0 < count; u0 += kPollEvery) {
+    const auto u1 = std::min(count, u0 + kPollEvery);
+    if constexpr (R == Reduction::none) {
+      for (auto u = u0; u < u1; ++u) out[target(u)] = updates[u];
+    } else {
+      // Held within the block and stored before the poll: a call clobbers every vector
+      // register, and an accumulator live across one was kept on the stack for the whole loop.
+      std::int64_t held = target(u0);
+      T acc = out[held];
+      Count steps = 0;
+      for (auto u = u0; u < u1; ++u) {
+        const auto o = target(u);
+        if (o != held) {
+          store(held, acc, steps);
+          held = o;
+          acc = out[o];
+          steps = 0;
+        }
+        acc = step<R>(acc, updates[u]);
+        if constexpr (R == Reduction::mean) ++steps;
+      }
+      store(held, acc, steps);
+    }
+    poll.tick(static_cast<std::uint32_t>(u1 - u0));
+  }
+}
+
 /// Elements [lo, hi) before their updates: data copied into out (none in place: data null) and
 /// mean's counts cleared. The one place for it, whether a share starts at once (share_start) or
 /// piece by piece as its updates reach it (CopyAsReached, the sort's apply).
@@ -326,7 +383,11 @@ void scatter_share(const Geometry& g, const I* idx, const Share<T, Count>& sh, S
     return;
   }
   share_prologue<T, R, Count>(g, idx, sh, s, poll);
-  runs_in_range(g, idx, sh.lo, sh.hi, s, poll, Combine<T, R, Count>{sh.out, sh.updates, sh.counts});
+  if (const auto at = vector_targets(g); at.extent > 0 && sh.lo <= 0 && sh.hi >= g.numel) {
+    scatter_vector<T, R, Count>(idx, g.runs, at, sh, poll);
+  } else {
+    runs_in_range(g, idx, sh.lo, sh.hi, s, poll, Combine<T, R, Count>{sh.out, sh.updates, sh.counts});
+  }
   share_epilogue<T, R, Count>(sh);
 }
 
