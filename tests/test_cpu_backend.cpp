@@ -106,9 +106,10 @@ TEST(CpuBackend, SplitsALargeCaseOverItsThreadsAndStaysExact) {
 }
 
 // Contention on a small output at the default grain (the tests above use grains 1 and 2):
-// one thread over the whole output, every update through the batch loop, which holds a run
-// of one target in a register (scatter_range.hpp). Values of mixed magnitude, so that any
-// change in the order of one element's updates changes its float sum.
+// one thread over the whole output, every update through scatter_vector, which holds a run of
+// one target in a register, in blocks of kPollBlock updates (scatter_range.hpp); or privatized,
+// in four lanes a thread (scatter_typed.hpp). 200,000 updates cross the blocks' ends. Values of
+// mixed magnitude, so that any change in the order of one element's updates changes its float sum.
 void put(scatter::Tensor& t, std::int64_t i, double v) {
   switch (t.dtype()) {
     case scatter::DType::float32: t.data<float>()[i] = static_cast<float>(v); break;

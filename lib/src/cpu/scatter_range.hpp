@@ -36,6 +36,10 @@ struct Scratch {
 /// Thrown out of a task when another task failed or the run was cancelled.
 struct Stopped {};
 
+/// Updates between two checks of a loop that polls once per block (Poll::tick(steps)): a tight
+/// loop keeps its count in a register, where a tick a step stores and reloads the poll's.
+inline constexpr std::int64_t kPollBlock = 65536;
+
 /// What a task needs to check now and then: the pool's stop flag, and (task 0, on the
 /// caller's thread, which owns the case's deadline) --timeout and Ctrl-C.
 struct Poll {
@@ -266,7 +270,6 @@ inline VectorTargets vector_targets(const Geometry& g) {
 /// element and 100 bins of float add took twice the time of this loop.
 template <class T, Reduction R, class Count, class I>
 void scatter_vector(const I* idx, std::int64_t count, VectorTargets at, const Share<T, Count>& sh, Poll& poll) {
-  constexpr std::int64_t kPollEvery = 65536;
   T* const out = sh.out;
   const T* const updates = sh.updates;
   const auto target = [idx, at](std::int64_t u) { return normalized(idx[u], at.extent) * at.stride; };
@@ -274,8 +277,8 @@ void scatter_vector(const I* idx, std::int64_t count, VectorTargets at, const Sh
     out[o] = acc;
     if constexpr (R == Reduction::mean) counts[o] += steps;
   };
-  for (std::int64_t u0 = 0; u0 < count; u0 += kPollEvery) {
-    const auto u1 = std::min(count, u0 + kPollEvery);
+  for (std::int64_t u0 = 0; u0 < count; u0 += kPollBlock) {
+    const auto u1 = std::min(count, u0 + kPollBlock);
     if constexpr (R == Reduction::none) {
       for (auto u = u0; u < u1; ++u) out[target(u)] = updates[u];
     } else {

@@ -29,16 +29,20 @@ void histogram_part(const Geometry& g, const I* idx, const T* updates, std::int6
   auto u = r0;
   if (lanes == kLanes) {
     const auto quarter = (r1 - r0) / kLanes;
-    for (std::int64_t i = 0; i < quarter; ++i) {
-      for (int l = 0; l < kLanes; ++l) merge(part + l * stride, r0 + l * quarter + i);
-      poll.tick(kLanes);
+    for (std::int64_t i0 = 0; i0 < quarter; i0 += kPollBlock / kLanes) {
+      const auto i1 = std::min(quarter, i0 + kPollBlock / kLanes);
+      for (auto i = i0; i < i1; ++i) {
+        for (int l = 0; l < kLanes; ++l) merge(part + l * stride, r0 + l * quarter + i);
+      }
+      poll.tick(static_cast<std::uint32_t>(kLanes * (i1 - i0)));
     }
     u = r0 + kLanes * quarter;
     part += (kLanes - 1) * stride;
   }
-  for (; u < r1; ++u) {
-    merge(part, u);
-    poll.tick();
+  for (; u < r1; u += kPollBlock) {
+    const auto u1 = std::min(r1, u + kPollBlock);
+    for (auto v = u; v < u1; ++v) merge(part, v);
+    poll.tick(static_cast<std::uint32_t>(u1 - u));
   }
 }
 
