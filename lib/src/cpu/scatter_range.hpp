@@ -83,9 +83,9 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
                    Visit&& visit) {
   if (g.len == 1) {
     // Runs known to land in the window need no filter. On the whole output (one thread:
-    // small outputs, contention) they still go through the batch, whose loop holds a run of
-    // one target in a register; a ScatterElements row inside a thread's window is applied
-    // at once, after the batch so far (update order).
+    // small outputs that are not vectors; vectors take scatter_vector) they still go through
+    // the batch, whose loop holds a run of one target in a register; a ScatterElements row
+    // inside a thread's window is applied at once, after the batch so far (update order).
     std::size_t n = 0;
     const auto span = static_cast<std::uint64_t>(hi - lo);
     auto push = [&](std::int64_t u, std::int64_t o, bool lands) {
@@ -99,9 +99,9 @@ void runs_in_range(const Geometry& g, const I* idx, std::int64_t lo, std::int64_
       poll.tick();
     };
     if (lo <= 0 && hi >= g.numel && g.numel <= kCachedOutput) {
-      // The whole of an output in L2 (contention, small cases): each update applied as it is
-      // read, an element held in a register through a run of one target (visit.one); the
-      // batch's copy of the targets and its prefetch buy nothing there.
+      // The whole of an output in L2 (small cases that are not vectors): each update applied
+      // as it is read, an element held through a run of one target (visit.one); the batch's
+      // copy of the targets and its prefetch buy nothing there.
       for_each_run(g, idx, 0, g.runs, lo, hi, [&](std::int64_t u, std::int64_t o) {
         visit.one(u, o);
         poll.tick();
@@ -197,8 +197,7 @@ void apply_batch(T* out, Count* counts, std::size_t n, Target&& target, Value&& 
 }
 
 /// out = f(out, update), and the count of mean. one() keeps the element it last reduced
-/// in a register while the next update targets it too (one-element contention: an add's
-/// latency a step instead of a store and a reload); flush() stores it, and batch() and
+/// in `acc` while the next update targets it too; flush() stores it, and batch() and
 /// many() flush first. The same steps in the same order: nothing else reads the element
 /// meanwhile (threads own disjoint elements).
 template <class T, Reduction R, class Count>
