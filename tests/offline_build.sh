@@ -7,9 +7,10 @@
 # config folders and the libraries, runtime ones included) and cuts the network, then
 #   1. checks that the hiding works: their headers do not compile and a plain configure fails;
 #   2. checks that setup.sh --offline refuses a .deb whose sha256 differs from the manifest;
-#   3. runs `scripts/setup.sh --offline` into BUILD_DIR (-O0 with assertions on), CUDA off (OFFLINE_CUDA=1 turns it on
-#      where nvcc is found, as a GPU machine that cannot take carried binaries builds: the
-#      kernels use none of the five packages, and CI's test step compiles them already), with
+#   3. runs `scripts/setup.sh --offline` into BUILD_DIR (-O0 with assertions on), CUDA off
+#      (OFFLINE_CUDA=1 turns it on where nvcc is found, as a GPU machine that cannot take
+#      carried binaries builds: the kernels use none of the five packages, and CI's test step
+#      compiles them already), with
 #      apt-get and sudo replaced by stubs that record any call (none may come), and checks that
 #      the binaries load libfmt from the unpacked prefix (and, with CUDA, that the cuda backend
 #      was compiled in);
@@ -110,11 +111,9 @@ cuda=OFF
 if [ "${OFFLINE_CUDA:-0}" = 1 ] && { command -v nvcc >/dev/null || [ -n "${CUDACXX:-}" ] || [ -x /usr/local/cuda/bin/nvcc ]; }; then
   cuda=ON
 fi
-# -O0 with assertions on (Debug, without -g): what the packages must do is the same at any
-# optimisation, the build takes a quarter of Release's compile time (169 CPU-seconds against 615
-# on the 2-core machine: the cpu backend's instantiations are mostly the optimiser's work), and
-# CI's test step has the Release build: here the same tests run on a second build, where a
-# result that hangs on the optimiser shows (one did: a NaN's sign).
+# -O0 with assertions on (Debug, without -g): the packages' work does not depend on the
+# optimiser, the build takes a quarter of Release's time, and the tests run on a second build
+# beside CI's Release one (docs/offline-build.md, step 3, has the numbers).
 PATH="$tmp/stubs:$PATH" DEPS_PREFIX=$prefix BUILD_TYPE=Debug scripts/setup.sh --offline -- \
   -DSCATTER_ENABLE_CUDA=$cuda -DCMAKE_CXX_FLAGS_DEBUG=-O0 ||
   fail "scripts/setup.sh --offline failed"
