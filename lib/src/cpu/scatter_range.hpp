@@ -268,7 +268,7 @@ inline VectorTargets vector_targets(const Geometry& g) {
 /// compiler stores and reloads around every store to the output (it may alias them): one
 /// element and 100 bins of float add took twice the time of this loop.
 template <class T, Reduction R, class Count, class I>
-[[gnu::noinline]] void scatter_vector(const I* idx, std::int64_t count, VectorTargets at, const Share<T, Count>& sh, Poll& poll) {
+void scatter_vector(const I* idx, std::int64_t count, VectorTargets at, const Share<T, Count>& sh, Poll& poll) {
   T* const out = sh.out;
   const T* const updates = sh.updates;
   const auto target = [idx, at](std::int64_t u) { return normalized(idx[u], at.extent) * at.stride; };
