@@ -71,6 +71,9 @@ void add_external(CLI::App* cmd, BackendFlags& flags) {
                 "its times). By default each runs in a child process of its own");
   cmd->add_flag("--isolate", flags.isolate, "plugin:PATH backends in a child process: the default")
       ->excludes(in_process);
+  cmd->add_flag("--trust-exe", flags.trust_exe,
+                "exe:PATH:NAME backends are builds you vouch for: run over protocol 1, timed by their own clock, not "
+                "in the box (for builds older than the box, which have no box-host; docs/backends.md)");
 }
 
 void add_expectations(CLI::App* cmd, ExpectationFlags& flags) {
@@ -177,6 +180,7 @@ std::vector<std::unique_ptr<Backend>> backends_for(const BackendFlags& flags, co
   BackendConfig config;
   config.python = flags.python;
   config.isolate = !flags.in_process;  // isolated unless asked otherwise: a plugin cannot end the run
+  config.trust_exe = flags.trust_exe;
   config.self_exe = self_exe;
   config.user_backends = user_backend_specs(flags.backend);
   config.labelled = labelled_specs(flags.backend);

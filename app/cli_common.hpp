@@ -54,6 +54,7 @@ struct BackendFlags {
   std::string python;
   bool isolate = false;     ///< --isolate: the default, accepted for older command lines
   bool in_process = false;  ///< --in-process: plugins inside scatterctl
+  bool trust_exe = false;   ///< --trust-exe: exe: builds time themselves over protocol 1
   double timeout = 0.0;  ///< run's --timeout: also the workers' request time-out
   int threads = 0;       ///< --threads of the cpu backend; 0: one per core
   bool count_instructions = false;  ///< bench --counter instructions: the counted backends

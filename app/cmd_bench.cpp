@@ -39,6 +39,7 @@ struct BenchFlags {
   bool list = false;
   bool progress = false;  // a line a benchmark on stderr also when it is no terminal
   std::uint64_t seed = 1;
+  std::string variation_seed;  // hex; "": the operating system's randomness
   std::string gate;            // BASE,NEW: the paired gate after the run
   double gate_budget = 120.0;  // seconds of further rounds for undecided benchmarks
   std::string threshold;  // --gate: "" is the counter's default (counter.hpp: default_threshold)
@@ -88,6 +89,19 @@ BenchOptions bench_options(const BenchFlags& o, const Expectations* expectations
   options.verify = !o.no_verify;
   options.reference_from_cpu = !o.reference_ref;
   options.seed = o.seed;
+  if (!o.variation_seed.empty()) {
+    std::size_t used = 0;
+    try {
+      options.variation_seed = std::stoull(o.variation_seed, &used, 16);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != o.variation_seed.size() || options.variation_seed == 0) {
+      throw Error(ErrorCode::schema, "--variation-seed",
+                  fmt::format("= '{}' is not a report's variation_seed (16 hexadecimal digits, not all zero)",
+                              o.variation_seed.substr(0, 40)));
+    }
+  }
   options.counter = counter_of(o);
   // A count does not depend on the caches, and flushing them under valgrind costs seconds.
   if (options.counter == Counter::instructions) options.cold = false;
@@ -293,6 +307,9 @@ Command add_bench_command(CLI::App& app) {
                 "print a line as each benchmark starts, with the time since the last, also when stderr is no "
                 "terminal (a log of a run cut short shows where its time went)");
   cmd->add_option("--seed", o->seed, "seed of the order of the backends within each round (default 1)");
+  cmd->add_option("--variation-seed", o->variation_seed,
+                  "replay the varied inputs of a report's run (its context.variation_seed); by default each run "
+                  "draws them from the operating system's randomness, which no kernel can read beforehand");
   cmd->add_option("--gate", o->gate,
                   "BASE,NEW: after the run, the paired gate of NEW against BASE (two labels of --backend); "
                   "undecided benchmarks get more rounds within --gate-budget; exit 0 pass, 1 slower, 6 undecided");

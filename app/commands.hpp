@@ -25,5 +25,6 @@ Command add_import_command(CLI::App& app);
 Command add_plugin_host_command(CLI::App& app);
 /// Hidden: the far side of exe:PATH:NAME, serving a built-in backend over fds 3 and 4.
 Command add_backend_host_command(CLI::App& app);
+Command add_box_host_command(CLI::App& app);
 
 }  // namespace scatter::cli

@@ -1,6 +1,7 @@
 // scatterctl: CLI11 flags -> options; calls the library; errors -> exit codes.
 // Each command lives in its own cmd_<name>.cpp; this file registers and dispatches.
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -95,10 +96,13 @@ int main(int argc, char** argv) {
       add_explain_command(app), add_dump_command(app),     add_bench_command(app),
       add_compare_command(app), add_fuzz_command(app),     add_shrink_command(app), add_info_command(app),
       add_merge_command(app),   add_expectations_command(app), add_import_command(app),
-      add_plugin_host_command(app), add_backend_host_command(app)};
+      add_plugin_host_command(app), add_backend_host_command(app),
+      add_box_host_command(app)};
   if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
   // The hosts' parent reports their crashes as the case's error.
-  if (!app.got_subcommand("plugin-host") && !app.got_subcommand("backend-host")) install_fatal_signal_handlers();
+  const bool hosting = std::any_of(kHostCommands.begin(), kHostCommands.end(),
+                                   [&](const std::string& name) { return app.got_subcommand(name); });
+  if (!hosting) install_fatal_signal_handlers();
 
   Invocation invocation;
   invocation.self_exe = self_path(argv[0]);

@@ -30,6 +30,10 @@ std::vector<std::string> command_names(CLI::App& app) {
   return names;
 }
 
+bool is_host_command(const std::string& word) {
+  return std::find(kHostCommands.begin(), kHostCommands.end(), word) != kHostCommands.end();
+}
+
 // `scatterctl help [COMMAND]`, and a word that is no command, before CLI11 sees them.
 std::optional<int> command_word(CLI::App& app, int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
@@ -49,7 +53,7 @@ std::optional<int> command_word(CLI::App& app, int argc, char** argv) {
     std::cout << app.help();
     return kExitOk;
   }
-  if (std::find(names.begin(), names.end(), word) == names.end() && word != "plugin-host" && word != "backend-host") {
+  if (std::find(names.begin(), names.end(), word) == names.end() && !is_host_command(word)) {
     std::cerr << fmt::format("scatterctl: '{}' is not a command{} (scatterctl help lists them)\n", word,
                              did_you_mean(word, names));
     return kExitUsage;

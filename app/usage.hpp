@@ -10,6 +10,11 @@
 
 namespace scatter::cli {
 
+/// The hidden commands another scatterctl starts (the far sides of workers and boxes): never
+/// listed, and their crashes are their parent's to report.
+inline const std::vector<std::string> kHostCommands{"plugin-host", "backend-host", "box-host"};
+bool is_host_command(const std::string& word);
+
 /// A check that an option's value is one of `names`, its error naming them all and the
 /// closest ("--mode: 'ndd' is not one of nd, elements, ...; did you mean 'nd'?").
 CLI::Validator one_of(std::vector<std::string> names);

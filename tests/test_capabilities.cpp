@@ -180,8 +180,8 @@ TEST(CapabilitiesErrors, InvalidJsonAndNotAnObject) {
   const auto e = refusal(R"({"ops": )");
   EXPECT_EQ(e.code(), ErrorCode::schema);
   EXPECT_EQ(e.field(), "worker numpy: capabilities");
-  EXPECT_EQ(e.message().rfind("worker numpy: capabilities: not valid JSON: parse error at line 1, column 9", 0), 0u)
-      << e.message();
+  EXPECT_EQ(e.message(), "worker numpy: capabilities: the document is not valid JSON (cut short?): its 8 bytes end inside "
+                         "a value");
   EXPECT_REFUSED("[]", "worker numpy: capabilities: must be an object, got []");
 }
 

@@ -112,13 +112,14 @@ TEST(InputFingerprint, AnyChangedBitOrSwappedWordChangesIt) {
 }
 
 TEST(InputVariations, TheWantOfEachVariationIsTheReferenceOfItsInputs) {
-  int varied = 0;
+  int varied = 0, swapped = 0, contended = 0;
   for (std::int64_t i = 0; i < 600; ++i) {
     const auto text = scatter::fuzz_case(31, i, 2048);
     auto c = scatter::testing::load_case(text);
     const scatter::CaseFacts facts(c);
     const auto data_before = scatter::fingerprint(c.data);
     const auto updates_before = scatter::fingerprint(c.updates);
+    const auto indices_before = scatter::fingerprint(c.indices);
     const auto want_before = scatter::fingerprint(facts.want());
     scatter::VariationSource source(c, facts, 1000 + static_cast<std::uint64_t>(i));
     for (int call = 0; call < 3; ++call) {
@@ -126,20 +127,26 @@ TEST(InputVariations, TheWantOfEachVariationIsTheReferenceOfItsInputs) {
       EXPECT_EQ(v.number, static_cast<std::uint64_t>(call + 1));
       if (v.empty()) continue;
       ++varied;
+      swapped += !v.indices.empty();
+      contended += v.data.empty() && !v.updates.empty();
       const auto oracle = scatter::reference_scatter(scatter::varied_copy(c, v));
       {
         const scatter::VariationSource::Applied applied(source, v);
         ASSERT_EQ(std::memcmp(source.want().bytes(), oracle.bytes(), oracle.nbytes()), 0)
             << text << "\nvariation " << v.number << ": the want is not the reference of the varied inputs";
-        EXPECT_NE(scatter::fingerprint(c.data) ^ scatter::fingerprint(c.updates), data_before ^ updates_before);
+        EXPECT_NE(scatter::fingerprint(c.data) ^ scatter::fingerprint(c.updates) ^ scatter::fingerprint(c.indices),
+                  data_before ^ updates_before ^ indices_before);
       }
       EXPECT_EQ(scatter::fingerprint(c.data), data_before);
       EXPECT_EQ(scatter::fingerprint(c.updates), updates_before);
+      EXPECT_EQ(scatter::fingerprint(c.indices), indices_before);
       EXPECT_EQ(scatter::fingerprint(source.want()), want_before);
     }
     if (HasFailure()) return;
   }
   EXPECT_GT(varied, 1200) << "most fuzzed cases have an element to vary";
+  EXPECT_GT(swapped, 100) << "index swaps: a memo that never reads the indices again goes stale";
+  EXPECT_GT(contended, 0) << "cases whose every element takes several updates are varied too";
 }
 
 TEST(InputVariations, NoTwoCallsSeeTheSameInputs) {
@@ -160,15 +167,44 @@ TEST(InputVariations, NoTwoCallsSeeTheSameInputs) {
   EXPECT_NE(source.describe().find("16 data and"), std::string::npos) << source.describe();
 }
 
-TEST(InputVariations, ACaseWhoseEveryElementTakesTwoUpdatesIsNotVaried) {
+// The contention and histogram rows: every element takes several updates. Some of those updates
+// change each call, and their targets' values are folded again from all their updates.
+TEST(InputVariations, ACaseWhoseEveryElementTakesTwoUpdatesIsVariedInThoseUpdates) {
   auto c = scatter::testing::load_case(scatter::testing::make_case(
       R"("op": "scatter_elements", "reduction": "add")", scatter::testing::tensor("float32", "[2]", "[0, 0]"),
-      scatter::testing::tensor("int64", "[4]", "[0, 1, 1, 0]"),
-      scatter::testing::tensor("float32", "[4]", "[1, 2, 3, 4]")));
+      scatter::testing::tensor("int64", "[6]", "[0, 1, 1, 0, 0, 1]"),
+      scatter::testing::tensor("float32", "[6]", "[1, 2, 3, 4, 5, 6]")));
   const scatter::CaseFacts facts(c);
   scatter::VariationSource source(c, facts, 7);
-  EXPECT_TRUE(source.next().empty());
-  EXPECT_NE(source.describe().find("not varied"), std::string::npos) << source.describe();
+  for (int call = 0; call < 20; ++call) {
+    const auto v = source.next();
+    ASSERT_FALSE(v.updates.empty());
+    EXPECT_TRUE(v.data.empty() && v.indices.empty());
+    const auto oracle = scatter::reference_scatter(scatter::varied_copy(c, v));
+    const scatter::VariationSource::Applied applied(source, v);
+    ASSERT_EQ(std::memcmp(source.want().bytes(), oracle.bytes(), oracle.nbytes()), 0) << "call " << call;
+  }
+  EXPECT_NE(source.describe().find("of elements that take several"), std::string::npos) << source.describe();
+}
+
+// Each call's positions are drawn from every candidate, not from a sample kept for the pass (a
+// kernel that learned a pool of 4,096 would re-read only those): over a case of 200,000 untouched
+// elements, 1,000 calls of 16 reach far more than 4,096 distinct ones.
+TEST(InputVariations, PositionsAreDrawnFromEveryCandidate) {
+  auto c = scatter::testing::load_case(scatter::testing::make_case(
+      R"("op": "scatter_elements")",
+      R"({"dtype": "float32", "shape": [200000], "generate": {"kind": "uniform", "low": -1, "high": 1, "seed": 3}})",
+      scatter::testing::tensor("int64", "[2]", "[5, 9]"), scatter::testing::tensor("float32", "[2]", "[1, 2]")));
+  const scatter::CaseFacts facts(c);
+  scatter::VariationSource source(c, facts, 11);
+  std::set<std::int64_t> seen;
+  for (int call = 0; call < 1000; ++call) {
+    for (const auto at : source.next().data.at) seen.insert(at);
+  }
+  EXPECT_GT(seen.size(), 12000u);
+  // And two sources of other seeds draw other positions.
+  scatter::VariationSource a(c, facts, 1), b(c, facts, 2);
+  EXPECT_NE(a.next().data.at, b.next().data.at);
 }
 
 // A row of `bytes` bytes timed at `samples` seconds, on a machine whose fastest copy moves 10 GB/s.
@@ -286,24 +322,34 @@ TEST(TheClock, AWorkersTimeMustAgreeWithScatterctlsClock) {
 
 TEST(TheClock, UnderCpuPressureAWideMedianGapIsUndecidedNotAPass) {
   // Late by 2 ms on three samples of five, as on a machine whose CPUs are all taken: the closest
-  // sample agrees. Under pressure no verdict on the timer, and no time: an error to rerun.
+  // sample agrees. Under pressure no verdict on the timer: its number stands, undecided, and the
+  // row neither fails nor errs (bench exits 0).
   const std::vector<OuterClock> late_most = {
       {5.12e-3, 1e-4}, {7.1e-3, 1e-4}, {7.1e-3, 1e-4}, {7.1e-3, 1e-4}, {5.12e-3, 1e-4}};
   auto pressed = clocked({5e-3, 5e-3, 5e-3, 5e-3, 5e-3}, late_most);
   pressed.cpu_pressure = 0.5;
   scatter::refuse_unwitnessed_time(pressed);
-  EXPECT_EQ(pressed.status, Status::error);
-  EXPECT_NE(pressed.error.find("a median gap of"), std::string::npos) << pressed.error;
-  EXPECT_NE(pressed.error.find("waited for a CPU in 50% of its sampling"), std::string::npos) << pressed.error;
-  EXPECT_NE(pressed.error.find("rerun it on a quiet machine"), std::string::npos) << pressed.error;
+  EXPECT_EQ(pressed.status, Status::passed);
+  EXPECT_EQ(pressed.verdict, scatter::TimeVerdict::noisy);
+  EXPECT_EQ(pressed.timing.samples.size(), 5u) << "the number stands";
+  EXPECT_NE(pressed.verdict_reason.find("a median gap of"), std::string::npos) << pressed.verdict_reason;
+  EXPECT_NE(pressed.verdict_reason.find("waited for a CPU in 50% of its sampling"), std::string::npos);
+  EXPECT_NE(pressed.verdict_reason.find("rerun it on a quiet machine"), std::string::npos);
+  // Every sample late, at 97% pressure (a shared machine): the closest one too, and still undecided.
+  auto crowded = clocked({1.5e-3, 1.5e-3, 1.5e-3, 1.5e-3, 1.5e-3},
+                         {{4e-3, 4e-5}, {4e-3, 4e-5}, {4.1e-3, 4e-5}, {4e-3, 4e-5}, {4.2e-3, 4e-5}});
+  crowded.cpu_pressure = 0.97;
+  scatter::refuse_unwitnessed_time(crowded);
+  EXPECT_EQ(crowded.status, Status::passed) << crowded.error;
+  EXPECT_EQ(crowded.verdict, scatter::TimeVerdict::noisy);
   // The same gaps on a quiet machine: nothing explains them but the timer.
   auto quiet = clocked({5e-3, 5e-3, 5e-3, 5e-3, 5e-3}, late_most);
   quiet.cpu_pressure = 0.0005;
   scatter::refuse_unwitnessed_time(quiet);
   EXPECT_EQ(quiet.status, Status::failed);
-  // Under pressure, a timer whose closest sample is off by the lie still fails: pressure only
-  // ever delays the clock outside.
-  auto patched = clocked({1e-7, 1e-7, 1e-7}, {{5.1e-3, 1e-4}, {5.1e-3, 1e-4}, {5.1e-3, 1e-4}});
+  // Under pressure, a timer whose closest sample of fifteen is off by the lie still fails: that
+  // every one of them was delayed by a neighbour taking half the time is too rare (0.5^15).
+  auto patched = clocked(std::vector<double>(15, 1e-7), std::vector<OuterClock>(15, {5.1e-3, 1e-4}));
   patched.cpu_pressure = 0.5;
   scatter::refuse_unwitnessed_time(patched);
   EXPECT_EQ(patched.status, Status::failed) << patched.error;

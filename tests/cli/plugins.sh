@@ -135,7 +135,7 @@ done
 # 6. liar, input_writer, overrun: ERROR naming the problem, on valid and invalid cases.
 for mode in --in-process ""; do
   for pair in "liar|accepted the case in supports\(\) but run\(\) returned SP_UNSUPPORTED" \
-    "input_writer|modified its input data" "overrun|wrote past the end of out"; do
+    "overrun|wrote past the end of out"; do
     name=${pair%%|*}
     problem=${pair#*|}
     what="$name${mode:+ $mode}"
@@ -152,6 +152,19 @@ for mode in --in-process ""; do
   check "overrun${mode:+ $mode} on an expect_error case: ERROR, not passed" \
     out_has "^x1_index_out_of_range .* $(re "$(backend_cell "$p")") +ERROR +\[backend\] on an invalid case .*wrote past the end of out"
 done
+
+# 6b. input_writer: in scatterctl's process a write into the inputs is found after the call; in
+# the box the inputs are mapped read-only, and the write kills the box's process, which its log
+# names (then the backend is given up after three such crashes, as for any crash).
+p=$(plugin input_writer)
+ctl run "$valid" --backend "$p" --in-process
+check "input_writer --in-process: 5 ERROR rows naming the write" \
+  test "$(grep -Ec "^f[1-5]_case .* ERROR +\[backend\] .*modified its input data" "$TMP/out")" -eq 5
+ctl run "$valid" --backend "$p"
+check "input_writer in the box: exit 1" rc_is 1
+check "input_writer in the box: 3 ERROR rows, killed, the log naming the write into its read-only inputs" \
+  test "$(grep -Ec "^f[1-3]_case .* ERROR +\[crashed\] .*signal 11.*" "$TMP/out")" -eq 3
+check "input_writer in the box: the reason in the log" out_has "the kernel wrote into its read-only input data"
 
 # 7. Plugins that cannot be loaded, named with --backend: exit 5 and the reason on stderr.
 for mode in --in-process ""; do

@@ -75,7 +75,7 @@ done
 # 6, 21. An array nested 100,000 deep: refused by depth, no crash, a short message.
 ctl merge "$TMP/p1.json" "$TMP/deep2.json" "$TMP/p3.json" -q
 check "deep nesting: exit 3" rc_is 3
-check "deep nesting: named" err_has "nests deeper than 64 levels"
+check "deep nesting: named" err_has "nesting deeper than 64 levels at line 1"
 check "deep nesting: a short message" test "$(wc -c <"$TMP/err")" -lt 2000
 
 # 16. A part cut short: says so, with the byte.

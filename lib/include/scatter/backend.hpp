@@ -55,7 +55,6 @@ struct RunFlags {
   bool in_place = false;
   bool deterministic = false;  ///< none's last writer; float add/sub/mul/mean in update order (see kDeterministicExactHits)
   bool flush_caches = false;  ///< evict the device's caches just before the timed region (cold benchmarks)
-  int repeat = 1;             ///< timed repetitions an external backend runs in one request (bench)
   bool check_launches = false;  ///< cuda: wait for and check every kernel as it is launched (names a faulting one)
   /// bench: the same Case object as the previous run, unchanged, with the same flags. A
   /// backend may keep what it prepared (cuda: its uploads and host scans) and restore the
@@ -65,11 +64,6 @@ struct RunFlags {
   /// the backend is not audited). A backend may return an empty tensor instead of
   /// downloading it (cuda does); the time is the same either way, measured before.
   bool output_unused = false;
-  /// bench's timed calls: the backend may keep this call's output where it ran (a worker
-  /// process) and answer BackendOutput::held instead of sending it; the caller takes it with
-  /// take_held_output() if it audits this call. The worker learns whether it is audited only
-  /// after its time is in, so it cannot do the work for audited calls alone.
-  bool hold_output = false;
   /// bench's timed calls of an external backend: inputs no earlier call saw (a few elements
   /// changed; nullptr or empty: the case's own).
   const InputVariation* vary = nullptr;
@@ -83,11 +77,9 @@ struct RunFlags {
 struct BackendOutput {
   Tensor output;
   double seconds = 0.0;  ///< time of the op itself, as the backend measures it
-  std::vector<double> samples;  ///< every timed repetition, when the backend ran more than one
   std::string timing;    ///< what `seconds` includes, when not the built-in backends' own timer
   std::string lowering;  ///< the framework op a case was lowered to ("ScatterND-18"), when external
   Counts counts;         ///< the timed region's instructions and cache events, from a counting host (counter.hpp)
-  bool held = false;     ///< RunFlags::hold_output: `output` is empty; take_held_output() has it
   std::optional<OuterClock> outer = std::nullopt;  ///< RunFlags::outer_clock: the call on scatterctl's clock
 };
 
@@ -147,10 +139,6 @@ class Backend {
   /// that one process's memory layout and thread placement do not bias a whole comparison:
   /// the bench driver calls it every few rounds, outside the timed region.
   virtual void renew() {}
-  /// The output of the last run, which answered BackendOutput::held; valid until the next run.
-  virtual Tensor take_held_output() {
-    throw BackendFault(std::string(name()) + " holds no output (it never answers held)");
-  }
   /// Role, memory and threads (see BackendTraits).
   virtual BackendTraits traits() const { return {}; }
   bool is_external() const { return traits().role == BackendRole::external; }
@@ -174,6 +162,8 @@ class Backend {
 struct BackendConfig {
   std::string python;                   ///< --python; empty: $SCATTERCTL_PYTHON, the project's .venv, python3
   bool isolate = false;                 ///< plugins in a child process (the CLI's default; --in-process clears it)
+  /// exe:PATH:NAME builds vouched for (--trust-exe): protocol 1 and their own clock, not the box.
+  bool trust_exe = false;
   std::string self_exe;                 ///< scatterctl itself, which hosts isolated plugins
   std::vector<std::string> user_backends;  ///< the plugin:PATH and python:... specs asked for
   /// --backend LABEL=SPEC entries: {label, spec}, each a backend instance of its own.

@@ -16,6 +16,9 @@ struct BackendTraits {
   BackendRole role = BackendRole::builtin;
   MemoryKind memory = MemoryKind::host;
   int threads = 1;  ///< host threads it runs on (the host copy line is measured on as many)
+  /// Its output is handed to it already holding data (a plugin's `out`), the copy made outside
+  /// the timed call: the byte floor then does not count that copy.
+  bool given_data_copy = false;
 };
 
 }  // namespace scatter

@@ -87,6 +87,9 @@ struct BenchOptions {
   bool verify = true;
   /// Shuffles the backends' order within each round (docs/benchmarks.md, "Paired A/B").
   std::uint64_t seed = 1;
+  /// The draws of the external backends' varied inputs: 0 draws it from the operating system's
+  /// randomness for the run (the report records it afterwards); another value replays a run.
+  std::uint64_t variation_seed = 0;
   /// Test-only: real slowdowns, for measuring the gate (SCATTERCTL_BENCH_SLOWDOWN).
   std::vector<Slowdown> slowdown;
   /// Known divergences: a failed check they cover is xfail, not a failure.
@@ -120,6 +123,9 @@ double cpu_stall_seconds();
 /// to 0.025, two 0.51: bench/results/judge-cpu-2026-11-29).
 inline constexpr double kNoticeablePressure = 0.02;
 
+/// A seed no process of this machine can know beforehand: the operating system's randomness.
+std::uint64_t secret_seed();
+
 /// The one name a benchmark has everywhere (scatterctl bench, scatter_bench, compare):
 /// "case@backend".
 std::string bench_name(const std::string& item, const std::string& backend);
@@ -138,12 +144,29 @@ struct Timing {
 
 
 
+/// How a row's number stands, beside the trial's Status (benchdnn's MISTRUSTED beside FAILED).
+/// Set by settle() alone.
+enum class TimeVerdict {
+  timed,    ///< a number, every check passed
+  noisy,    ///< a number, but undecided: its clock's check cannot be told from a neighbour's load
+  refused,  ///< a number no machine could give (physics, scatterctl's clock): FAILED, samples kept
+  none,     ///< no number: the output or the inputs failed a check, or it was never measured
+};
+std::string_view to_string(TimeVerdict verdict);
+
+struct BenchRow;
+/// The one place a row's timing is decided: `verdict`, the trial's `status` that goes with it
+/// (refused: failed; noisy: unchanged), and why. A row without a number keeps no samples.
+void settle(BenchRow& row, TimeVerdict verdict, std::string why, Status status = Status::failed);
+
 struct BenchRow {
   std::string name;
   std::string group;
   std::string backend;          ///< the backend's label (its name unless --backend LABEL=SPEC)
   std::string spec;             ///< what the label stands for ("exe:/base/scatterctl:cpu"), when labelled
   Status status = Status::passed;  ///< the trial's status: only passed and XPASS rows have timings
+  TimeVerdict verdict = TimeVerdict::timed;  ///< settle()'s: whether the number stands
+  std::string verdict_reason;  ///< why a noisy row's number is undecided
   bool in_place = false;
   bool cold = true;
   Timing timing;
@@ -217,6 +240,7 @@ struct BenchContext {
   MachineLoad load_end;
   int repetitions = 1;
   std::uint64_t seed = 1;  ///< the seed of the rounds' order
+  std::uint64_t variation_seed = 0;  ///< the run's secret draws of varied inputs, told after the run
   std::vector<std::pair<std::string, std::string>> labels;  ///< --backend LABEL=SPEC: label, spec
   Counter counter = Counter::time;
   /// What made the reference the checks and audits compared with ("ref (one thread)", or the

@@ -21,6 +21,11 @@ std::unique_ptr<Backend> make_plugin_backend(const std::string& path);
 /// fd_in and answers on fd_out, one JSON object a line. Returns the process's exit code:
 /// 0 after `shutdown` or at the end of the requests, 1 when the channel breaks.
 int serve_plugin(const std::string& path, int fd_in, int fd_out);
+/// `scatterctl box-host plugin PATH`: the box's runtime beside a plugin, and `box-host builtin
+/// NAME`: beside a built-in backend of this build (docs/backends.md, "The box"). Over fds 3, 4
+/// and 5, box protocol 2; the kernel is loaded when scatterctl asks hello.
+int serve_plugin_box(const std::string& path);
+int serve_builtin_box(const std::string& name, int threads);
 
 /// Whether a host keeps the last case for requests that say `same_inputs`: for scatterctl's own
 /// backends only. A plugin gets its inputs afresh from the files every request, so that one

@@ -33,12 +33,25 @@ std::vector<std::int64_t> strides_of(const Shape& shape);
 /// The row-major coordinate of a flat offset.
 std::vector<std::int64_t> unravel(std::int64_t offset, const Shape& shape);
 
-/// A dense row-major tensor owning its bytes. Move-only; copy with clone().
+namespace detail {
+/// Frees what a tensor allocated, and nothing of a view.
+struct TensorRelease {
+  bool owned = true;
+  void operator()(std::byte* p) const {
+    if (owned) delete[] p;
+  }
+};
+}  // namespace detail
+
+/// A dense row-major tensor owning its bytes, or a view of bytes someone else owns (the box's
+/// shared memory, view()). Move-only; copy with clone(), which always owns.
 class Tensor {
  public:
   Tensor() = default;
   /// Allocates uninitialized storage; the caller has checked the size.
   Tensor(DType dtype, Shape shape);
+  /// A tensor over `bytes`, which must hold its elements and outlive it; never freed by it.
+  static Tensor view(DType dtype, Shape shape, std::byte* bytes);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -64,7 +77,7 @@ class Tensor {
   DType dtype_ = DType::float32;
   Shape shape_;
   std::int64_t numel_ = 0;
-  std::unique_ptr<std::byte[]> data_;
+  std::unique_ptr<std::byte[], detail::TensorRelease> data_;
 };
 
 /// FNV-1a over the tensor's bytes, 8 at a time in four chains, and over 64 MiB slices on every

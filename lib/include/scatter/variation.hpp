@@ -3,8 +3,10 @@
 /// earlier call saw, so that an output memorised under a cheap key of the inputs is stale
 /// and its audit fails (docs/benchmarks.md, "Measurements a kernel cannot game"). A
 /// variation sets a few elements to new values where the reference's output of the new
-/// inputs follows without running it again: data where no update lands, and updates whose
-/// target takes no other. The indices never change, so the work's pattern and cost do not.
+/// inputs follows without running it again, or from a few of its steps: data where no update
+/// lands, updates whose target takes no other, the indices of two such updates swapped (each
+/// lands where the other did: the pattern and cost of the work stay), and where every element
+/// takes several updates, some of those updates.
 
 #include <cstdint>
 #include <vector>
@@ -27,7 +29,8 @@ struct InputVariation {
   std::uint64_t number = 0;  ///< the call's variation, 1, 2, ... (0: none)
   ElementDelta data;
   ElementDelta updates;
-  bool empty() const { return data.empty() && updates.empty(); }
+  ElementDelta indices;  ///< index elements given another's value: two targets swapped
+  bool empty() const { return data.empty() && updates.empty() && indices.empty(); }
 };
 
 /// The element's bytes as an unsigned integer (little-endian, as tensors are held).

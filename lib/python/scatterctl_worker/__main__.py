@@ -9,27 +9,13 @@ import sys
 PROTOCOL = 1
 
 
-def _redirect_stdout():
-    try:
-        sys.stdout.flush()
-    except Exception:
-        pass
-    os.dup2(2, 1)
-    sys.stdout = os.fdopen(os.dup(2), "w", buffering=1, closefd=True)
-
-
 def main(argv):
     # Claim fds 3 and 4 first: once stdout is re-pointed, a dup() could take a free number 3 or 4.
-    for fd in (3, 4):
-        try:
-            os.fstat(fd)
-        except OSError as e:
-            print(f"scatterctl_worker: file descriptor {fd} is not open ({e.strerror}); "
-                  "requests come in on fd 3 and answers go out on fd 4", file=sys.stderr)
-            return 2
-    rd = os.fdopen(3, "rb")
-    wr = os.fdopen(4, "wb", buffering=0)
-    _redirect_stdout()
+    from .channel import claim
+    channel = claim((3, 4), "scatterctl_worker", "requests come in on fd 3 and answers go out on fd 4")
+    if channel is None:
+        return 2
+    rd, wr = channel
     import json
     import traceback
 
@@ -99,7 +85,6 @@ def main(argv):
     buf = b""
     kept = None  # (run_key, Case, Prepared, flags) of the last request that ran
     varied = None  # the undo of the variation applied to the kept case, if any
-    held = None  # the output of the last run with hold_output, until an 'output' request
     while True:
         chunk = rd.readline()
         if not chunk:
@@ -165,12 +150,11 @@ def main(argv):
                     pm.undo_variation(varied)  # the kept case's own values, before this request's
                     prep = None  # it was prepared from the varied values
                 kept = varied = None  # a case that fails is not kept; the last one's tensors go before the next loads
-                held = None  # one output is held: the last run's
                 try:
                     if reuse:
-                        out_path, repeat = pm.parse_out_and_repeat(req)
+                        out_path = pm.parse_out(req)
                     else:
-                        case, out_path, repeat, flags = pm.parse_run(req)
+                        case, out_path, flags = pm.parse_run(req)
                     if "vary" in req:  # bench's timed call: inputs no earlier call saw
                         varied = pm.apply_variation(case, req["vary"])
                         prep = None
@@ -180,9 +164,7 @@ def main(argv):
                 try:
                     if prep is None or a.untrusted:
                         prep = a.prepare(case, flags)
-                    hold = req.get("hold_output") is True
-                    out, fields = a.run_prepared(prep, repeat, read_output=not hold or a.untrusted,
-                                                 cold=flags.get("flush_caches") is True,
+                    out, fields = a.run_prepared(prep, cold=flags.get("flush_caches") is True,
                                                  signals=Signals(rid) if req.get("signals") is True else None)
                     kept = (key, case, prep, flags)
                 except pm.Rejected as e:
@@ -205,34 +187,9 @@ def main(argv):
                     else:
                         answer(error(rid, e))
                     continue
-                # hold_output: the output stays where it is (on the device, for a GPU framework)
-                # until an 'output' request asks for it: bench audits some calls, and says which
-                # only after the call's time is in.
-                if hold:
-                    held = (case, prep, out)  # out: None while the output stays on the device
-                    answer({"id": rid, "status": "ok", "held": True} | fields)
-                else:
-                    pm.check_output(case, out)
-                    pm.write_npy(out_path, out)
-                    answer({"id": rid, "status": "ok"} | fields)
-                continue
-            if op == "output":
-                out_path = req.get("out")
-                if held is None or not isinstance(out_path, str):
-                    answer({"id": rid, "status": "error",
-                            "message": "no output is held" if held is None else "output: 'out' must be a path"})
-                    continue
-                case, prep, out = held
-                held = None
-                try:
-                    if out is None:
-                        out = prep.result()
-                    protocol_mod.check_output(case, out)
-                    protocol_mod.write_npy(out_path, out)
-                except Exception as e:
-                    answer(error(rid, e))
-                    continue
-                answer({"id": rid, "status": "ok"})
+                pm.check_output(case, out)
+                pm.write_npy(out_path, out)
+                answer({"id": rid, "status": "ok"} | fields)
                 continue
             answer({"id": rid, "status": "error", "message": f"unknown request op {op!r}"})
         except Exception as e:  # never crash on a request

@@ -1,7 +1,6 @@
 """What every framework adapter provides, and the timing loop they share."""
 import gc
 import platform
-import statistics
 import time
 
 import numpy as np
@@ -74,41 +73,26 @@ class Adapter:
                 "device": self.device, "settings": {k: str(v) for k, v in self.settings.items()},
                 "capabilities": self.capabilities()}
 
-    def run_prepared(self, prep, repeat, read_output=True, cold=False, signals=None):
-        """Times a prepared case (one kept from an earlier request too: reset() restores it);
-        -> (output Tensor, answer fields).
-        read_output False leaves the output where it is (None is returned for it): prep.result()
-        reads it later, until the next call. cold: the caches are flushed before each timed call.
-        signals: told just before and just after a single timed call (the driving scatterctl's
-        own clock, docs/backends.md)."""
-        samples = []
-
-        def timed(signalled):
-            prep.reset()
-            if cold:
-                prep.flush()
-            # No garbage collection inside the timed call (as timeit does): a collection that the
-            # harness's own allocations set off there is the harness's time, not the op's.
-            gc.disable()
-            try:
-                if signalled:
-                    signals.starting()
-                samples.append(prep.timed_call())
-                if signalled:
-                    signals.stopped()
-            finally:
-                gc.enable()
-
-        if repeat > 1:
-            prep.reset()
-            prep.call()  # warm-up, untimed
-            for _ in range(repeat):
-                timed(False)
-        else:
-            timed(signals is not None)
-        out = prep.result() if read_output else None
-        return out, {"seconds": statistics.median(samples), "samples": samples,
-                     "timing": prep.timing, "lowering": prep.lowering}
+    def run_prepared(self, prep, cold=False, signals=None):
+        """Times a prepared case once (one kept from an earlier request too: reset() restores it);
+        -> (output Tensor, answer fields). cold: the caches are flushed before the timed call.
+        signals: told just before and just after the timed call (the driving scatterctl's own
+        clock, docs/backends.md)."""
+        prep.reset()
+        if cold:
+            prep.flush()
+        # No garbage collection inside the timed call (as timeit does): a collection that the
+        # harness's own allocations set off there is the harness's time, not the op's.
+        gc.disable()
+        try:
+            if signals is not None:
+                signals.starting()
+            seconds = prep.timed_call()
+            if signals is not None:
+                signals.stopped()
+        finally:
+            gc.enable()
+        return prep.result(), {"seconds": seconds, "timing": prep.timing, "lowering": prep.lowering}
 
 
 def full_capabilities(max_rank, checks_indices, exclude, tensor_scatter=False, lowers=None):

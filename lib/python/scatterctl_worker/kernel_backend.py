@@ -105,6 +105,7 @@ class _Arrays:
             import jax
             jax.config.update("jax_enable_x64", True)  # else int64 and float64 inputs arrive as 32-bit
             self.jax = jax
+            self.jax_array = type(jax.numpy.zeros(()))  # the concrete array type, not the abstract jax.Array
             dev = jax.devices()[0]
             self.device = "CPU" if dev.platform == "cpu" else f"{dev.platform.upper()} ({dev.device_kind})"
 
@@ -153,10 +154,43 @@ class _Arrays:
             return value.view(np.uint16)
         return value
 
+    def box_input(self, array, dtype):
+        """An input in the box's read-only region as the kernel's kind: NumPy gets the region
+        itself (it cannot be written, and nothing is copied), the others their own copy, made
+        inside the timed call (the box gives a kernel no untimed moment)."""
+        if self.kind == "numpy":
+            if dtype == "bfloat16":
+                try:
+                    import ml_dtypes
+                    return array.view(ml_dtypes.bfloat16)
+                except ImportError:
+                    pass  # bit patterns as uint16, as documented
+            return array
+        return self.to_kernel(Tensor(dtype, array))
+
+    def box_output(self, value, dtype):
+        """The kernel's output as a host NumPy array, by its exact type: an object of another type
+        (a subclass, or anything that computes when it is read) is refused, not converted."""
+        if self.kind == "torch" and type(value) is self.torch.Tensor:
+            y = value.detach().cpu().contiguous()
+            if dtype == "bfloat16" and y.dtype == self.torch.bfloat16:
+                return y.view(self.torch.int16).numpy().view(np.uint16)
+            return y.numpy()
+        if self.kind == "cupy" and type(value) is self.cupy.ndarray:
+            return self.cupy.asnumpy(value)
+        if self.kind == "jax" and type(value) is self.jax_array:
+            value = np.asarray(value)
+        if type(value) is not np.ndarray:
+            raise KernelError(f"the kernel returned {type(value).__module__}.{type(value).__name__}, not an array "
+                              f"of kind '{self.kind}' (its exact type: a subclass or a lazy object is refused)")
+        if dtype == "bfloat16" and value.dtype.itemsize == 2 and value.dtype.kind == "V":
+            return value.view(np.uint16)
+        return value
+
     def ready(self, value):
         """Waits for the kernel's work: a device-wide synchronisation (every stream), or jax's."""
         self.sync()
-        if self.kind == "jax" and hasattr(value, "block_until_ready"):
+        if self.kind == "jax" and type(value) is self.jax_array:  # never a method of the kernel's own object
             value.block_until_ready()
 
     def time(self, call):

@@ -195,13 +195,9 @@ def run_key(req):
     return repr((req.get("case"), req.get("flags"), req.get("data"), req.get("indices"), req.get("updates")))
 
 
-def parse_out_and_repeat(req):
-    """A 'run' request's out path and repeat count."""
-    out = _field(req, "out", str, "run")
-    repeat = _field(req, "repeat", int, "run", 1, required=False)
-    if repeat < 1:
-        raise ProtocolError(f"run: repeat must be >= 1 (got {repeat})")
-    return out, repeat
+def parse_out(req):
+    """A 'run' request's out path."""
+    return _field(req, "out", str, "run")
 
 
 def _bits_view(tensor):
@@ -212,12 +208,13 @@ def _bits_view(tensor):
 
 def apply_variation(case, vary):
     """Sets the elements a request's 'vary' names ({"data": {"at": [...], "bits": [...]},
-    "updates": ...}: flat positions and new bit patterns) in the case's data and updates, in place.
+    "updates": ..., "indices": ...}: flat positions and new bit patterns) in the case's tensors, in
+    place (an index's new bits are another index element's: two targets swapped).
     -> the undo: what undo_variation needs to put the case's own values back."""
     if not isinstance(vary, dict):
         raise ProtocolError("run: 'vary' must be an object")
     undo = []
-    for name in ("data", "updates"):
+    for name in ("data", "updates", "indices"):
         delta = vary.get(name, {})
         at, bits = (delta.get("at", []), delta.get("bits", [])) if isinstance(delta, dict) else (None, None)
         if not isinstance(at, list) or not isinstance(bits, list) or len(at) != len(bits):
@@ -246,7 +243,7 @@ def undo_variation(undo):
 
 
 def parse_run(req):
-    """A 'run' request -> (Case, out_path, repeat, flags). Raises ProtocolError on a bad request."""
+    """A 'run' request -> (Case, out_path, flags). Raises ProtocolError on a bad request."""
     c = _field(req, "case", dict, "run")
     op = _field(c, "op", str, "case")
     if op not in OPS:
@@ -263,7 +260,7 @@ def parse_run(req):
     paths = {}
     for key in ("data", "indices", "updates"):
         paths[key] = _field(req, key, str, "run")
-    paths["out"], repeat = parse_out_and_repeat(req)
+    paths["out"] = parse_out(req)
     flags = _field(req, "flags", dict, "run", {}, required=False)
     data, indices, updates = (read_npy(paths[k]) for k in ("data", "indices", "updates"))
     if indices.dtype not in INDEX_DTYPES:
@@ -306,7 +303,7 @@ def parse_run(req):
             if updates.shape != want:
                 raise ProtocolError(f"run: updates shape {updates.shape}, expected {want}")
     case = Case(name, op, red, axis, init, data, indices, updates, mode)
-    return case, paths["out"], repeat, flags
+    return case, paths["out"], flags
 
 
 def check_output(case, out):

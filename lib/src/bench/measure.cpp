@@ -3,6 +3,7 @@
 // the time is up; the physics checks of every row at the end (time_checks.hpp).
 
 #include <fnmatch.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,7 +43,6 @@ using Clock = std::chrono::steady_clock;
 // The sampler's (sampler.hpp).
 using detail::check_all;
 using detail::Contender;
-using detail::end_row;
 using detail::fingerprints;
 using detail::measured;
 using detail::Numbering;
@@ -83,6 +83,18 @@ ReferenceSource reference_source(const std::vector<Backend*>& backends, const Be
 
 std::string bench_name(const std::string& item, const std::string& backend) { return item + "@" + backend; }
 
+std::uint64_t secret_seed() {
+  std::uint64_t seed = 0;
+  while (seed == 0) {
+    if (::getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed)) {
+      // No getrandom: the clock's nanoseconds and the pid, which no kernel reads beforehand either.
+      seed = static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ull ^
+             static_cast<std::uint64_t>(::getpid());
+    }
+  }
+  return seed;
+}
+
 // One pass of benchmark i: its case made, each backend's row started and checked (on the first
 // pass), then sampled in rounds; the inputs' fingerprints and the working set's copy line after.
 // Returns where its wall time went.
@@ -116,18 +128,17 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
     for (const auto& slow : options.slowdown) {
       if (slow.matches(item.name, backends[b]->label())) k.factor = slow.factor;
     }
-    k.audit_draws = SplitMix64(options.seed ^ (0xA0761D6478BD642Full * (i + 1)) ^ (0xE7037ED1A0B428DBull * (b + 1)) ^
-                               static_cast<std::uint64_t>(pass));
     contenders.push_back(std::move(k));
   }
   if (pass == 0) check_all(contenders, options);
-  // The audited backends' calls get varied inputs, drawn by the seed for this benchmark and pass.
+  // The audited backends' calls get varied inputs, drawn from the run's secret for this benchmark
+  // and pass (never from --seed, which a kernel can read on scatterctl's command line).
   std::optional<VariationSource> variations;
   for (auto& k : contenders) {
     k.audited = k.row->verified && k.backend->is_external();
     if (!k.audited) continue;
     if (!variations) {
-      variations.emplace(*c, *facts, options.seed ^ (0xD6E8FEB86659FD93ull * (i + 1)) ^
+      variations.emplace(*c, *facts, options.variation_seed ^ (0xD6E8FEB86659FD93ull * (i + 1)) ^
                                          (0x165667B19E3779F9ull * static_cast<std::uint64_t>(pass + 1)));
     }
     k.vary = &*variations;
@@ -150,7 +161,7 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
   fingerprint_start = Clock::now();
   if (c && fingerprints(*c) != inputs_before) {
     for (auto& k : contenders) {
-      if (k.row->timed()) end_row(*k.row, Status::failed, "the case's inputs changed while it was timed (a backend wrote into them)");
+      if (k.row->timed()) settle(*k.row, TimeVerdict::none, "the case's inputs changed while it was timed (a backend wrote into them)");
     }
   }
   fingerprinting += seconds_since(fingerprint_start);
@@ -166,7 +177,9 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
 }
 
 BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Backend*>& backends,
-                      const BenchOptions& options, const std::function<void(const BenchProgress&)>& progress) {
+                      const BenchOptions& given, const std::function<void(const BenchProgress&)>& progress) {
+  BenchOptions options = given;
+  if (options.variation_seed == 0) options.variation_seed = secret_seed();
   BenchReport report;
   report.context.version = std::string(kVersion);
   report.context.git_commit = std::string(kGitCommit);
@@ -218,7 +231,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
           row.rounds.resize(std::min(row.rounds.size(), sampled_before[b]));
           row.blocks.resize(std::min(row.blocks.size(), sampled_before[b]));
           row.outer_clocks.resize(std::min(row.outer_clocks.size(), sampled_before[b]));
-          if (row.timing.samples.empty()) end_row(row, Status::skipped, "interrupted while it was measured");
+          if (row.timing.samples.empty()) settle(row, TimeVerdict::none, "interrupted while it was measured", Status::skipped);
         }
       }
     }
@@ -233,6 +246,9 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   std::erase_if(report.rows, [](const BenchRow& r) { return r.name.empty(); });
   report.context.load_end = machine_load();
   report.context.interrupted = interrupted();
+  // Written after the run, so that a failure can be replayed (--variation-seed), and never
+  // before: a kernel that could read it would know every call's inputs.
+  report.context.variation_seed = options.variation_seed;
   return report;
 }
 

@@ -32,7 +32,7 @@ BenchReport printable(BenchReport report) {
     value = printable_text(value);
   }
   for (auto& r : report.rows) {
-    for (auto* text : {&r.name, &r.group, &r.backend, &r.shape, &r.error, &r.timed_by, &r.expectation}) {
+    for (auto* text : {&r.name, &r.group, &r.backend, &r.shape, &r.error, &r.timed_by, &r.expectation, &r.verdict_reason}) {
       *text = printable_text(*text);
     }
   }
@@ -108,6 +108,7 @@ std::string bench_json(const BenchReport& raw) {
                     {"size", c.size},
                     {"repetitions", c.repetitions},
                     {"seed", c.seed},
+                    {"variation_seed", fmt::format("{:016x}", c.variation_seed)},
                     // Google Benchmark's key, the 1, 5 and 15 minute averages at the start.
                     {"load_avg", {c.load_start.load1, c.load_start.load5, c.load_start.load15}},
                     {"num_cpus", c.load_start.cpus},
@@ -200,6 +201,8 @@ std::string bench_json(const BenchReport& raw) {
     b["blocks"] = r.blocks;
     if (!r.spec.empty()) b["spec"] = r.spec;
     b["status"] = std::string(to_string(r.status));
+    b["verdict"] = std::string(to_string(r.verdict));
+    if (r.verdict == TimeVerdict::noisy) b["verdict_reason"] = r.verdict_reason;
     if (!r.timed()) {
       b["error_occurred"] = true;
       b["error_message"] = r.error;
@@ -245,6 +248,7 @@ std::string bench_table(const BenchReport& raw) {
                        r.gbps(), r.percent_of_copy(), sector_cell(r), human_time(r.floor_seconds()),
                        r.timing.samples.size(), r.shape,
                        r.timing.noisy() ? fmt::format("  (noisy: cv {:.1f}%)", r.timing.cv * 100) : "");
+    if (r.verdict == TimeVerdict::noisy) out += fmt::format("  {}: {}\n", to_string(r.verdict), r.verdict_reason);
   }
   // How each external backend timed its rows (built-ins time themselves: see docs/benchmarks.md).
   std::map<std::string, std::string> timed_by;

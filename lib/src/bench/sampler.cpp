@@ -43,17 +43,6 @@ std::string shape_of(const Case& c) {
                      format_shape(c.indices.shape()), format_shape(c.updates.shape()));
 }
 
-// About one timed call in this many of an external backend is audited (its output judged
-// again), drawn by the bench's seed, and always the last of a pass: an output cached across
-// calls, left racing on another stream, or right only on the checked call fails the row
-// (docs/benchmarks.md, "Measurements a kernel cannot game").
-constexpr std::uint64_t kAuditOneIn = 8;
-
-// A call's output: returned, or held by the backend (RunFlags::hold_output) and taken now.
-Tensor output_of(Contender& k, BackendOutput& out) {
-  return out.held ? k.backend->take_held_output() : std::move(out.output);
-}
-
 // Thrown out of a sample whose audit failed its row.
 struct AuditFailed {};
 
@@ -77,15 +66,6 @@ TrialOptions trial_options(const Contender& k, const BenchOptions& options) {
   return trial;
 }
 
-// Ends a row's timing with a status and why: it keeps no number.
-void end_row(BenchRow& row, Status status, std::string why) {
-  row.status = status;
-  row.error = std::move(why);
-  row.timing.samples.clear();
-  row.rounds.clear();
-  row.blocks.clear();
-}
-
 // Judges the output of timed call `call`, whose inputs were the case's with `variation`, as the
 // check before timing judged its output, against the reference's output of those inputs: any
 // other verdict means that the output was not computed from them, and the row fails.
@@ -97,21 +77,10 @@ void audit(Contender& k, Tensor output, int call, const InputVariation& variatio
   applied.reset();
   k.audit_wall += seconds_since(start);
   if (t.status == k.row->status) return;
-  end_row(*k.row, Status::failed,
-          fmt::format("timed call {} returned another output than the call checked before timing, judged against the "
+  settle(*k.row, TimeVerdict::none,
+         fmt::format("timed call {} returned another output than the call checked before timing, judged against the "
                       "reference of the inputs it was given (an output cached, left running or changed between calls): {}",
                       call, t.status == Status::passed ? "it passes now" : one_line(t)));
-}
-
-// Audits the pass's last call, unless it was audited when it returned.
-void audit_last(Contender& k, const BenchOptions& options) {
-  if (!(k.unaudited_last || k.last_held) || !k.row->timed()) return;
-  const auto start = Clock::now();
-  auto last = k.last_held ? k.backend->take_held_output() : std::move(*k.unaudited_last);
-  k.unaudited_last.reset();
-  k.last_held = false;
-  k.audit_wall += seconds_since(start);  // the fetch; audit() adds the judging
-  audit(k, std::move(last), k.calls, k.last_variation, options);
 }
 
 // How an external backend's row was timed, and by whose code: a worker's timer checked against
@@ -131,10 +100,6 @@ double take_sample(Contender& k, const BenchOptions& options, Counts* events = n
                    std::optional<OuterClock>* clock = nullptr) {
   double value = 0.0;
   k.flags.output_unused = !k.audited;
-  // A worker keeps each timed output where it ran: the draw after the call decides which ones
-  // travel here (the last one of the pass always does, in audit_last); an unaudited
-  // backend's never do.
-  k.flags.hold_output = true;
   // An external backend's own timer is checked against scatterctl's clock where a process
   // boundary lies between them (a worker's signals; docs/backends.md, "The clock").
   k.flags.outer_clock = k.backend->is_external() && k.row->counter == Counter::time;
@@ -147,21 +112,11 @@ double take_sample(Contender& k, const BenchOptions& options, Counts* events = n
     k.flags.vary = nullptr;
     k.calls_wall += seconds_since(start);
     ++k.calls;
+    // Every timed call's output is judged (the box has it frozen meanwhile): none is right only
+    // on the calls a kernel guessed would be looked at.
     if (k.audited) {
-      k.unaudited_last.reset();
-      k.last_held = false;
-      if (k.audit_draws.next() % kAuditOneIn == 0) {
-        const auto fetch = Clock::now();
-        auto output = output_of(k, out);
-        k.audit_wall += seconds_since(fetch);
-        audit(k, std::move(output), k.calls, variation, options);
-        if (!k.row->timed()) throw AuditFailed{};
-      } else if (out.held) {
-        k.last_held = true;
-      } else {
-        k.unaudited_last = std::move(out.output);
-      }
-      k.last_variation = std::move(variation);
+      audit(k, std::move(out.output), k.calls, variation, options);
+      if (!k.row->timed()) throw AuditFailed{};
     }
     if (k.row->timed_by.empty() && !out.timing.empty()) k.row->timed_by = timed_by(out, *k.backend);
     const double part = std::min(owed, 1.0);
@@ -198,7 +153,7 @@ void fail_row(Contender& k, const BenchOptions& options) {
   }
   const auto t = failed_trial(std::current_exception(), *k.backend, *k.facts, trial_options(k, options));
   k.row->expectation = t.expectation;
-  end_row(*k.row, t.status, one_line(t));
+  settle(*k.row, TimeVerdict::none, one_line(t), t.status);
 }
 
 // The row's identity, bytes and lines, on the first pass.
@@ -222,6 +177,8 @@ void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, con
     return;
   }
   row.bytes = bytes;
+  // An output handed over holding data (a plugin's) needs no copy in the timed call.
+  if (backend.traits().given_data_copy) row.bytes.copy = 0;
   row.shape = shape_of(*c);
   if (options.counter == Counter::time) measure_fastest_rate(row);
 }
@@ -378,13 +335,6 @@ void sample_in_rounds(std::vector<Contender>& contenders, const BenchOptions& op
     if (!any_timed || (enough && (all_settled || elapsed.count() > budget))) {
       ++at.round;
       break;
-    }
-  }
-  for (auto& k : contenders) {
-    try {
-      audit_last(k, options);
-    } catch (...) {
-      fail_row(k, options);
     }
   }
 }

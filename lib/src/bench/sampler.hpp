@@ -25,15 +25,12 @@ struct Contender {
   RunFlags flags;
   double factor = 1.0;
   int sampled = 0;  // samples taken in this pass
-  bool audited = false;  // an external backend whose check before timing judged an output
-  SplitMix64 audit_draws{0};
+  // An external backend whose check before timing judged an output: every call's output is
+  // judged, against the reference of the inputs that call got (vary.hpp: no two calls get the
+  // same inputs).
+  bool audited = false;
   int calls = 0;  // calls of this pass, warm-ups included
-  std::optional<Tensor> unaudited_last = std::nullopt;  // the latest call's output, when not audited at once
-  bool last_held = false;  // the latest call's output is held by the backend, not audited yet
-  // An audited backend's calls each get inputs no earlier call saw (vary.hpp); the latest
-  // call's variation, kept for its audit.
   VariationSource* vary = nullptr;
-  InputVariation last_variation = {};
   // Wall seconds of this pass, for BenchProgress: the check, the calls (warm-ups included),
   // what the samples measured, and the audits (an output fetched and judged).
   double check_wall = 0.0;
@@ -47,9 +44,6 @@ struct Numbering {
   int round = 0;
   int block = 0;
 };
-
-// Ends a row's timing with a status and why: it keeps no number.
-void end_row(BenchRow& row, Status status, std::string why);
 
 // The row's identity, bytes and lines, on the first pass.
 void start_row(BenchRow& row, const BenchItem& item, const Backend& backend, const BenchOptions& options,

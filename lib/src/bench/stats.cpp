@@ -50,8 +50,7 @@ void add_rounds(BenchReport& into, const BenchReport& more) {
     if (!extra.timed()) {
       // A benchmark an interrupt cut in the later run keeps what the earlier one measured.
       if (more.context.interrupted && extra.status == Status::skipped) continue;
-      it->status = extra.status;
-      it->error = extra.error;
+      settle(*it, TimeVerdict::none, extra.error, extra.status);
       continue;
     }
     auto samples = it->timing.samples;

@@ -132,6 +132,53 @@ void visit_targets(const Case& c, const std::vector<std::int64_t>& idx, Fn&& fn)
   }
 }
 
+/// The output offset that update element `u` lands on: one element of what visit_targets
+/// gives, reached without visiting the others (a draw among every update). `idx` is read as
+/// idx[i] -> the normalized index i (a vector, or a view with a few indices changed).
+template <class Indices>
+std::int64_t target_of(const Case& c, const Indices& idx, std::int64_t u) {
+  const auto& dshape = c.data.shape();
+  const auto ostride = strides_of(dshape);
+  const auto axis = static_cast<std::size_t>(c.attrs.axis);
+  switch (c.attrs.op) {
+    case Op::scatter_elements: {
+      const auto& ishape = c.indices.shape();
+      std::int64_t o = 0, rest = u;
+      for (std::size_t d = ishape.size(); d-- > 0;) {
+        const auto coord = rest % ishape[d];
+        rest /= ishape[d];
+        if (d != axis) o += coord * ostride[d];
+      }
+      return o + idx[u] * ostride[axis];
+    }
+    case Op::scatter_nd: {
+      const auto k = c.indices.shape().back();
+      const auto slice = numel(Shape(dshape.begin() + k, dshape.end()));
+      const auto m = u / slice;
+      std::int64_t o = u % slice;
+      for (std::int64_t j = 0; j < k; ++j) o += idx[m * k + j] * ostride[static_cast<std::size_t>(j)];
+      return o;
+    }
+    case Op::scatter_update: {
+      const auto inner = numel(Shape(dshape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, dshape.end()));
+      const auto count = c.indices.numel();
+      const auto outer = u / (count * inner), r = u % (count * inner);
+      return (outer * dshape[axis] + idx[r / inner]) * inner + r % inner;
+    }
+    case Op::tensor_scatter: {
+      const auto inner = numel(Shape(dshape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, dshape.end()));
+      const auto per_batch = numel(Shape(dshape.begin() + 1, dshape.begin() + static_cast<std::ptrdiff_t>(axis)));
+      const auto length = c.updates.shape()[axis];
+      const auto extent = dshape[axis];
+      const auto p = u / (length * inner), r = u % (length * inner);
+      auto at = idx[p / per_batch] + r / inner;
+      if (at >= extent) at -= extent;  // a circular write that wrapped
+      return (p * extent + at) * inner + r % inner;
+    }
+  }
+  return -1;
+}
+
 /// How many updates land on each output element, saturating at UINT32_MAX: the comparison's
 /// duplicate rules and the fuzz verdict's exact-where-short rule read it.
 inline std::vector<std::uint32_t> hits_per_element(const Case& c, const std::vector<std::int64_t>& idx) {

@@ -60,7 +60,16 @@ std::vector<std::int64_t> unravel(std::int64_t offset, const Shape& shape) {
 
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)), numel_(scatter::numel(shape_)) {
   // One spare byte keeps bytes() non-null for empty tensors.
-  data_ = std::make_unique_for_overwrite<std::byte[]>(nbytes() + 1);
+  data_.reset(new std::byte[nbytes() + 1]);
+}
+
+Tensor Tensor::view(DType dtype, Shape shape, std::byte* bytes) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = scatter::numel(t.shape_);
+  t.data_ = std::unique_ptr<std::byte[], detail::TensorRelease>(bytes, detail::TensorRelease{false});
+  return t;
 }
 
 Tensor Tensor::clone() const {

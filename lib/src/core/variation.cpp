@@ -72,6 +72,7 @@ Case varied_copy(const Case& c, const InputVariation& v) {
   copy.tolerance = c.tolerance;
   apply_delta(copy.data, v.data);
   apply_delta(copy.updates, v.updates);
+  apply_delta(copy.indices, v.indices);
   return copy;
 }
 

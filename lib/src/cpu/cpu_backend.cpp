@@ -238,7 +238,7 @@ class CpuBackend final : public Backend {
       scatter(c, p, out, flags.in_place, workers, scratch_);
     }
     const std::chrono::duration<double> took = Clock::now() - start;
-    return {std::move(out), took.count(), {}, {}, {}, {}};
+    return {std::move(out), took.count(), {}, {}, {}};
   }
 
  private:

@@ -250,7 +250,7 @@ class CudaBackend final : public Backend {
     if (guard_hit) {
       throw Error(ErrorCode::index, "", "inputs.indices: an index maps outside the output (the device-side guard caught what the host check missed)");
     }
-    return {std::move(result), stream_.elapsed(), {}, {}, {}, {}};
+    return {std::move(result), stream_.elapsed(), {}, {}, {}};
   }
 
   // A tensor's bytes to a device buffer on the stream; nothing for an empty tensor (whose

@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "box/shared.hpp"
 #include "platform/probes.hpp"
 #include "platform/counted.hpp"
 #include "scatter/cancel.hpp"
@@ -128,9 +129,9 @@ std::optional<std::uint64_t> fingerprint_if_small(const Tensor& t) {
   return fingerprint(t);
 }
 
-// Bytes after `out` that the plugin must leave as they were: a known pattern.
-constexpr std::size_t kCanary = 64;
-std::byte canary_byte(std::size_t i) { return static_cast<std::byte>(0xA5u ^ (i * 29u)); }
+// Bytes after `out` that the plugin must leave as they were: the box's pattern.
+constexpr std::size_t kCanary = box::kCanaryBytes;
+using box::canary_byte;
 
 bool canary_intact(const std::byte* canary) {
   for (std::size_t i = 0; i < kCanary; ++i) {
@@ -154,59 +155,11 @@ class GuardedOutput {
   GuardedOutput& operator=(const GuardedOutput&) = delete;
 
   std::byte* bytes() { return bytes_; }
-  /// Puts data's bytes back (between repeated runs); the canary is left as the plugin left it.
-  void restore(const Tensor& data) {
-    if (size_ > 0) std::memcpy(bytes_, data.bytes(), size_);
-  }
   bool canary_intact() const { return scatter::detail::canary_intact(bytes_ + size_); }
 
  private:
   std::size_t size_;
   std::byte* bytes_;
-};
-
-sp_dtype sp_dtype_of(DType dtype) {
-  const auto bits = static_cast<std::uint8_t>(size_of(dtype) * 8);
-  switch (info_of(dtype).kind) {
-    case DTypeKind::floating:
-      return {static_cast<std::uint8_t>(dtype == DType::bfloat16 ? SP_CODE_BFLOAT : SP_CODE_FLOAT), bits, 1};
-    case DTypeKind::signed_integer: return {SP_CODE_INT, bits, 1};
-    case DTypeKind::unsigned_integer: return {SP_CODE_UINT, bits, 1};
-    case DTypeKind::boolean: return {SP_CODE_BOOL, bits, 1};
-  }
-  SCATTER_ASSERT(false && "unknown dtype kind");
-}
-
-constexpr sp_device kHost{SP_DEVICE_CPU, 0};
-
-// An sp_tensor over a buffer of `device`; it points into its own shape and strides, so it stays put.
-class View {
- public:
-  View(const Tensor& t, const void* bytes, sp_device device = kHost) : shape_(t.shape()), strides_(shape_.size()) {
-    std::int64_t stride = 1;
-    for (std::size_t d = shape_.size(); d-- > 0;) {
-      strides_[d] = stride;
-      stride *= shape_[d];
-    }
-    // Rank 0: shape and strides are never read, but the ABI promises non-NULL pointers.
-    static std::int64_t scalar_dims[1] = {1};
-    view_.data = const_cast<void*>(bytes);
-    view_.device = device;
-    view_.ndim = static_cast<std::int32_t>(shape_.size());
-    view_.dtype = sp_dtype_of(t.dtype());
-    view_.shape = shape_.empty() ? scalar_dims : shape_.data();
-    view_.strides = strides_.empty() ? scalar_dims : strides_.data();
-    view_.byte_offset = 0;
-  }
-  View(const View&) = delete;
-  View& operator=(const View&) = delete;
-
-  sp_tensor* get() { return &view_; }
-
- private:
-  Shape shape_;
-  std::vector<std::int64_t> strides_;
-  sp_tensor view_{};
 };
 
 // The ABI's value of each op and reduction, in the vocabulary's order (kOps, kReductions): an op
@@ -228,6 +181,37 @@ std::int32_t sp_reduction_of(Reduction r) {
 }
 
 }  // namespace
+
+sp_dtype sp_dtype_of(DType dtype) {
+  const auto bits = static_cast<std::uint8_t>(size_of(dtype) * 8);
+  switch (info_of(dtype).kind) {
+    case DTypeKind::floating:
+      return {static_cast<std::uint8_t>(dtype == DType::bfloat16 ? SP_CODE_BFLOAT : SP_CODE_FLOAT), bits, 1};
+    case DTypeKind::signed_integer: return {SP_CODE_INT, bits, 1};
+    case DTypeKind::unsigned_integer: return {SP_CODE_UINT, bits, 1};
+    case DTypeKind::boolean: return {SP_CODE_BOOL, bits, 1};
+  }
+  SCATTER_ASSERT(false && "unknown dtype kind");
+}
+
+// The case as the plugin sees it, over views that outlive the call.
+sp_case case_of(const Case& c, const RunFlags& flags, View& data, View& indices, View& updates, View& out,
+                void* stream) {
+  sp_case sc{};
+  sc.struct_size = sizeof(sp_case);
+  sc.op = sp_op_of(c.attrs.op);
+  sc.reduction = sp_reduction_of(c.attrs.reduction);
+  sc.axis = static_cast<std::int32_t>(c.attrs.axis);
+  sc.use_init_val = c.attrs.use_init_val ? 1 : 0;
+  sc.flags = (flags.in_place ? SP_FLAG_IN_PLACE : 0u) | (flags.deterministic ? SP_FLAG_DETERMINISTIC : 0u);
+  sc.data = data.get();
+  sc.indices = indices.get();
+  sc.updates = updates.get();
+  sc.out = out.get();
+  sc.stream = stream;
+  sc.name = c.name.c_str();
+  return sc;
+}
 
 PluginBackend::PluginBackend(std::string path) : path_(std::move(path)), name_("plugin:" + path_) {
   // PATH is a file: without a '/', dlopen would search the library path instead.
@@ -335,56 +319,23 @@ Rejected PluginBackend::rejection() const {
 
 namespace {
 
-// The case as the plugin sees it, over views that outlive the call.
-sp_case case_of(const Case& c, const RunFlags& flags, View& data, View& indices, View& updates, View& out,
-                void* stream) {
-  sp_case sc{};
-  sc.struct_size = sizeof(sp_case);
-  sc.op = sp_op_of(c.attrs.op);
-  sc.reduction = sp_reduction_of(c.attrs.reduction);
-  sc.axis = static_cast<std::int32_t>(c.attrs.axis);
-  sc.use_init_val = c.attrs.use_init_val ? 1 : 0;
-  sc.flags = (flags.in_place ? SP_FLAG_IN_PLACE : 0u) | (flags.deterministic ? SP_FLAG_DETERMINISTIC : 0u);
-  sc.data = data.get();
-  sc.indices = indices.get();
-  sc.updates = updates.get();
-  sc.out = out.get();
-  sc.stream = stream;
-  sc.name = c.name.c_str();
-  return sc;
-}
-
-// What a call that returned SP_OK answers: out's bytes as the output, and the timed runs.
-BackendOutput output_of(const Case& c, const std::byte* out, std::vector<double> samples, const char* timing) {
+// What a call that returned SP_OK answers: out's bytes as the output, and the timed run.
+BackendOutput output_of(const Case& c, const std::byte* out, double seconds, const char* timing) {
   BackendOutput result;
   result.output = Tensor(c.data.dtype(), c.data.shape());
   if (result.output.nbytes() > 0) std::memcpy(result.output.bytes(), out, result.output.nbytes());
-  result.seconds = median_of(samples);
-  if (samples.size() > 1) result.samples = std::move(samples);
+  result.seconds = seconds;
   result.timing = timing;
   return result;
 }
 
 }  // namespace
 
-// repeat > 1 (bench): one untimed warm-up, then `repeat` timed runs, `restore` putting data back
-// into out before each but the first, outside the timed region. `timed_run` calls run() once and
-// measures it; the first status other than SP_OK ends the runs.
-template <class Restore, class TimedRun>
-sp_status PluginBackend::run_repeats(int repeat, Restore restore, TimedRun timed_run,
-                                     std::vector<double>& samples) {
-  repeat = std::max(1, repeat);
-  const int first = repeat > 1 ? -1 : 0;
-  sp_status status = SP_ERROR;
-  for (int i = first; i < repeat; ++i) {
-    if (i > first) restore();
-    const InFlight in_flight("run()", name_);  // outside the timed region: it formats a string
-    const auto [returned, seconds] = timed_run();
-    status = returned;
-    if (status != SP_OK) break;
-    if (i >= 0) samples.push_back(seconds);
-  }
-  return status;
+// run() once, measured by `timed_run`, marked in flight for the exit guard and the watchdog.
+template <class TimedRun>
+std::pair<sp_status, double> PluginBackend::run_once(TimedRun timed_run) {
+  const InFlight in_flight("run()", name_);  // outside the timed region: it formats a string
+  return timed_run();
 }
 
 void PluginBackend::ask_supports(const sp_case& sc) const {
@@ -460,9 +411,7 @@ BackendOutput PluginBackend::run(const Case& given, const RunFlags& flags) {
 
   const auto who = plugin_name();
   ask_supports(sc);
-  std::vector<double> samples;
-  const auto status = run_repeats(
-      flags.repeat, [&] { out.restore(c.data); },
+  const auto [status, seconds] = run_once(
       [&] {
         if (flags.flush_caches) flush_host_caches();
         if (flags.signals) flags.signals->starting();
@@ -471,8 +420,7 @@ BackendOutput PluginBackend::run(const Case& given, const RunFlags& flags) {
         const auto seconds = std::chrono::duration<double>(Clock::now() - start).count();
         if (flags.signals) flags.signals->stopped();
         return std::pair{status, seconds};
-      },
-      samples);
+      });
 
   // Memory the plugin must not touch, checked whatever it returned.
   if (!out.canary_intact()) throw BackendFault(fmt::format("plugin {} wrote past the end of out", who));
@@ -487,7 +435,7 @@ BackendOutput PluginBackend::run(const Case& given, const RunFlags& flags) {
     }
   }
   throw_for(status);
-  return output_of(c, out.bytes(), std::move(samples), "steady_clock around run() (host)");
+  return output_of(c, out.bytes(), seconds, "steady_clock around run() (host)");
 }
 
 // The same contract on the device: scatterctl's buffers and stream, the canary after out and
@@ -522,9 +470,7 @@ BackendOutput PluginBackend::run_on(PluginDevice& device, const Case& c, const R
 
   const auto who = plugin_name();
   ask_supports(sc);
-  std::vector<double> samples;
-  const auto status = run_repeats(
-      flags.repeat, [&] { device.copy(out->get(), pristine->get(), n); },
+  const auto [status, seconds] = run_once(
       [&] {
         if (flags.flush_caches) device.flush();
         if (flags.signals) flags.signals->starting();  // before the start event: its wait would be timed
@@ -533,8 +479,7 @@ BackendOutput PluginBackend::run_on(PluginDevice& device, const Case& c, const R
         const auto seconds = device.stop();
         if (flags.signals) flags.signals->stopped();
         return std::pair{status, seconds};
-      },
-      samples);
+      });
 
   // What the plugin must not touch, read back: the canary, and every input but in place's data.
   device.download(staged.data(), out->get(), staged.size());
@@ -551,7 +496,7 @@ BackendOutput PluginBackend::run_on(PluginDevice& device, const Case& c, const R
     }
   }
   throw_for(status);
-  return output_of(c, staged.data(), std::move(samples),
+  return output_of(c, staged.data(), seconds,
                    "CUDA events on scatterctl's stream, from before run() to after the whole device is idle");
 }
 

@@ -13,6 +13,44 @@
 
 namespace scatter::detail {
 
+/// The ABI's description of a dtype.
+sp_dtype sp_dtype_of(DType dtype);
+
+inline constexpr sp_device kHost{SP_DEVICE_CPU, 0};
+
+// An sp_tensor over a buffer of `device`; it points into its own shape and strides, so it stays put.
+class View {
+ public:
+  View(const Tensor& t, const void* bytes, sp_device device = kHost) : shape_(t.shape()), strides_(shape_.size()) {
+    std::int64_t stride = 1;
+    for (std::size_t d = shape_.size(); d-- > 0;) {
+      strides_[d] = stride;
+      stride *= shape_[d];
+    }
+    // Rank 0: shape and strides are never read, but the ABI promises non-NULL pointers.
+    static std::int64_t scalar_dims[1] = {1};
+    view_.data = const_cast<void*>(bytes);
+    view_.device = device;
+    view_.ndim = static_cast<std::int32_t>(shape_.size());
+    view_.dtype = sp_dtype_of(t.dtype());
+    view_.shape = shape_.empty() ? scalar_dims : shape_.data();
+    view_.strides = strides_.empty() ? scalar_dims : strides_.data();
+    view_.byte_offset = 0;
+  }
+  View(const View&) = delete;
+  View& operator=(const View&) = delete;
+
+  sp_tensor* get() { return &view_; }
+
+ private:
+  Shape shape_;
+  std::vector<std::int64_t> strides_;
+  sp_tensor view_{};
+};
+
+/// The case as the plugin sees it, over views that outlive the call.
+sp_case case_of(const Case& c, const RunFlags& flags, View& data, View& indices, View& updates, View& out, void* stream);
+
 class PluginBackend final : public Backend {
  public:
   explicit PluginBackend(std::string path);
@@ -27,11 +65,19 @@ class PluginBackend final : public Backend {
   const Capabilities* capabilities() const override { return caps_ ? &*caps_ : nullptr; }
   std::string version() const override;
   BackendTraits traits() const override {
-    return {BackendRole::external, device_ ? MemoryKind::device : MemoryKind::host, 1};
+    return {BackendRole::external, device_ ? MemoryKind::device : MemoryKind::host, 1, true};
   }
 
   /// The capabilities document as the plugin wrote it ("" when unavailable).
   std::string capabilities_json() const;
+
+  // The parts of a call the box's host drives itself (box/box_host.cpp), over its own buffers.
+  // supports(), when the plugin has it: throws what a status other than SP_OK means.
+  void ask_supports(const sp_case& sc) const;
+  // run(), counted (counter.hpp); a C++ exception out of it is a fault.
+  sp_status call_run(const sp_case& sc) const;
+  // Throws what run()'s status means, unless SP_OK.
+  void throw_for(sp_status status) const;
 
  private:
   // Empties the table and records why the plugin cannot be used.
@@ -41,15 +87,9 @@ class PluginBackend final : public Backend {
   std::string last_error(const std::string& fallback = "(no message)") const;
   // The Rejected for an SP_REJECTED status, with the plugin's code and message.
   Rejected rejection() const;
-  // supports(), when the plugin has it: throws what a status other than SP_OK means.
-  void ask_supports(const sp_case& sc) const;
-  // run(), counted (counter.hpp); a C++ exception out of it is a fault.
-  sp_status call_run(const sp_case& sc) const;
-  // Throws what run()'s status means, unless SP_OK.
-  void throw_for(sp_status status) const;
-  // run() `repeat` times (see the definition), measured by `timed_run`.
-  template <class Restore, class TimedRun>
-  sp_status run_repeats(int repeat, Restore restore, TimedRun timed_run, std::vector<double>& samples);
+  // run() once, measured by `timed_run` (see the definition).
+  template <class TimedRun>
+  std::pair<sp_status, double> run_once(TimedRun timed_run);
   // A plugin that takes device tensors (ABI 1.1, SP_MEMORY_CUDA).
   BackendOutput run_on_device(const Case& c, const RunFlags& flags);
   BackendOutput run_on(PluginDevice& device, const Case& c, const RunFlags& flags);

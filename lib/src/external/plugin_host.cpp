@@ -16,6 +16,9 @@
 
 #include "platform/probes.hpp"
 #include "platform/counted.hpp"
+#include "core/bounded_json.hpp"
+#include "answers.hpp"
+#include "line_io.hpp"
 #include "plugin_backend.hpp"
 #include "scatter/load.hpp"
 #include "scatter/plugin.hpp"
@@ -23,53 +26,11 @@
 namespace scatter {
 namespace {
 
+using external::LineReader;
+using external::write_line;
 using nlohmann::json;
 
 constexpr int kProtocol = 1;
-
-// Lines from a file descriptor, the last one with or without its '\n'.
-class LineReader {
- public:
-  explicit LineReader(int fd) : fd_(fd) {}
-
-  bool next(std::string& line) {
-    for (;;) {
-      const auto newline = buffer_.find('\n');
-      if (newline != std::string::npos) {
-        line.assign(buffer_, 0, newline);
-        buffer_.erase(0, newline + 1);
-        return true;
-      }
-      char chunk[1 << 16];
-      const auto n = ::read(fd_, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        if (buffer_.empty()) return false;
-        line = std::move(buffer_);
-        buffer_.clear();
-        return true;
-      }
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-    }
-  }
-
- private:
-  int fd_;
-  std::string buffer_;
-};
-
-bool write_line(int fd, const json& answer) {
-  // A plugin's message may hold bytes that are not UTF-8: replace them rather than fail.
-  const auto text = answer.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const auto n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 constexpr std::string_view role_name(BackendRole role) {
   return role == BackendRole::oracle ? "oracle" : role == BackendRole::builtin ? "builtin" : "external";
@@ -99,7 +60,8 @@ json hello(const Backend& backend, const std::string& capabilities, const json& 
   const auto traits = backend.traits();
   answer["role"] = std::string(role_name(traits.role));
   answer["threads"] = traits.threads;
-  if (!capabilities.empty()) answer["capabilities"] = json::parse(capabilities);
+  if (traits.given_data_copy) answer["given_data_copy"] = true;
+  if (!capabilities.empty()) answer["capabilities"] = detail::parse_bounded(capabilities, "the capabilities");
   return answer;
 }
 
@@ -139,13 +101,11 @@ struct KeptCase {
   std::optional<Case> c;
 };
 
-// What the host keeps between requests: the last case, and the last run's output when the
-// run said "hold_output" (bench asks for it with an "output" request only if it audits the call).
-// And its channel, which the timer's signals use in the middle of a request.
+// What the host keeps between requests: the last case. And its channel, which the timer's
+// signals use in the middle of a request.
 struct HostState {
   KeepCase keep = KeepCase::no;
   KeptCase kept;
-  std::optional<Tensor> held;
   LineReader* reader = nullptr;
   int fd_out = -1;
 };
@@ -171,7 +131,7 @@ class HostSignals final : public TimerSignals {
   void expect(const char* op) {
     std::string line;
     if (!state_.reader->next(line)) throw BackendFault(fmt::format("the channel closed while '{}' was awaited", op));
-    const auto message = json::parse(line, nullptr, false);
+    const auto message = detail::parse_answer(line).value_or(json());
     if (!message.is_object() || message.value("id", json()) != id_ || message.value("op", std::string()) != op) {
       throw BackendFault(fmt::format("expected '{}' for request {}, got '{}'", op, id_.dump(), line.substr(0, 200)));
     }
@@ -194,6 +154,7 @@ InputVariation variation_of(const json& vary) {
   v.number = vary.value("number", std::uint64_t{0});
   v.data = delta("data");
   v.updates = delta("updates");
+  if (vary.contains("indices")) v.indices = delta("indices");
   return v;
 }
 
@@ -210,7 +171,6 @@ const Case& case_for(const json& request, KeepCase keep, KeptCase& kept, bool& r
 
 json run(Backend& backend, const json& request, HostState& state) {
   json answer = {{"id", request.value("id", json())}};
-  state.held.reset();
   if (const auto availability = backend.availability(); !availability.available) {
     answer["status"] = "unavailable";
     answer["reason"] = availability.reason;
@@ -225,7 +185,6 @@ json run(Backend& backend, const json& request, HostState& state) {
     flags.in_place = flags_in.value("in_place", false);
     flags.deterministic = flags_in.value("deterministic", false);
     flags.flush_caches = flags_in.value("flush_caches", false);
-    flags.repeat = request.value("repeat", 1);
     std::optional<InputVariation> vary;
     if (request.contains("vary")) vary = variation_of(request["vary"]);
     flags.vary = vary ? &*vary : nullptr;
@@ -233,65 +192,21 @@ json run(Backend& backend, const json& request, HostState& state) {
     if (request.value("signals", false)) flags.signals = &signals;
     detail::take_counts();  // a region of an earlier call that failed after it is not this call's
     auto result = backend.run(c, flags);
-    if (request.value("hold_output", false)) {
-      state.held = std::move(result.output);
-      answer["held"] = true;
-    } else {
-      write_npy(result.output, request.at("out").get<std::string>());
-    }
+    write_npy(result.output, request.at("out").get<std::string>());
     answer["status"] = "ok";
     answer["seconds"] = result.seconds;
-    answer["samples"] = result.samples.empty() ? std::vector<double>{result.seconds} : result.samples;
     answer["timing"] = result.timing;
     // bench --counter instructions: the counts of the call's timed region (counter.hpp).
     if (const auto counts = detail::take_counts()) {
       answer["counts"] = json::object();
       for (const auto& [event, value] : *counts) answer["counts"][event] = value;
     }
-  } catch (const Unsupported& e) {
-    answer["status"] = "unsupported";
-    answer["declared"] = true;  // the plugin's supports() declined it: part of its declaration
-    answer["reason"] = e.what();
-  } catch (const Rejected& e) {
-    answer["status"] = "rejected";
-    answer["code"] = e.code();
-    answer["message"] = e.what();
-  } catch (const BackendFault& e) {
-    // Not a refusal: the host side tells a case with expect_error apart by "fault".
-    answer["status"] = "error";
-    answer["message"] = e.message();
-    answer["fault"] = true;
-  } catch (const Error& e) {
-    answer["status"] = "error";
-    answer["message"] = e.message();
-  } catch (const json::exception& e) {
-    answer["status"] = "error";
-    answer["message"] = fmt::format("malformed run request: {}", e.what());
-  } catch (const std::exception& e) {
-    answer["status"] = "error";
-    answer["message"] = e.what();
+  } catch (...) {
+    answer = external::answer_of_exception(answer["id"], "malformed run request: ");
   }
   if (answer.value("status", "") != "ok") state.kept = {};  // a case that failed is read afresh
   // A plugin lost during this call (its GPU context gone) says so once: the caller skips the rest.
   if (const auto availability = backend.availability(); !availability.available) answer["lost"] = availability.reason;
-  return answer;
-}
-
-json held_output(const json& request, HostState& state) {
-  json answer = {{"id", request.value("id", json())}};
-  if (!state.held) {
-    answer["status"] = "error";
-    answer["message"] = "no output is held";
-    return answer;
-  }
-  try {
-    write_npy(*state.held, request.at("out").get<std::string>());
-    answer["status"] = "ok";
-  } catch (const std::exception& e) {
-    answer["status"] = "error";
-    answer["message"] = e.what();
-  }
-  state.held.reset();
   return answer;
 }
 
@@ -313,10 +228,15 @@ int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, 
     if (line.empty()) continue;
     json answer;
     try {
-      const auto request = json::parse(line);
-      const auto op = request.value("op", std::string());
+      const auto parsed = detail::parse_answer(line);
+      const auto request = parsed.value_or(json::object());
+      const auto op = external::text_of(request, "op");
       if (op == "shutdown") return 0;
-      if (op == "null_call") {  // the timer's signals with no call between them: their own cost
+      if (!parsed) {
+        answer = {{"id", nullptr},
+                  {"status", "error"},
+                  {"message", fmt::format("malformed request: not a JSON object of at most {} levels", detail::kMaxJsonDepth)}};
+      } else if (op == "null_call") {  // the timer's signals with no call between them: their own cost
         if (request.value("flush_caches", false)) flush_host_caches();
         HostSignals signals(request.value("id", json()), state);
         signals.starting();
@@ -326,8 +246,6 @@ int serve_backend(Backend& backend, const std::string& capabilities, int fd_in, 
         answer = hello(backend, capabilities, request);
       } else if (op == "run") {
         answer = run(backend, request, state);
-      } else if (op == "output") {
-        answer = held_output(request, state);
       } else {
         answer = {{"id", request.value("id", json())}, {"status", "error"}, {"message", fmt::format("unknown op '{}'", op)}};
       }

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,8 @@
 
 #include <fmt/format.h>
 
+#include "box/shared.hpp"
+#include "core/bounded_json.hpp"
 #include "scatter/cancel.hpp"
 #include "scatter/error.hpp"
 
@@ -36,6 +39,14 @@ using Clock = std::chrono::steady_clock;
 // An answer line is a small JSON object (tensors travel as files): a longer one is refused
 // rather than buffered without end.
 constexpr std::size_t kMaxAnswerLine = std::size_t{1} << 20;
+
+// Why an answer line was refused, quoting its start only.
+std::string not_an_answer(const std::string& line) {
+  if (const auto where = detail::too_deep(line, detail::kMaxJsonDepth)) {
+    return fmt::format("answered a line of {} bytes with {} (an answer is a small object)", line.size(), *where);
+  }
+  return fmt::format("answered a line that is not a JSON object: '{}'", line.substr(0, 200));
+}
 
 std::string signal_text(int sig) {
   const char* name = strsignal(sig);
@@ -136,6 +147,11 @@ void end_adopted_orphans() {
 
 }  // namespace
 
+std::set<pid_t> live_worker_pids() {
+  const std::lock_guard lock(workers_mutex());
+  return live_workers();
+}
+
 PrivateDir::PrivateDir(const std::string& prefix) {
   std::string base = "/dev/shm";
   if (!std::filesystem::is_directory(base) || ::access(base.c_str(), W_OK) != 0) {
@@ -207,6 +223,18 @@ void WorkerProcess::start() {
   if (log_fd_ < 0) log_fd_ = ::open(log_path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   const int log_fd = log_fd_;
   adopt_orphans();
+  // A box's fd 5, for descriptors; a freezer of its own each start (a new cgroup).
+  int channel[2] = {-1, -1};
+  if (confinement_ && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) {
+    for (int fd : {requests[0], requests[1], answers[0], answers[1]}) ::close(fd);
+    fail(ProcessFailure::Kind::exited, std::strerror(errno));
+  }
+  freezer_.reset();
+  if (freeze_between_requests_ || confinement_) {
+    freezer_ = box::Freezer::make(!confinement_ || confinement_->wanted.cgroup, no_cgroup_);
+  }
+  const int join_fd = freezer_ ? freezer_->join_fd() : -1;
+  box::Confinement* confine = confinement_.get();
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
@@ -229,26 +257,56 @@ void WorkerProcess::start() {
   if (pid < 0) {
     lock.unlock();
     const int err = errno;
-    for (int fd : {requests[0], requests[1], answers[0], answers[1]}) ::close(fd);
+    for (int fd : {requests[0], requests[1], answers[0], answers[1], channel[0], channel[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
     fail(ProcessFailure::Kind::exited, fmt::format("fork failed: {}", std::strerror(err)));
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    if (join_fd >= 0 && ::write(join_fd, "0", 1) != 1) ::_exit(125);  // into the box's cgroup
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigaction(SIGINT, &dfl, nullptr);
     ::sigaction(SIGTERM, &dfl, nullptr);
     ::sigaction(SIGPIPE, &dfl, nullptr);
     ::sigaction(SIGHUP, &dfl, nullptr);
+    // The box's ruleset out of the way of the protocol's numbers first.
+    if (confine != nullptr && confine->landlock_ruleset >= 0) {
+      confine->landlock_ruleset = ::fcntl(confine->landlock_ruleset, F_DUPFD_CLOEXEC, 10);
+    }
     // fds 3 and 4 are the protocol; dup2 clears FD_CLOEXEC on the copies.
     int in = ::fcntl(requests[0], F_DUPFD_CLOEXEC, 10);
     int out = ::fcntl(answers[1], F_DUPFD_CLOEXEC, 10);
     if (in < 0 || out < 0 || ::dup2(in, 3) < 0 || ::dup2(out, 4) < 0) ::_exit(126);
+    if (channel[1] >= 0) {
+      const int fds = ::fcntl(channel[1], F_DUPFD_CLOEXEC, 10);
+      if (fds < 0 || ::dup2(fds, 5) < 0) ::_exit(126);
+    }
     const int null_fd = ::open("/dev/null", O_RDONLY);
     if (null_fd >= 0) ::dup2(null_fd, 0);
     if (log_fd >= 0) {
       ::dup2(log_fd, 1);
       ::dup2(log_fd, 2);
+    }
+    // The box's layers last: nothing above needs what they take away.
+    if (confine != nullptr) {
+      const char* layer = "";
+      if (const int err = box::apply_in_child(*confine, layer); err != 0) {
+        // strerror may allocate: the errno's number is written by hand.
+        char why[160];
+        int n = 0;
+        for (const char* part : {"scatterctl: the box could not apply its layer ", layer, " (errno "}) {
+          for (; *part && n < 120; ++part) why[n++] = *part;
+        }
+        char digits[8];
+        int d = 0;
+        for (int e = err; e > 0 && d < 7; e /= 10) digits[d++] = static_cast<char>('0' + e % 10);
+        while (d > 0) why[n++] = digits[--d];
+        for (const char* part = "); it did not start\n"; *part; ++part) why[n++] = *part;
+        (void)!::write(2, why, static_cast<std::size_t>(n));
+        ::_exit(125);
+      }
     }
     if (std::strchr(argvp[0], '/')) {
       ::execve(argvp[0], argvp.data(), envp.data());
@@ -262,6 +320,9 @@ void WorkerProcess::start() {
   lock.unlock();
   ::close(requests[0]);
   ::close(answers[1]);
+  if (channel[1] >= 0) ::close(channel[1]);
+  fd_channel_ = channel[0];
+  if (freezer_) freezer_->started(pid);
   pid_ = pid;
   to_child_ = requests[1];
   from_child_ = answers[0];
@@ -306,21 +367,26 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
   };
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   for (;;) {
-    const auto newline = buffer_.find('\n');
-    if (newline != std::string::npos) {
-      const std::string answer = buffer_.substr(0, newline);
+    const auto answer = next_line(deadline, timeout_seconds);
+    auto answered = detail::parse_answer(answer);
+    if (!answered) fail(ProcessFailure::Kind::protocol, not_an_answer(answer));
+    auto& parsed = *answered;
+    if (!id.is_null() && parsed.value("id", nlohmann::json()) != id) continue;  // a stale answer
+    if (const auto it = parsed.find("signal"); it != parsed.end()) {
+      signal(it->is_string() ? it->get<std::string>() : detail::preview(*it));
+      continue;
+    }
+    freeze();
+    return parsed;
+  }
+}
+
+std::string WorkerProcess::next_line(Clock::time_point deadline, double timeout_seconds) {
+  for (;;) {
+    if (const auto newline = buffer_.find('\n'); newline != std::string::npos) {
+      std::string line = buffer_.substr(0, newline);
       buffer_.erase(0, newline + 1);
-      auto parsed = nlohmann::json::parse(answer, nullptr, false);
-      if (parsed.is_discarded() || !parsed.is_object()) {
-        fail(ProcessFailure::Kind::protocol, fmt::format("answered a line that is not a JSON object: '{}'", answer.substr(0, 200)));
-      }
-      if (!id.is_null() && parsed.value("id", nlohmann::json()) != id) continue;  // a stale answer
-      if (const auto it = parsed.find("signal"); it != parsed.end()) {
-        signal(it->is_string() ? it->get<std::string>() : it->dump());
-        continue;
-      }
-      if (freeze_between_requests_ && ::kill(-pid_, SIGSTOP) == 0) frozen_ = true;
-      return parsed;
+      return line;
     }
     if (interrupted()) {
       stop();
@@ -338,16 +404,21 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
       if (const auto ended = ended_description()) fail(ProcessFailure::Kind::crashed, *ended);
       continue;
     }
-    char chunk[65536];
-    const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(ProcessFailure::Kind::crashed, reap_description());
-    buffer_.append(chunk, static_cast<std::size_t>(n));
-    if (buffer_.size() > kMaxAnswerLine && buffer_.find('\n') == std::string::npos) {
-      fail(ProcessFailure::Kind::protocol,
-           fmt::format("answered more than {} bytes without ending the line (an answer holds no tensor data)",
-                       kMaxAnswerLine));
-    }
+    read_some();
+  }
+}
+
+void WorkerProcess::read_some() {
+  char chunk[65536];
+  ssize_t n = 0;
+  while ((n = ::read(from_child_, chunk, sizeof chunk)) < 0 && errno == EINTR) {
+  }
+  if (n <= 0) fail(ProcessFailure::Kind::crashed, reap_description());
+  buffer_.append(chunk, static_cast<std::size_t>(n));
+  if (buffer_.size() > kMaxAnswerLine && buffer_.find('\n') == std::string::npos) {
+    fail(ProcessFailure::Kind::protocol,
+         fmt::format("answered more than {} bytes without ending the line (an answer holds no tensor data)",
+                     kMaxAnswerLine));
   }
 }
 
@@ -368,6 +439,7 @@ std::optional<std::string> WorkerProcess::ended_description() {
   int status = 0;
   if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
   ::kill(-pid_, SIGKILL);  // what it left behind in its group, holding the pipe
+  if (freezer_) freezer_->kill_all();
   forget_reaped();
   if (WIFSIGNALED(status)) return signal_text(WTERMSIG(status));
   return fmt::format("exited with status {}", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -397,8 +469,67 @@ void WorkerProcess::fail(ProcessFailure::Kind kind, std::string what) {
 }
 
 void WorkerProcess::thaw() {
-  if (frozen_ && pid_ > 0) ::kill(-pid_, SIGCONT);
+  if (frozen_ && pid_ > 0 && freezer_) freezer_->thaw();
   frozen_ = false;
+}
+
+void WorkerProcess::freeze() {
+  if (!freezer_ || pid_ <= 0) return;
+  if (!freezer_->freeze()) {
+    fail(ProcessFailure::Kind::crashed, fmt::format("could not be stopped after its answer within 2 s ({})",
+                                                    freezer_->describe()));
+  }
+  frozen_ = true;
+}
+
+void WorkerProcess::box(std::shared_ptr<box::Confinement> confinement) { confinement_ = std::move(confinement); }
+
+void WorkerProcess::send_fds(const int* fds, int count) {
+  if (fd_channel_ < 0 || !box::send_fds(fd_channel_, fds, count)) {
+    fail(ProcessFailure::Kind::crashed, fmt::format("its descriptor channel is closed: {}", reap_description()));
+  }
+}
+
+std::string WorkerProcess::read_memory(std::uint64_t address, void* into, std::size_t bytes) const {
+  if (bytes == 0) return "";
+  iovec local{into, bytes};
+  iovec remote{reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)), bytes};
+  const auto got = ::process_vm_readv(pid_, &local, 1, &remote, 1, 0);
+  if (got == static_cast<ssize_t>(bytes)) return "";
+  if (got < 0) return std::strerror(errno);
+  return fmt::format("only {} of {} bytes could be read", got, bytes);
+}
+
+std::vector<pid_t> WorkerProcess::escaped() {
+  if (!freezer_ || pid_ <= 0) return {};
+  return freezer_->escaped(live_worker_pids());
+}
+
+std::string WorkerProcess::box_description() const {
+  std::vector<std::string> parts;
+  if (freezer_) parts.push_back("frozen between calls by " + freezer_->describe() +
+                                (no_cgroup_.empty() ? "" : " (no cgroup: " + no_cgroup_ + ")"));
+  if (confinement_) {
+    for (const auto& held : confinement_->held) parts.push_back(held);
+    for (const auto& missing : confinement_->missing) parts.push_back("without " + missing);
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+nlohmann::json WorkerProcess::go(const nlohmann::json& message, double timeout_seconds, double& seconds) {
+  if (!running()) start();
+  trim_log();
+  // The line waits in the socket while the box is frozen; the clock starts as it is thawed.
+  send_line(message.dump() + "\n");
+  const auto start = Clock::now();
+  thaw();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  const auto answer = next_line(deadline, timeout_seconds);
+  seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  freeze();  // before anything of the answer is read
+  auto parsed = detail::parse_answer(answer);
+  if (!parsed) fail(ProcessFailure::Kind::protocol, not_an_answer(answer));
+  return *parsed;
 }
 
 void WorkerProcess::stop() {
@@ -424,8 +555,12 @@ void WorkerProcess::stop() {
     } else {
       ::kill(-pid_, SIGKILL);  // anything it left behind in its group
     }
+    if (freezer_) freezer_->kill_all();  // and in its cgroup, or outside its group
     forget_reaped();
   }
+  freezer_.reset();
+  frozen_ = false;
+  close_fd(fd_channel_);
   close_fd(to_child_);
   close_fd(from_child_);
   buffer_.clear();

@@ -4,16 +4,24 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "box/confine.hpp"
+#include "box/freezer.hpp"
 #include "scatter/backend.hpp"
 
 namespace scatter::external {
+
+/// The workers this process runs now (its other children are what workers left behind).
+std::set<pid_t> live_worker_pids();
 
 /// A directory only this user can enter (mode 0700), under /dev/shm when it exists,
 /// else $TMPDIR or /tmp; removed with everything in it on destruction.
@@ -49,6 +57,10 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
+  /// Runs it in a box (docs/backends.md, "The box"): confined by `confinement` from before its
+  /// exec, frozen between calls by a freezer of its own, and given a socket on fd 5 over which
+  /// descriptors travel (send_fds). Before start().
+  void box(std::shared_ptr<box::Confinement> confinement);
   /// Starts the process; throws ProcessFailure when it cannot be started.
   void start();
   bool running() const { return pid_ > 0; }
@@ -64,6 +76,20 @@ class WorkerProcess {
   /// loads a kernel whose code could slow its signals down to hide a lie in them; 0 where the
   /// worker does not know the request.
   double null_call_seconds(int calls, bool cold, double timeout_seconds);
+  /// The box's timed call: `message` is sent while the box is frozen, scatterctl's clock starts,
+  /// the box is thawed, and its answer line stops the clock and freezes it again (before anything
+  /// of the answer is read). `seconds` gets the clock.
+  nlohmann::json go(const nlohmann::json& message, double timeout_seconds, double& seconds);
+  /// Sends descriptors over the box's fd 5 (SharedRegion's, before a "case" request).
+  void send_fds(const int* fds, int count);
+  /// Reads `bytes` at `address` of the box's memory (process_vm_readv), while it is frozen. An
+  /// empty string, or why not (the address unmapped, ptrace restricted on this machine).
+  std::string read_memory(std::uint64_t address, void* into, std::size_t bytes) const;
+  /// Processes started by the worker that a freeze does not reach (freezer.hpp); each is stopped
+  /// from now on.
+  std::vector<pid_t> escaped();
+  /// How the box holds the kernel: its freezer and confinement, or why a layer is missing.
+  std::string box_description() const;
   /// Asks politely (a shutdown request), then kills the process group.
   void stop();
   /// Between requests the process group is stopped (SIGSTOP) and continued (SIGCONT) when the
@@ -77,6 +103,11 @@ class WorkerProcess {
  private:
   [[noreturn]] void fail(ProcessFailure::Kind kind, std::string what);
   void send_line(const std::string& line);
+  // Reads what the worker wrote into the buffer (one read); a closed channel or an endless line fails.
+  void read_some();
+  // The next answer line, waited for until `deadline`: an interrupt, a time-out or the worker's
+  // end fail.
+  std::string next_line(std::chrono::steady_clock::time_point deadline, double timeout_seconds);
   std::string reap_description();
   /// The worker's end ("exited with status 0"), when it has ended; it is reaped, and its
   /// process group killed. nullopt while it runs.
@@ -85,6 +116,9 @@ class WorkerProcess {
   void forget_reaped();
   /// Continues the process group where it was frozen after the last answer.
   void thaw();
+  /// Stops it after an answer (freeze_between_requests, or a box); a box that cannot be
+  /// frozen is killed: its call fails.
+  void freeze();
   /// Keeps the log's last kLogTailKept bytes once it passes kMaxLogBytes.
   void trim_log();
 
@@ -101,6 +135,10 @@ class WorkerProcess {
   std::string buffer_;
   bool freeze_between_requests_ = false;
   bool frozen_ = false;
+  std::shared_ptr<box::Confinement> confinement_;  // a box's, when boxed
+  std::unique_ptr<box::Freezer> freezer_;  // made at each start of a frozen worker
+  std::string no_cgroup_;  // why the freezer is not a cgroup's
+  int fd_channel_ = -1;    // a box's end of its fd 5
 };
 
 }  // namespace scatter::external

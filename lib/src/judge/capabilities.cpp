@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "load/json_fields.hpp"
 #include "core/targets.hpp"
 
@@ -383,13 +384,9 @@ Capabilities parse_capabilities(std::string_view json_text, std::string_view ori
   };
   json doc;
   try {
-    doc = json::parse(json_text);
-  } catch (const json::exception& e) {
-    std::string what = e.what();
-    if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {
-      what = what.substr(pos + 2);
-    }
-    throw Error(ErrorCode::schema, where("capabilities"), "not valid JSON: " + what);
+    doc = detail::parse_bounded(json_text, "the document");
+  } catch (const Error& e) {
+    throw Error(ErrorCode::schema, where("capabilities"), e.detail());
   }
   try {
     return parse_document(doc);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "load/detail.hpp"
 #include "scatter/files.hpp"
 #include "scatter/case_facts.hpp"
@@ -316,9 +317,9 @@ void load_file(const std::filesystem::path& path, Expectations& out) {
   }
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw Error(ErrorCode::json, "", e.what()).at(file, "");
+    doc = detail::parse_bounded(text, "the expectations file");
+  } catch (const Error& e) {
+    throw Error(e.code(), "", e.detail()).at(file, "");
   }
   const Where top{file, ""};
   if (!doc.is_object()) top.fail("", fmt::format("an expectations file is an object, got {}", doc.type_name()));
@@ -480,7 +481,7 @@ std::vector<EntryCheck> check_expectations(const Expectations& expectations, con
       try {
         const auto c = materialize(*it->second->decl);
         const CaseFacts facts(c);
-        const auto seen = detail::parse_values(json::parse(r.output_json), c.data.dtype(), c.data.shape());
+        const auto seen = detail::parse_values(detail::parse_bounded(r.output_json, "reproduced_by.output"), c.data.dtype(), c.data.shape());
         if (!matches_case(x, x.backend, x.min_version.empty() ? x.max_version : x.min_version, c, facts.features())) {
           problem("the entry's conditions (op, reduction, dtype, case) do not match it");
         }

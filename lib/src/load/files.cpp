@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/bounded_json.hpp"
 #include "json_fields.hpp"
 
 namespace scatter {
@@ -57,43 +58,6 @@ void load_file(const std::string& file, const LoadOptions& options, LoadResult& 
   for (auto& c : loaded.cases) out.cases.push_back(std::move(c));
 }
 
-// The parser takes any depth, but printing a value in an error message recurses once
-// per level: a hostile file (100000 nested arrays) must be refused before that.
-// Case files need about 70 levels (rank 64 values inside a case list).
-std::optional<std::string> too_deep(const std::string& text) {
-  constexpr int kMaxDepth = 256;
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  std::size_t line = 1;
-  std::size_t column = 0;
-  for (const char ch : text) {
-    ++column;
-    if (ch == '\n') {
-      ++line;
-      column = 0;
-    }
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (ch == '\\') {
-        escaped = true;
-      } else if (ch == '"') {
-        in_string = false;
-      }
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > kMaxDepth) {
-        return fmt::format("nesting deeper than {} levels at line {}, column {}", kMaxDepth, line, column);
-      }
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
-
 // Every *.json below `root` into `files`. A directory that cannot be listed (no
 // permission) is an io error of its own, never a silent gap, and the walk goes on.
 // Symlinked directories are not followed, so a link loop cannot trap the walk.
@@ -127,6 +91,12 @@ std::uint64_t default_max_bytes() {
 
 LoadResult load_text(const std::string& text, const std::string& file, const LoadOptions& options) {
   LoadResult out;
+  // Refused before the parser builds anything: a value 100,000 levels deep would make every later
+  // step (an error's printing, the value's destruction) recurse as deep.
+  if (const auto where = detail::too_deep(text, detail::kCaseFileDepth)) {
+    out.file_errors.push_back(Error(ErrorCode::json, "", *where).at(file, ""));
+    return out;
+  }
   json doc;
   // JSON leaves duplicate keys undefined and nlohmann keeps the last one silently: a case
   // would run with half of what its author wrote. Each open object's keys, to refuse them.
@@ -157,10 +127,6 @@ LoadResult load_text(const std::string& text, const std::string& file, const Loa
                                                "undefined, so neither is taken",
                                                printable_text(*duplicate)))
             .at(file, ""));
-    return out;
-  }
-  if (const auto where = too_deep(text)) {
-    out.file_errors.push_back(Error(ErrorCode::json, "", *where).at(file, ""));
     return out;
   }
   detail::load_json(doc, file, options, out);

@@ -143,6 +143,19 @@ void flush_host_caches() {
   std::memset(buffer.get(), ++value, kBytes);
 }
 
+void flush_caches_on_every_cpu() {
+  static constexpr std::size_t kBytes = 256u << 20;
+  static const std::unique_ptr<char[]> buffer(new char[kBytes]);
+  static detail::cpu::Pool pool(std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))));
+  static char value = 0;
+  ++value;
+  const detail::cpu::Pool::Placement placed(pool);
+  pool.run(pool.size(), [&](int t) {
+    const auto [begin, end] = part(kBytes, t, pool.size());
+    std::memset(buffer.get() + begin, value, end - begin);
+  });
+}
+
 std::unique_ptr<BandwidthProbe> make_host_probe(int threads) { return std::make_unique<HostProbe>(threads); }
 
 BandwidthProbe* fastest_probe(MemoryKind memory) {

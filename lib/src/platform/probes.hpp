@@ -26,5 +26,8 @@ std::string host_cpu_name();
 /// Evicts the CPU caches (a cold run's start): writes a buffer larger than any
 /// last-level cache.
 void flush_host_caches();
+/// The same on every CPU at once, a thread pinned to each writing its share: each core's own
+/// caches too, wherever the code timed next runs (a box's kernel, on CPUs of its choosing).
+void flush_caches_on_every_cpu();
 
 }  // namespace scatter

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "box/boxed_backend.hpp"
 #include "external/worker_backend.hpp"
 #include "scatter/backend.hpp"
 #include "scatter/plugin.hpp"
@@ -44,10 +45,26 @@ std::vector<std::pair<std::string, std::string>> python_env() {
   return {{"PYTHONPATH", pythonpath}, {"PYTHONDONTWRITEBYTECODE", "1"}};
 }
 
-// The Python worker serving NAME: a framework, or a user's kernel (python:FILE.py[:FUNC]).
+// Whether user code runs in the box (docs/backends.md, "The box"): always, unless
+// SCATTERCTL_BOX=off turns the box off for the whole run (its rows then say so).
+bool boxed() {
+  const char* box = std::getenv("SCATTERCTL_BOX");
+  return box == nullptr || std::string_view(box) != "off";
+}
+
+box::BoxOptions box_options(const BackendConfig& config) { return {config.request_timeout}; }
+
+// The Python worker serving a framework NAME.
 std::unique_ptr<Backend> make_worker_of(const std::string& name, const BackendConfig& config) {
   return external::make_worker_backend(name, {python_of(config), "-u", "-m", "scatterctl_worker", name}, python_env(),
                                        {config.request_timeout, false, false, config.timed, config.timed});
+}
+
+// A user's kernel (python:FILE.py[:FUNC]), in the box's Python runtime.
+std::unique_ptr<Backend> make_python_kernel(const std::string& spec, const BackendConfig& config) {
+  if (!boxed()) return make_worker_of(spec, config);
+  return box::make_boxed_backend(spec, {python_of(config), "-u", "-m", "scatterctl_box", spec}, python_env(),
+                                 box_options(config));
 }
 
 // The cpu backend's grain: the config's, else $SCATTERCTL_CPU_GRAIN (a positive integer;
@@ -70,6 +87,10 @@ std::vector<std::string> plugin_host_argv(const std::string& path, const Backend
 }
 
 std::unique_ptr<Backend> make_isolated_plugin(const std::string& path, const BackendConfig& config) {
+  if (boxed()) {
+    return box::make_boxed_backend("plugin:" + path, {self_exe(config), "box-host", "plugin", path}, {},
+                                   box_options(config));
+  }
   return external::make_worker_backend("plugin:" + path, plugin_host_argv(path, config), {},
                                        {config.request_timeout, false, false, config.timed, config.timed});
 }
@@ -126,8 +147,15 @@ std::pair<std::string, std::string> exe_parts(const std::string& spec) {
   return {path, name};
 }
 
+// Another build's built-in backend. In the box unless the user vouches for the build
+// (--trust-exe): a hello that says "builtin" is no proof that PATH is a scatterctl at all.
 std::unique_ptr<Backend> make_exe_backend(const std::string& spec, const BackendConfig& config) {
   const auto [path, name] = exe_parts(spec);
+  if (boxed() && !config.trust_exe) {
+    std::vector<std::string> argv{path, "box-host", "builtin", name};
+    if (config.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(config.threads)});
+    return box::make_boxed_backend(name, std::move(argv), {}, box_options(config));
+  }
   return external::make_worker_backend(name, backend_host_argv(path, name, config), {},
                                        {config.request_timeout, true, false, false, config.timed});
 }
@@ -197,7 +225,7 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendConf
   if (is_one_of(spec, framework_backend_names())) return make_framework_backend(spec, config);
   if (spec.rfind("plugin:", 0) == 0 && spec.size() > 7) return make_plugin(spec.substr(7), config);
   if (spec.rfind("exe:", 0) == 0) return make_exe_backend(spec, config);
-  if (spec.rfind("python:", 0) == 0 && spec.size() > 7) return make_worker_of(spec, config);
+  if (spec.rfind("python:", 0) == 0 && spec.size() > 7) return make_python_kernel(spec, config);
   if (const auto at = spec.find('@'); at != std::string::npos && is_one_of(spec.substr(0, at), framework_backend_names())) {
     auto other = config;
     other.python = spec.substr(at + 1);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/bounded_json.hpp"
 #include "text.hpp"
 
 namespace scatter::detail {
@@ -71,37 +72,8 @@ Status status_from(const std::string& text) {
 
 }  // namespace
 
-std::string preview(const ordered_json& value) {
-  constexpr std::size_t kShown = 120;
-  if (value.is_array()) return fmt::format("an array of {} element{}", value.size(), value.size() == 1 ? "" : "s");
-  if (value.is_object()) return fmt::format("an object of {} member{}", value.size(), value.size() == 1 ? "" : "s");
-  if (value.is_string()) {
-    const auto& text = value.get_ref<const std::string&>();
-    if (text.size() <= kShown) return value.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-    return ordered_json(text.substr(0, kShown)).dump(-1, ' ', false, ordered_json::error_handler_t::replace) +
-           fmt::format(" ({} characters in all)", text.size());
-  }
-  return value.dump();
-}
-
 ordered_json parse_json(const std::string& text, const std::string& what) {
-  const auto depth_limit = [&](int depth, nlohmann::detail::parse_event_t, ordered_json&) {
-    if (depth > kMaxJsonDepth) {
-      throw Error(ErrorCode::json, "", fmt::format("{} nests deeper than {} levels: not what scatterctl writes", what,
-                                                   kMaxJsonDepth));
-    }
-    return true;
-  };
-  try {
-    return ordered_json::parse(text, depth_limit);
-  } catch (const nlohmann::json::parse_error& e) {
-    if (e.byte >= text.size()) {
-      throw Error(ErrorCode::json, "",
-                  fmt::format("{} is not valid JSON (cut short?): its {} bytes end inside a value", what, text.size()));
-    }
-    throw Error(ErrorCode::json, "",
-                fmt::format("{} is not valid JSON: unexpected text at byte {} of {}", what, e.byte, text.size()));
-  }
+  return detail::parse_bounded_ordered(text, what, detail::kMaxJsonDepth);
 }
 
 std::string status_text(const CaseResult& r) {

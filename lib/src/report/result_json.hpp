@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter::detail {
@@ -24,17 +25,11 @@ Comparison comparison_from_json(const ordered_json& j);
 CaseResult result_from_json(const ordered_json& j);
 RunContext context_from_json(const ordered_json& j);
 
-/// How deep a report, a journal line or an expectations file may nest (a report nests 6 deep):
-/// deeper is not one of them, and would only make every later step recurse.
-inline constexpr int kMaxJsonDepth = 64;
-
-/// `text` parsed as JSON, nested at most kMaxJsonDepth deep. Throws Error(json) naming `what`:
+/// `text` parsed as JSON through the one bounded reader (core/bounded_json.hpp), nested at most
+/// kMaxJsonDepth deep (a report nests 6). Throws Error(json) naming `what`:
 /// where the text is not JSON, at which byte, and "cut short?" where it ends inside a value.
 ordered_json parse_json(const std::string& text, const std::string& what);
 
-/// A value in an error message, bounded whatever it holds: an array or object by its size, a
-/// string by its first 120 characters, anything else as it is.
-std::string preview(const ordered_json& value);
 
 // "passed", "failed", "error", ...: an invalid case that failed is an "error" (it never ran to
 // a verdict).
