@@ -126,7 +126,9 @@ typedef struct {
   /* The capabilities document (JSON, docs/backends.md "Capabilities"); static, owned by the plugin. */
   const char* capabilities_json;
   /* Optional (may be NULL): a cheap check with no device work. SP_UNSUPPORTED writes the
-   * reason into reason[0..reason_len). A case it accepts and run() then calls unsupported is an error. */
+   * reason into reason[0..reason_len). A case it accepts and run() then calls unsupported is an error.
+   * It sees shapes, dtypes and attributes only: every tensor's data pointer is NULL (a plugin built
+   * before this note that reads no data here runs as it did). */
   sp_status (*supports)(const sp_case* c, char* reason, size_t reason_len);
   /* Runs one case: writes the result into c->out. */
   sp_status (*run)(const sp_case* c);

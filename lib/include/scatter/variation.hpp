@@ -9,6 +9,7 @@
 /// takes several updates, some of those updates.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "scatter/case.hpp"
@@ -50,5 +51,11 @@ Case varied_copy(const Case& c, const InputVariation& v);
 /// it): low significand bits flipped by `salt`; a zero, subnormal, infinity or NaN becomes a
 /// number near 1 of its sign; bool flips.
 std::uint64_t another_value(DType dtype, std::uint64_t bits, std::uint64_t salt);
+
+/// A normal float's bits times 2^k, exactly (its exponent moved); nullopt for another dtype, for a
+/// zero, subnormal, infinity or NaN, or where the result would leave the normal range.
+std::optional<std::uint64_t> times_power_of_two(DType dtype, std::uint64_t bits, int k);
+/// A float dtype's epsilon, 2^-(its significand bits).
+double epsilon_bits(DType dtype);
 
 }  // namespace scatter

@@ -5,6 +5,8 @@
 #include "vary.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -81,7 +83,13 @@ void VariationSource::find_candidates() {
   single_ = Candidates(updates, ones, [this, &hits](std::int64_t u) {
     return hits[static_cast<std::size_t>(detail::target_of(case_, facts_.indices(), u))] == 1;
   });
-  if (zeros == 0 && ones == 0) contended_ = Candidates(updates, updates, [](std::int64_t) { return true; });
+  if (zeros == 0 && ones == 0) {
+    contended_ = Candidates(updates, updates, [](std::int64_t) { return true; });
+    for (std::int64_t u = 0; u < updates; ++u) {
+      const double x = std::fabs(element_as_double(case_.updates, u));
+      if (std::isfinite(x)) largest_update_ = std::max(largest_update_, x);
+    }
+  }
   const auto op = case_.attrs.op;
   const auto k = op == Op::scatter_nd ? case_.indices.shape().back() : 1;
   units_ = k > 0 ? case_.indices.numel() / k : 0;
@@ -181,7 +189,7 @@ InputVariation VariationSource::next() {
   }
   for (const auto u : distinct(contended_, kContendedPerCall)) {
     v.updates.at.push_back(u);
-    v.updates.bits.push_back(another_value(dtype, element_bits(case_.updates, u), rng_.next()));
+    v.updates.bits.push_back(contended_value(u));
   }
   if (swaps_) {
     std::set<std::int64_t> used;
@@ -197,6 +205,37 @@ InputVariation VariationSource::next() {
     }
   }
   return v;
+}
+
+std::uint64_t VariationSource::contended_value(std::int64_t u) {
+  const auto dtype = case_.data.dtype();
+  const auto other = another_value(dtype, element_bits(case_.updates, u), rng_.next());
+  if (!is_float(dtype)) return other;  // integers are compared exactly: any change shows
+  // A float sum of h updates is compared within h*eps*(sum|x| + |want|) (compare.cpp): a change
+  // of a few low bits hides in it. The update is scaled by a power of two past that bound, where
+  // the format has room (never so far that h such updates could overflow).
+  const auto target = detail::target_of(case_, facts_.indices(), u);
+  const double h = static_cast<double>(facts_.hits()[static_cast<std::size_t>(target)]);
+  const double eps = epsilon_bits(dtype);
+  if (h * eps >= 0.4) return other;  // a bound so loose that no change of one update shows
+  const double bound = h * eps * (h * largest_update_ + std::fabs(element_as_double(case_.data, target)));
+  const double wanted = 8.0 * bound / (1.0 - 2.0 * h * eps);
+  const auto base = std::isfinite(element_as_double(case_.updates, u)) && element_as_double(case_.updates, u) != 0.0
+                        ? element_bits(case_.updates, u)
+                        : other;
+  Tensor probe(dtype, {1});
+  set_element_bits(probe, 0, base);
+  const double magnitude = std::fabs(element_as_double(probe, 0));
+  if (!(magnitude > 0.0)) return other;
+  const int k = std::max(1, static_cast<int>(std::ceil(std::log2(1.0 + wanted / magnitude))));
+  // The largest k whose result stays finite with room for h of them.
+  for (int tried = k; tried >= 1; --tried) {
+    const auto scaled = times_power_of_two(dtype, base, tried);
+    if (!scaled) continue;
+    set_element_bits(probe, 0, *scaled);
+    if (std::fabs(element_as_double(probe, 0)) * h < max_finite(dtype)) return *scaled;
+  }
+  return other;
 }
 
 std::string VariationSource::describe() {

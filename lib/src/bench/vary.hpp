@@ -81,6 +81,9 @@ class VariationSource {
   std::uint64_t reduced(std::int64_t target, const std::vector<std::uint64_t>& updates) const;
   // Every update element that lands on `target` under the case's indices, in update order.
   std::vector<std::int64_t> updates_of(std::int64_t target) const;
+  // A new value for update `u` of a contended target, far enough from its own that the target's
+  // comparison, whose tolerance grows with its updates, sees the change.
+  std::uint64_t contended_value(std::int64_t u);
 
   Case& case_;
   const CaseFacts& facts_;
@@ -90,6 +93,7 @@ class VariationSource {
   Candidates untouched_;  // data positions no update lands on
   Candidates single_;     // update elements whose target takes no other update
   Candidates contended_;  // update elements whose target takes several (only where nothing else varies)
+  double largest_update_ = 0.0;  // the largest finite |update| of a contended case
   std::int64_t units_ = 0;      // index units: tuples (scatter_nd), index elements (the others)
   bool swaps_ = false;          // whether this op's indices can be swapped
   std::optional<Tensor> want_;  // a copy of facts' want, changed while a variation is applied

@@ -139,12 +139,7 @@ class PluginKernel final : public Kernel {
     return answer;
   }
 
-  void admit(BoxCase& bc) override {
-    // Shapes and dtypes only: supports() is a check, and no buffer reaches it (ABI note).
-    detail::View data(bc.c.data, nullptr), indices(bc.c.indices, nullptr), updates(bc.c.updates, nullptr),
-        out(bc.c.data, nullptr);
-    plugin_->ask_supports(detail::case_of(bc.c, bc.flags, data, indices, updates, out, nullptr));
-  }
+  void admit(BoxCase& bc) override { plugin_->ask_supports(detail::ShapesOnly(bc.c, bc.flags).get()); }
 
   json call(BoxCase& bc) override {
     detail::View data(bc.c.data, bc.flags.in_place ? bc.out : bc.c.data.bytes());

@@ -4,6 +4,7 @@
 
 #include "scatter/variation.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -91,5 +92,19 @@ std::uint64_t another_value(DType dtype, std::uint64_t bits, std::uint64_t salt)
   const std::uint64_t one = exponent_mask & ~(std::uint64_t{1} << (width - 2));
   return sign | one | flip;
 }
+
+std::optional<std::uint64_t> times_power_of_two(DType dtype, std::uint64_t bits, int k) {
+  if (!is_float(dtype)) return std::nullopt;
+  const int m = significand_bits(dtype);
+  const int width = static_cast<int>(size_of(dtype)) * 8;
+  const std::uint64_t top = (std::uint64_t{1} << (width - 1 - m)) - 1;  // the exponent field of inf and NaN
+  const std::uint64_t field = (bits >> m) & top;
+  if (field == 0 || field == top) return std::nullopt;  // zero, subnormal, inf, NaN: no exact scaling
+  const auto scaled = static_cast<std::int64_t>(field) + k;
+  if (scaled <= 0 || scaled >= static_cast<std::int64_t>(top)) return std::nullopt;
+  return (bits & ~(top << m)) | (static_cast<std::uint64_t>(scaled) << m);
+}
+
+double epsilon_bits(DType dtype) { return std::ldexp(1.0, -significand_bits(dtype)); }
 
 }  // namespace scatter

@@ -404,13 +404,13 @@ BackendOutput PluginBackend::run(const Case& given, const RunFlags& flags) {
   View out_view(c.data, out.bytes());
   const auto sc = case_of(c, flags, data, indices, updates, out_view, nullptr);
 
-  // Fingerprints before the plugin sees anything (supports() included).
+  // Fingerprints before the plugin sees its inputs.
   const auto data_before = flags.in_place ? std::nullopt : fingerprint_if_small(c.data);
   const auto indices_before = fingerprint_if_small(c.indices);
   const auto updates_before = fingerprint_if_small(c.updates);
 
   const auto who = plugin_name();
-  ask_supports(sc);
+  ask_supports(ShapesOnly(c, flags).get());
   const auto [status, seconds] = run_once(
       [&] {
         if (flags.flush_caches) flush_host_caches();
@@ -469,7 +469,7 @@ BackendOutput PluginBackend::run_on(PluginDevice& device, const Case& c, const R
   const auto sc = case_of(c, flags, data, indices, updates, out_view, device.stream());
 
   const auto who = plugin_name();
-  ask_supports(sc);
+  ask_supports(ShapesOnly(c, flags).get());
   const auto [status, seconds] = run_once(
       [&] {
         if (flags.flush_caches) device.flush();

@@ -51,6 +51,20 @@ class View {
 /// The case as the plugin sees it, over views that outlive the call.
 sp_case case_of(const Case& c, const RunFlags& flags, View& data, View& indices, View& updates, View& out, void* stream);
 
+/// The case as supports() sees it: shapes, dtypes and attributes, and no buffer (every data
+/// pointer NULL): supports() is a check, and work done there would be done outside the timed call.
+class ShapesOnly {
+ public:
+  ShapesOnly(const Case& c, const RunFlags& flags)
+      : data_(c.data, nullptr), indices_(c.indices, nullptr), updates_(c.updates, nullptr), out_(c.data, nullptr),
+        case_(case_of(c, flags, data_, indices_, updates_, out_, nullptr)) {}
+  const sp_case& get() const { return case_; }
+
+ private:
+  View data_, indices_, updates_, out_;
+  sp_case case_;
+};
+
 class PluginBackend final : public Backend {
  public:
   explicit PluginBackend(std::string path);
