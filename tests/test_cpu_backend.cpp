@@ -525,17 +525,31 @@ TEST(CpuPool, EachTaskRunsOnACpuOfItsOwnAndTheCallerGetsItsCpusBack) {
   Pool pool(2);
   std::vector<std::vector<int>> cpus_of_task(2);
   {
-    const Pool::Placement placed(pool);
+    const Pool::Placement placed(pool, false);
     pool.run(2, [&](int t) { cpus_of_task[static_cast<std::size_t>(t)] = affinity_of_this_thread(); });
   }
   EXPECT_EQ(cpus_of_task[0], std::vector<int>{allowed[0]});
   EXPECT_EQ(cpus_of_task[1], std::vector<int>{allowed[1]});
   EXPECT_EQ(affinity_of_this_thread(), allowed) << "the caller's CPUs were not given back";
 
+  // Beside a neighbour that keeps a CPU busy, nothing is pinned (a pinned task would share that
+  // CPU slice by slice): the same pool, its worker unpinned, then pinned again.
+  {
+    const Pool::Placement placed(pool, true);
+    pool.run(2, [&](int t) { cpus_of_task[static_cast<std::size_t>(t)] = affinity_of_this_thread(); });
+  }
+  EXPECT_EQ(cpus_of_task[0], allowed);
+  EXPECT_EQ(cpus_of_task[1], allowed);
+  {
+    const Pool::Placement placed(pool, false);
+    pool.run(2, [&](int t) { cpus_of_task[static_cast<std::size_t>(t)] = affinity_of_this_thread(); });
+  }
+  EXPECT_EQ(cpus_of_task[1], std::vector<int>{allowed[1]});
+
   // More threads than CPUs: nobody is pinned, and a Placement moves nothing.
   Pool crowded(static_cast<int>(allowed.size()) + 1);
   std::vector<std::vector<int>> crowded_cpus(allowed.size() + 1);
-  const Pool::Placement placed(crowded);
+  const Pool::Placement placed(crowded, false);
   crowded.run(crowded.size(), [&](int t) { crowded_cpus[static_cast<std::size_t>(t)] = affinity_of_this_thread(); });
   for (const auto& cpus : crowded_cpus) EXPECT_EQ(cpus, allowed);
 }

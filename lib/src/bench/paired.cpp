@@ -276,19 +276,18 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
       c.rows.push_back(std::move(row));
       continue;
     }
-    // The rounds' log ratios, averaged per block: rounds of one block share the backends'
-    // processes, so a block, not a round, is one independent observation.
-    std::map<int, std::pair<double, int>> per_block;
+    // The rounds' log ratios, their median per block: rounds of one block share the backends'
+    // processes, so a block, not a round, is one independent observation; and a round whose one
+    // side a neighbour preempted moves a median not at all (a mean by all of its delay).
+    std::map<int, std::vector<double>> per_block;
     for (const auto& [round, t] : a.by_round) {
       if (const auto other = b.by_round.find(round); other != b.by_round.end()) {
-        auto& [sum, count] = per_block[a.block_of.at(round)];
-        sum += std::log(other->second / t);
-        ++count;
+        per_block[a.block_of.at(round)].push_back(std::log(other->second / t));
         ++row.pairs;
       }
     }
     std::vector<double> d;
-    for (const auto& [block, sum_count] : per_block) d.push_back(sum_count.first / sum_count.second);
+    for (auto& [block, logs] : per_block) d.push_back(median_of(logs));
     row.blocks = d.size();
     if (d.size() > kMaxBlocks) {
       unusable(fmt::format("{}@{}", name, base),

@@ -230,7 +230,7 @@ class CpuBackend final : public Backend {
     }
     Tensor out = flags.in_place ? c.data.clone() : Tensor(c.data.dtype(), c.data.shape());
     if (!flags.in_place) std::memset(out.bytes(), 0, out.nbytes());
-    const Pool::Placement placed(workers);  // before the flush, so that it runs where the call will
+    const Pool::Placement placed(workers, workers.crowded());  // before the flush, so that it runs where the call will
     if (flags.flush_caches) flush_host_caches();
     const auto start = Clock::now();
     {

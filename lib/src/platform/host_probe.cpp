@@ -100,7 +100,7 @@ class HostProbe final : public BandwidthProbe {
       std::memset(dst.get() + first, 2, last - first);
     });
     std::vector<double> took;
-    const detail::cpu::Pool::Placement placed(pool_);
+    const detail::cpu::Pool::Placement placed(pool_, pool_.crowded());
     for (int i = 0; i < samples; ++i) {
       if (cold) flush_host_caches();
       const auto start = Clock::now();
@@ -149,7 +149,7 @@ void flush_caches_on_every_cpu() {
   static detail::cpu::Pool pool(std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))));
   static char value = 0;
   ++value;
-  const detail::cpu::Pool::Placement placed(pool);
+  const detail::cpu::Pool::Placement placed(pool, pool.crowded());
   pool.run(pool.size(), [&](int t) {
     const auto [begin, end] = part(kBytes, t, pool.size());
     std::memset(buffer.get() + begin, value, end - begin);

@@ -1,9 +1,13 @@
 #include "pool.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "scatter/cancel.hpp"
@@ -31,10 +35,48 @@ bool pin_this_thread(int cpu) {
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
+// Back to every CPU the process may use.
+void unpin_this_thread(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (const int cpu : cpus) CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+// The tasks of this machine that can run now, the caller included (/proc/loadavg's fourth field,
+// "RUNNING/TOTAL"), or 0 where it cannot be read.
+int runnable_tasks() {
+  const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[128];
+  const auto got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (got <= 0) return 0;
+  text[got] = '\0';
+  double l1 = 0, l5 = 0, l15 = 0;
+  int running = 0;
+  return std::sscanf(text, "%lf %lf %lf %d/", &l1, &l5, &l15, &running) == 4 ? running : 0;
+}
+
 }  // namespace
 
-Pool::Placement::Placement(const Pool& pool) {
-  if (pool.cpus_.empty() || pthread_getaffinity_np(pthread_self(), sizeof before_, &before_) != 0) return;
+bool Pool::crowded() const {
+  using Clock = std::chrono::steady_clock;
+  const auto now = Clock::now().time_since_epoch().count();
+  if (now - crowded_at_.load(std::memory_order_relaxed) > std::chrono::nanoseconds(kCrowdedEvery).count()) {
+    crowded_at_.store(now, std::memory_order_relaxed);
+    // The caller is running: the others, with this pool's other threads, need more CPUs than it has.
+    const int others = std::max(0, runnable_tasks() - 1);
+    crowded_.store(others > 0 && others + size_ > static_cast<int>(all_cpus_.size()), std::memory_order_relaxed);
+  }
+  return crowded_.load(std::memory_order_relaxed);
+}
+
+Pool::Placement::Placement(const Pool& pool, bool crowded) {
+  if (pool.cpus_.empty()) return;
+  pool.pinned_.store(!crowded, std::memory_order_relaxed);
+  if (crowded) return;
+  if (pthread_getaffinity_np(pthread_self(), sizeof before_, &before_) != 0) return;
   moved_ = pin_this_thread(pool.cpus_.front());
 }
 
@@ -45,6 +87,7 @@ Pool::Placement::~Placement() {
 Pool::Pool(int threads) : size_(std::max(1, threads)) {
   // One thread alone, or more threads than CPUs: the scheduler's to place.
   if (auto cpus = allowed_cpus(); size_ > 1 && cpus.size() >= static_cast<std::size_t>(size_)) {
+    all_cpus_ = cpus;
     cpus.resize(static_cast<std::size_t>(size_));
     cpus_ = std::move(cpus);
   }
@@ -71,7 +114,7 @@ void Pool::fail(std::exception_ptr error) {
 }
 
 void Pool::work(int id) {
-  if (!cpus_.empty()) pin_this_thread(cpus_[static_cast<std::size_t>(id)]);
+  bool pinned = !cpus_.empty() && pin_this_thread(cpus_[static_cast<std::size_t>(id)]);
   std::uint64_t seen = 0;
   for (;;) {
     void* task = nullptr;
@@ -84,6 +127,15 @@ void Pool::work(int id) {
       if (id >= tasks_) continue;
       task = task_;
       call = call_;
+    }
+    // The run's placement (Placement): a system call only when it changes.
+    if (const bool want = pinned_.load(std::memory_order_relaxed); !cpus_.empty() && want != pinned) {
+      if (want) {
+        pin_this_thread(cpus_[static_cast<std::size_t>(id)]);
+      } else {
+        unpin_this_thread(all_cpus_);
+      }
+      pinned = want;
     }
     std::exception_ptr error;
     try {
