@@ -164,47 +164,28 @@ std::pair<std::string, std::string> gate_labels(const BenchFlags& o, const std::
   return {labels[0], labels[1]};
 }
 
-// The paired gate over the run, then more rounds of the benchmarks still undecided, one pass
-// over them at a time, until each is decided or the budget is spent. Returns the gate's code.
+// The paired gate over the run, then more rounds of the benchmarks still undecided
+// (gate_until_decided). Prints its table; returns the gate's code.
 int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>& items,
-         const std::vector<Backend*>& run, BenchOptions options) {
+         const std::vector<Backend*>& run, const BenchOptions& options) {
   const auto [base, next] = gate_labels(o, run);
-  PairedOptions paired;  // without --threshold, compare_paired takes the report's counter's default
+  PairedOptions paired;  // without --threshold, the report's counter's default
   if (!o.threshold.empty()) paired.threshold = parse_percent(o.threshold, "--threshold");
-  // Counts are the same in every round: more rounds cannot decide them.
-  const bool counted = options.counter == Counter::instructions;
-  options.verify = false;  // checked in the first run
-  options.repetitions = 1;
-  options.min_samples = std::max(options.min_samples, 12);  // three more blocks of rounds a pass, at least
-  const auto start = std::chrono::steady_clock::now();
   std::vector<Backend*> pair;
   for (auto* b : run) {
     if (b->label() == base || b->label() == next) pair.push_back(b);
   }
-  for (int extra = 1;; ++extra) {
-    const auto verdict = compare_paired(bench_json(report), base, next, paired);
-    const auto undecided = undecided_benchmarks(verdict);
-    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
-    if (undecided.empty() || counted || spent.count() >= o.gate_budget || interrupted()) {
-      std::cout << "\n" << paired_table(verdict);
-      if (!undecided.empty()) {
-        std::cerr << fmt::format("scatterctl: {} benchmark{} still undecided after {:.0f} s of further rounds "
-                                 "(--gate-budget {}): exit {}\n",
-                                 undecided.size(), undecided.size() == 1 ? "" : "s", spent.count(), o.gate_budget,
-                                 static_cast<int>(kExitUndecided));
-      }
-      if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report) + "\n" + paired_markdown(verdict));
-      return verdict.exit_code();
-    }
-    std::vector<BenchItem> again;
-    for (const auto& item : items) {
-      if (std::find(undecided.begin(), undecided.end(), item.name) != undecided.end()) again.push_back(item);
-    }
-    options.seed = o.seed + static_cast<std::uint64_t>(extra);
-    std::cerr << fmt::format("scatterctl: --gate: {} undecided, sampling again ({:.0f} s of {} s spent)\n",
-                             undecided.size(), spent.count(), o.gate_budget);
-    add_rounds(report, run_bench(again, pair, options, nullptr));
+  const auto verdict = gate_until_decided(report, items, pair, base, next, options, paired, o.gate_budget,
+                                          [](const std::string& step) { std::cerr << "scatterctl: --gate: " << step << "\n"; });
+  std::cout << "\n" << paired_table(verdict);
+  if (verdict.undecided > 0) {
+    std::cerr << fmt::format("scatterctl: {} benchmark{} still undecided after {:.0f} s of further rounds (--gate-budget "
+                             "{}): exit {}\n",
+                             verdict.undecided, verdict.undecided == 1 ? "" : "s", verdict.gate_seconds, o.gate_budget,
+                             static_cast<int>(kExitUndecided));
   }
+  if (!o.markdown.empty()) write_text(o.markdown, bench_markdown(report) + "\n" + paired_markdown(verdict));
+  return verdict.exit_code();
 }
 
 int bench(const BenchFlags& o, const Invocation& invocation) {

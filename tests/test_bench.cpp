@@ -56,8 +56,8 @@ TEST(BenchCompare, IdenticalReportsAreTheSame) {
   const auto r = report("cpu", {{"a@ref", noisy(100, 0.01, 15, 1)}, {"b@ref", noisy(50, 0.01, 15, 2)}});
   const auto c = compare_bench(r, r, {});
   EXPECT_EQ(c.regressions, 0);
-  EXPECT_EQ(row(c, "a@ref").verdict, "same");
-  EXPECT_EQ(row(c, "b@ref").verdict, "same");
+  EXPECT_EQ(row(c, "a@ref").verdict, GateVerdict::same);
+  EXPECT_EQ(row(c, "b@ref").verdict, GateVerdict::same);
   EXPECT_DOUBLE_EQ(c.geomean_change, 0.0);
 }
 
@@ -153,7 +153,7 @@ TEST(BenchCompare, CountsAreExactWhateverTheLoad) {
   const auto same = compare_bench(base, counted(busy, base_rows), {});
   EXPECT_FALSE(same.failed);
   EXPECT_FALSE(same.undecided);
-  EXPECT_EQ(row(same, "b3@cpu").verdict, "same");
+  EXPECT_EQ(row(same, "b3@cpu").verdict, GateVerdict::same);
   EXPECT_NE(compare_table(same).find("exact"), std::string::npos);
 }
 
@@ -173,10 +173,10 @@ TEST(BenchCompare, TwiceAsSlowIsARegression) {
   const auto next = report("cpu", {{"a@ref", noisy(200, 0.01, 15, 3)}, {"b@ref", noisy(50, 0.01, 15, 4)}});
   const auto c = compare_bench(base, next, {});
   EXPECT_EQ(c.regressions, 1);
-  EXPECT_EQ(row(c, "a@ref").verdict, "slower");
+  EXPECT_EQ(row(c, "a@ref").verdict, GateVerdict::slower);
   EXPECT_NEAR(row(c, "a@ref").change, 1.0, 0.05);
   EXPECT_LT(row(c, "a@ref").p_value, 0.001);
-  EXPECT_EQ(row(c, "b@ref").verdict, "same");
+  EXPECT_EQ(row(c, "b@ref").verdict, GateVerdict::same);
   // Geometric mean of the ratios 2 and 1: sqrt(2) - 1.
   EXPECT_NEAR(c.geomean_change, std::sqrt(2.0) - 1.0, 0.03);
 }
@@ -187,7 +187,7 @@ TEST(BenchCompare, NoisyButUnchangedIsNotARegression) {
   const auto next = report("cpu", {{"a@ref", noisy(100, 0.2, 12, 6)}});
   const auto c = compare_bench(base, next, {});
   EXPECT_EQ(c.regressions, 0);
-  EXPECT_NE(row(c, "a@ref").verdict, "slower");
+  EXPECT_NE(row(c, "a@ref").verdict, GateVerdict::slower);
   EXPECT_GT(row(c, "a@ref").p_value, 0.05);
 }
 
@@ -195,8 +195,8 @@ TEST(BenchCompare, MissingAndNewBenchmarksAreNamed) {
   const auto base = report("cpu", {{"a@ref", noisy(100, 0.01, 9, 1)}, {"gone@ref", noisy(10, 0.01, 9, 2)}});
   const auto next = report("cpu", {{"a@ref", noisy(100, 0.01, 9, 3)}, {"added@ref", noisy(10, 0.01, 9, 4)}});
   const auto c = compare_bench(base, next, {});
-  EXPECT_EQ(row(c, "gone@ref").verdict, "missing");
-  EXPECT_EQ(row(c, "added@ref").verdict, "new");
+  EXPECT_EQ(row(c, "gone@ref").verdict, GateVerdict::missing);
+  EXPECT_EQ(row(c, "added@ref").verdict, GateVerdict::added);
   EXPECT_EQ(c.regressions, 0);
   EXPECT_EQ(c.missing, 1);
   EXPECT_EQ(c.common, 1);
@@ -214,7 +214,7 @@ TEST(BenchCompare, AMissingBenchmarkFailsTheGateUnlessAllowed) {
       "real_time": 1, "time_unit": "us", "error_occurred": true, "error_message": "output differs"}]})";
   const auto e = compare_bench(report("cpu", {{"a@ref", noisy(100, 0.01, 9, 1)}}), errored, {});
   EXPECT_TRUE(e.failed);
-  EXPECT_EQ(row(e, "a@ref").verdict, "error");
+  EXPECT_EQ(row(e, "a@ref").verdict, GateVerdict::error);
 }
 
 TEST(BenchCompare, NothingInCommonFailsTheGateUnlessAllowed) {
@@ -235,18 +235,18 @@ TEST(BenchCompare, SlowerNeedsBothSignificanceAndTheThreshold) {
   const auto small = report("cpu", {{"a@ref", noisy(103, 0.002, 15, 2)}});
   const auto c1 = compare_bench(base, small, {});
   EXPECT_GT(row(c1, "a@ref").ratio_low, 1.0);
-  EXPECT_EQ(row(c1, "a@ref").verdict, "same");
+  EXPECT_EQ(row(c1, "a@ref").verdict, GateVerdict::same);
   EXPECT_FALSE(c1.failed);
   // 10% slower in the medians, but the samples overlap (40% noise): not significant.
   const auto wide = report("cpu", {{"a@ref", noisy(100, 0.4, 6, 3)}});
   const auto wide_next = report("cpu", {{"a@ref", noisy(110, 0.4, 6, 4)}});
   const auto c2 = compare_bench(wide, wide_next, {});
   EXPECT_LE(row(c2, "a@ref").ratio_low, 1.0);
-  EXPECT_NE(row(c2, "a@ref").verdict, "slower");
+  EXPECT_NE(row(c2, "a@ref").verdict, GateVerdict::slower);
   // Twice as slow with the same noise: caught.
   const auto twice = report("cpu", {{"a@ref", noisy(200, 0.05, 15, 5)}});
   const auto c3 = compare_bench(report("cpu", {{"a@ref", noisy(100, 0.05, 15, 6)}}), twice, {});
-  EXPECT_EQ(row(c3, "a@ref").verdict, "slower");
+  EXPECT_EQ(row(c3, "a@ref").verdict, GateVerdict::slower);
   EXPECT_GT(row(c3, "a@ref").ratio_low, 1.5);
   EXPECT_TRUE(c3.failed);
 }
@@ -256,7 +256,7 @@ TEST(BenchCompare, TooFewSamplesIsNeverSlower) {
   const auto base = report("cpu", {{"a@ref", {100}}});
   const auto next = report("cpu", {{"a@ref", {300}}});
   const auto c = compare_bench(base, next, {});
-  EXPECT_EQ(row(c, "a@ref").verdict, "unsure");
+  EXPECT_EQ(row(c, "a@ref").verdict, GateVerdict::undecided);
   EXPECT_FALSE(c.failed);
   ASSERT_FALSE(c.warnings.empty());
   EXPECT_NE(c.warnings.back().find("too few samples"), std::string::npos);
@@ -290,11 +290,11 @@ TEST(BenchCompare, ARowUnderCpuPressureIsUndecidedNotSlower) {
     return text.insert(at, R"("cpu_pressure": )" + pressure + ", ");
   };
   const auto quiet = compare_bench(base, next_with("0.0"), {});
-  EXPECT_EQ(row(quiet, "a@ref").verdict, "slower");
+  EXPECT_EQ(row(quiet, "a@ref").verdict, GateVerdict::slower);
   EXPECT_TRUE(quiet.failed);
   // 60% of its sampling under pressure: up to 2.5x as long, and 2.45x was measured.
   const auto loaded = compare_bench(base, next_with("0.6"), {});
-  EXPECT_EQ(row(loaded, "a@ref").verdict, "undecided");
+  EXPECT_EQ(row(loaded, "a@ref").verdict, GateVerdict::undecided);
   EXPECT_FALSE(loaded.failed);
   EXPECT_TRUE(loaded.undecided);
   ASSERT_FALSE(loaded.warnings.empty());
@@ -302,10 +302,10 @@ TEST(BenchCompare, ARowUnderCpuPressureIsUndecidedNotSlower) {
       << loaded.warnings.back();
   EXPECT_NE(loaded.warnings.back().find("bench --gate"), std::string::npos);
   // 20%: up to 1.25x; 2.45x is more than that load explains.
-  EXPECT_EQ(row(compare_bench(base, next_with("0.2"), {}), "a@ref").verdict, "slower");
+  EXPECT_EQ(row(compare_bench(base, next_with("0.2"), {}), "a@ref").verdict, GateVerdict::slower);
   // 96%: the scheduler's time, not the code's; 30x is undecided too.
-  EXPECT_EQ(row(compare_bench(base, next_with("0.96", 3000), {}), "a@ref").verdict, "undecided");
-  EXPECT_EQ(row(compare_bench(base, next_with("0.6", 3000), {}), "a@ref").verdict, "slower");
+  EXPECT_EQ(row(compare_bench(base, next_with("0.96", 3000), {}), "a@ref").verdict, GateVerdict::undecided);
+  EXPECT_EQ(row(compare_bench(base, next_with("0.6", 3000), {}), "a@ref").verdict, GateVerdict::slower);
   EXPECT_THROW(compare_bench(base, next_with("1.5"), {}), Error);
 }
 

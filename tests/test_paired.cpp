@@ -18,6 +18,7 @@
 namespace {
 
 using scatter::compare_paired;
+using scatter::GateVerdict;
 
 struct Row {
   std::string name;
@@ -62,7 +63,7 @@ TEST(PairedGate, SharedNoiseCancelsAndAKnownRatioIsFound) {
     EXPECT_LE(row.low, ratio) << ratio;
     EXPECT_GE(row.high, ratio) << ratio;
     EXPECT_EQ(row.pairs, 40u);
-    const auto want = ratio > 1.0 ? "slower" : ratio < 1.0 ? "faster" : "same";
+    const auto want = ratio > 1.0 ? GateVerdict::slower : ratio < 1.0 ? GateVerdict::faster : GateVerdict::same;
     EXPECT_EQ(row.verdict, want) << ratio;
     EXPECT_EQ(c.exit_code(), ratio > 1.0 ? 1 : 0) << ratio;
   }
@@ -86,15 +87,15 @@ TEST(PairedGate, SlowerMeansSignificantlyPastTheThresholdNotPastOne) {
   const auto c = compare_paired(report(paired_rows("nd/x", 1.052, 12, 0.08, 11)), "base", "new");
   EXPECT_GT(c.rows[0].ratio, 1.03);
   EXPECT_GT(c.rows[0].low, 1.0) << "significantly above 1";
-  EXPECT_EQ(c.rows[0].verdict, "undecided");
+  EXPECT_EQ(c.rows[0].verdict, GateVerdict::undecided);
   // The same noise around 1.2 is slower.
-  EXPECT_EQ(compare_paired(report(paired_rows("nd/x", 1.2, 12, 0.08, 11)), "base", "new").rows[0].verdict, "slower");
+  EXPECT_EQ(compare_paired(report(paired_rows("nd/x", 1.2, 12, 0.08, 11)), "base", "new").rows[0].verdict, GateVerdict::slower);
 }
 
 TEST(PairedGate, TooFewRoundsAreUndecidedNotPassed) {
   // Own noise of +-25% and 6 rounds: a 10% slowdown can be neither shown nor ruled out.
   const auto c = compare_paired(report(paired_rows("nd/x", 1.1, 6, 0.5, 3)), "base", "new");
-  EXPECT_EQ(c.rows[0].verdict, "undecided");
+  EXPECT_EQ(c.rows[0].verdict, GateVerdict::undecided);
   EXPECT_EQ(c.exit_code(), 6);
   EXPECT_EQ(scatter::undecided_benchmarks(c), std::vector<std::string>{"nd/x"});
 }
@@ -103,7 +104,7 @@ TEST(PairedGate, OnlySamplesOfTheSameRoundArePaired) {
   auto rows = paired_rows("nd/x", 1.0, 10, 0.0, 5);
   for (auto& r : rows[1].rounds) r += 100;  // new's rounds never meet base's
   const auto c = compare_paired(report(rows), "base", "new");
-  EXPECT_EQ(c.rows[0].verdict, "error");
+  EXPECT_EQ(c.rows[0].verdict, GateVerdict::error);
   EXPECT_NE(c.rows[0].why.find("0 rounds with a sample of both"), std::string::npos) << c.rows[0].why;
   EXPECT_EQ(c.exit_code(), 1);
 }
@@ -113,7 +114,7 @@ TEST(PairedGate, ASideWithoutTimingFailsTheGate) {
   const auto doc = R"({"benchmarks": [)" + row_json(rows[0]) +
                    R"(, {"name": "nd/x@new", "error_occurred": true, "error_message": "[crashed] signal 11"}]})";
   const auto c = compare_paired(doc, "base", "new");
-  EXPECT_EQ(c.rows[0].verdict, "error");
+  EXPECT_EQ(c.rows[0].verdict, GateVerdict::error);
   EXPECT_EQ(c.rows[0].why, "new: [crashed] signal 11");
   EXPECT_EQ(c.exit_code(), 1);
 }
@@ -149,12 +150,12 @@ TEST(PairedGate, CountsAreJudgedExactlyAtTheirOwnThreshold) {
   ASSERT_EQ(c.rows.size(), 5u);
   // 5 rounds, no blocks: counts need no statistics, and a 1% change passes the 0.5% default.
   EXPECT_DOUBLE_EQ(c.threshold, 0.005);
-  EXPECT_EQ(c.rows[0].verdict, "same");
-  EXPECT_EQ(c.rows[1].verdict, "slower");
+  EXPECT_EQ(c.rows[0].verdict, GateVerdict::same);
+  EXPECT_EQ(c.rows[1].verdict, GateVerdict::slower);
   EXPECT_DOUBLE_EQ(c.rows[1].ratio, 1.01);
-  EXPECT_EQ(c.rows[2].verdict, "same");
-  EXPECT_EQ(c.rows[3].verdict, "slower");
-  EXPECT_EQ(c.rows[4].verdict, "faster");
+  EXPECT_EQ(c.rows[2].verdict, GateVerdict::same);
+  EXPECT_EQ(c.rows[3].verdict, GateVerdict::slower);
+  EXPECT_EQ(c.rows[4].verdict, GateVerdict::faster);
   EXPECT_TRUE(c.rows[1].counted);
   EXPECT_EQ(c.exit_code(), 1);
   // The table says the verdict is exact, and prints counts, not times.
@@ -171,7 +172,7 @@ TEST(PairedGate, CountsThatVaryAcrossTheThresholdAreUndecided) {
   // A count of several threads varies a little from call to call; a range of ratios that
   // straddles the threshold decides nothing.
   const auto c = compare_paired(counted_report({{"x", {1000, 1000, 1000}, {1000, 1010, 1000}}}), "base", "new");
-  EXPECT_EQ(c.rows[0].verdict, "undecided");
+  EXPECT_EQ(c.rows[0].verdict, GateVerdict::undecided);
   EXPECT_DOUBLE_EQ(c.rows[0].low, 1.0);
   EXPECT_DOUBLE_EQ(c.rows[0].high, 1.01);
   EXPECT_NE(c.rows[0].why.find("vary from call to call"), std::string::npos) << c.rows[0].why;
@@ -182,7 +183,7 @@ TEST(PairedGate, ACountIsNotPairedWithATime) {
   const auto doc = R"({"benchmarks": [{"name": "x@base", "counter": "instructions", "samples_instructions": [5, 5], )"
                    R"("rounds": [0, 1]}, {"name": "x@new", "samples_us": [5, 5], "rounds": [0, 1]}]})";
   const auto c = compare_paired(doc, "base", "new");
-  EXPECT_EQ(c.rows[0].verdict, "error");
+  EXPECT_EQ(c.rows[0].verdict, GateVerdict::error);
   EXPECT_EQ(c.rows[0].why, "base is counted and new is timed: they cannot be paired");
 }
 

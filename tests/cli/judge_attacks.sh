@@ -100,6 +100,12 @@ check "N9: cpu beside it timed" timed escape cpu
 SCATTERCTL_BOX=-seccomp,-cgroup bench_on timed escaped "python:$A/escape_process.py,cpu"
 check "N9 without seccomp or a cgroup: the row is refused, the process named" \
   refused escaped escape_process "left the box"
+# Started from a timed call, the burner runs beside cpu's samples until it is found: cpu's number
+# is marked undecided.
+SCATTERCTL_BOX=-seccomp,-cgroup bench_on timed escaped-later "python:$A/escape_later.py,cpu"
+check "N9 later: the row that started it is refused" refused escaped-later escape_later "left the box"
+check "N9 later: cpu, sampled beside the burner, has its number marked undecided" \
+  row_has escaped-later cpu "^passed\|undecided: noisy\|.*left a box"
 sleep 0.2
 check "N9: no burner is left running" test -z "$(pgrep -f 'end = time.time\(\) \+ 30' || true)"
 

@@ -179,6 +179,11 @@ struct BackendConfig {
   bool timed = false;
 };
 
+/// How many processes that left a box (a session or cgroup of their own) this run has found and
+/// killed so far: what a bench pass sampled beside one of them ran beside a neighbour it did not
+/// choose (docs/backends.md, "The box").
+std::uint64_t escaped_processes_found();
+
 std::unique_ptr<Backend> make_ref_backend();
 /// The fast CPU backend, exact like the reference, on `threads` threads (0: one per
 /// core). A case is split over as many threads as have `grain` elements of work each

@@ -123,6 +123,14 @@ double cpu_stall_seconds();
 /// to 0.025, two 0.51: bench/results/judge-cpu-2026-11-29).
 inline constexpr double kNoticeablePressure = 0.02;
 
+/// A fixed workload's time, on one thread and on every CPU: what the machine itself did during a
+/// run (a neighbour, its clocks), which the unpaired compare takes out of two reports' ratios.
+struct Canary {
+  double one_thread = 0.0;  ///< seconds; 0: not measured
+  double every_cpu = 0.0;
+};
+Canary measure_canary();
+
 /// A seed no process of this machine can know beforehand: the operating system's randomness.
 std::uint64_t secret_seed();
 
@@ -241,6 +249,8 @@ struct BenchContext {
   int repetitions = 1;
   std::uint64_t seed = 1;  ///< the seed of the rounds' order
   std::uint64_t variation_seed = 0;  ///< the run's secret draws of varied inputs, told after the run
+  /// The canary at the start and at the end of the run, each side's median: the machine's speed.
+  Canary canary;
   std::vector<std::pair<std::string, std::string>> labels;  ///< --backend LABEL=SPEC: label, spec
   Counter counter = Counter::time;
   /// What made the reference the checks and audits compared with ("ref (one thread)", or the
@@ -282,13 +292,19 @@ std::string bench_markdown(const BenchReport& report);
 /// The human table for a terminal.
 std::string bench_table(const BenchReport& report);
 
+/// A gate's verdict on one benchmark, the unpaired compare's and the paired gate's alike (one
+/// word each: "undecided" is the one for a change neither gate could tell from noise).
+enum class GateVerdict { same, faster, slower, undecided, missing, added, error };
+/// "same", "faster", "slower", "undecided", "missing", "new", "error".
+std::string_view to_string(GateVerdict verdict);
+
 /// One benchmark in two reports.
 struct BenchDelta {
   std::string name;
   double base = 0.0;  ///< median seconds
   double next = 0.0;
   double change = 0.0;  ///< next / base - 1
-  std::string verdict;  ///< same, faster, slower, unsure, missing, new
+  GateVerdict verdict = GateVerdict::same;
   double p_value = -1.0;  ///< Mann-Whitney U, two-sided (-1 when not computed)
   /// Instruction counts: judged exactly, [ratio_low, ratio_high] the range of the ratios of
   /// any two samples, no statistics and no drift (a load does not change a count).
@@ -314,6 +330,8 @@ struct BenchComparison {
   /// the others by more than 3 spreads; a drift past the threshold on quiet machines
   /// is a suite-wide regression.
   double drift = 0.0, noise = 0.0;
+  /// NEW's canary over BASE's (the larger of its two forms, at least 1): the machine's own slowdown.
+  double canary_drift = 1.0;
   bool suite_regression = false;
   /// The suite drifted past the suite threshold where load or noise could explain it: neither
   /// a pass nor a regression (exit 6).

@@ -4,8 +4,11 @@
 /// new/base of the samples of one round, so that what the machine did to both cancels, and
 /// decides slower, faster, same or undecided (docs/benchmarks.md, "Paired A/B").
 
+#include <functional>
 #include <optional>
 #include <string>
+
+#include "scatter/bench.hpp"
 #include <vector>
 
 namespace scatter {
@@ -40,7 +43,7 @@ struct PairedRow {
   /// slower: significantly slower (Holm) by more than the threshold; faster: the mirror; same: the one-sided bound rules out a
   /// slowdown as large as the threshold; undecided: none of these, or too few blocks (more
   /// rounds would tell); error: a side has no timing (`why` says which).
-  std::string verdict;
+  GateVerdict verdict = GateVerdict::undecided;
   std::string why;
 };
 
@@ -51,6 +54,7 @@ struct PairedComparison {
   std::vector<PairedRow> rows;
   double geomean_ratio = 1.0;  ///< over the benchmarks with an estimate
   int slower = 0, faster = 0, same = 0, undecided = 0, errors = 0;
+  double gate_seconds = 0.0;  ///< gate_until_decided: the seconds its further rounds took
   /// 0 passed, 1 a regression (or a side without timing), 6 undecided (result.hpp's kExitUndecided).
   int exit_code() const { return slower > 0 || errors > 0 ? 1 : undecided > 0 ? 6 : 0; }
 };
@@ -60,6 +64,19 @@ struct PairedComparison {
 /// samples without rounds, a time that is not positive and finite).
 PairedComparison compare_paired(const std::string& report_json, const std::string& base, const std::string& next,
                                 const PairedOptions& options = {});
+
+/// The same over a report in memory: the gate's rounds, compared as they are sampled.
+PairedComparison compare_paired(const BenchReport& report, const std::string& base, const std::string& next,
+                                const PairedOptions& options = {});
+
+/// The paired gate of `bench --gate`: compares, then samples the undecided benchmarks of `items`
+/// again on the two backends (`pair`), one pass at a time, at least 12 samples a pass, until
+/// each is decided or `budget_seconds` are spent (or an interrupt). `report` gets the new rounds;
+/// `progress` is told each pass's start. Counts are compared once (more rounds cannot decide them).
+PairedComparison gate_until_decided(BenchReport& report, const std::vector<BenchItem>& items,
+                                    const std::vector<Backend*>& pair, const std::string& base, const std::string& next,
+                                    BenchOptions options, const PairedOptions& paired, double budget_seconds,
+                                    const std::function<void(const std::string&)>& progress);
 
 /// The benchmarks (case names) whose verdict is undecided: `bench --gate` samples them again.
 std::vector<std::string> undecided_benchmarks(const PairedComparison& comparison);

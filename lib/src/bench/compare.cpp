@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "scatter/bench.hpp"
 #include "scatter/counter.hpp"
 #include "stats.hpp"
@@ -37,6 +38,7 @@ struct Parsed {
   bool busy = false;
   double load1 = -1.0;
   int cpus = 0;
+  Canary canary;  // the machine's speed during the run (0: a report without one)
   std::map<std::string, Entry> entries;
   std::vector<std::string> order;
 };
@@ -46,7 +48,7 @@ using nlohmann::json;
 // A report is input: every field read is checked, and one of the wrong type or value is an
 // unusable report (Error(schema), exit 2) that names the side, the field and the value.
 [[noreturn]] void unusable(const char* which, const std::string& field, const json& value, const char* what) {
-  throw Error(ErrorCode::schema, which, fmt::format("{} = {} is not {}", field, value.dump(), what));
+  throw Error(ErrorCode::schema, which, fmt::format("{} = {} is not {}", field, detail::preview(value), what));
 }
 
 // `object[key]` as T, `fallback` when absent.
@@ -86,9 +88,9 @@ Parsed parse(const std::string& text, const char* which) {
   Parsed p;
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw Error(ErrorCode::json, which, e.what());
+    doc = detail::parse_bounded(text, "the report");
+  } catch (const Error& e) {
+    throw Error(ErrorCode::json, which, e.detail());
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     throw Error(ErrorCode::schema, which, "is not a bench report (no \"benchmarks\" array)");
@@ -113,6 +115,11 @@ Parsed parse(const std::string& text, const char* which) {
       if (ctx[key].contains("load_avg")) busy_at(ctx[key]["load_avg"], fmt::format("context.{}.load_avg", key));
     }
     if (field(ctx, "busy", false, which, "context")) p.busy = true;
+    if (const auto canary = ctx.find("canary_us"); canary != ctx.end()) {
+      if (!canary->is_object()) unusable(which, "context.canary_us", *canary, "an object");
+      p.canary.one_thread = field(*canary, "one_thread", 0.0, which, "context.canary_us") * 1e-6;
+      p.canary.every_cpu = field(*canary, "every_cpu", 0.0, which, "context.canary_us") * 1e-6;
+    }
   }
   std::map<std::string, std::vector<double>> repetitions;  // Google Benchmark: one entry per repetition
   const auto& benchmarks = doc["benchmarks"];
@@ -260,10 +267,10 @@ void judge_counts(BenchDelta& d, const Entry& base, const Entry& next, double th
   d.ratio_high = base.samples.empty() || next.samples.empty() ? d.ratio : *next_high / *base_low;
   d.change = d.ratio - 1.0;
   const double up = 1.0 + threshold;
-  d.verdict = d.ratio_low > up                                   ? "slower"
-              : d.ratio_high < 1.0 / up                          ? "faster"
-              : d.ratio_low >= 1.0 / up && d.ratio_high <= up    ? "same"
-                                                                 : "unsure";
+  d.verdict = d.ratio_low > up                                   ? GateVerdict::slower
+              : d.ratio_high < 1.0 / up                          ? GateVerdict::faster
+              : d.ratio_low >= 1.0 / up && d.ratio_high <= up    ? GateVerdict::same
+                                                                 : GateVerdict::undecided;
 }
 
 // Under pressure p (the share of its sampling in which some task waited for a CPU) a row can take
@@ -281,6 +288,16 @@ double load_allowance(const Entry& row, const Parsed& report) {
   return allowance;
 }
 
+// How much slower the canary ran in NEW than in BASE, the larger of its two forms; 1 where either
+// report has none (older reports) or the machine was not slower.
+double canary_drift(const Canary& base, const Canary& next) {
+  double drift = 1.0;
+  for (const auto& [b, n] : {std::pair{base.one_thread, next.one_thread}, std::pair{base.every_cpu, next.every_cpu}}) {
+    if (b > 0 && n > 0 && std::isfinite(n / b)) drift = std::max(drift, n / b);
+  }
+  return drift;
+}
+
 // Several runs of one side, pooled: every benchmark's samples from all of them, its
 // median recomputed. Runs of base and new interleaved in time (base, new, base, new)
 // share the machine's slow and fast spells, which one run per side cannot.
@@ -296,6 +313,9 @@ Parsed pool(const std::vector<std::string>& texts, const char* which) {
     }
     all.busy = all.busy || p.busy;
     all.load1 = std::max(all.load1, p.load1);
+    // The side's machine at its slowest: a drift any of its runs saw may explain a change.
+    all.canary.one_thread = std::max(all.canary.one_thread, p.canary.one_thread);
+    all.canary.every_cpu = std::max(all.canary.every_cpu, p.canary.every_cpu);
     for (const auto& name : p.order) {
       const auto& e = p.entries.at(name);
       auto it = all.entries.find(name);
@@ -363,7 +383,7 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     d.base = b.median;
     const auto it = next.entries.find(name);
     if (it == next.entries.end() || it->second.error) {
-      d.verdict = it == next.entries.end() ? "missing" : "error";
+      d.verdict = it == next.entries.end() ? GateVerdict::missing : GateVerdict::error;
       ++c.missing;
       c.rows.push_back(d);
       continue;
@@ -381,7 +401,7 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
       }
       judge_counts(d, b, n, count_threshold);
       log_sum += std::log(d.ratio);
-      if (d.verdict == "slower") ++c.regressions;
+      if (d.verdict == GateVerdict::slower) ++c.regressions;
       c.rows.push_back(d);
       continue;
     }
@@ -402,8 +422,11 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     d.change = ratio - 1.0;
     if (ratio > 0) log_sum += std::log(ratio);
     const bool beyond = ratio > up || ratio < down;
-    d.verdict = !beyond ? "same" : !significant ? "unsure" : ratio > 1.0 ? "slower" : "faster";
-    if (d.verdict == "slower") ++c.regressions;
+    d.verdict = !beyond         ? GateVerdict::same
+                : !significant  ? GateVerdict::undecided
+                : ratio > 1.0   ? GateVerdict::slower
+                                : GateVerdict::faster;
+    if (d.verdict == GateVerdict::slower) ++c.regressions;
     c.rows.push_back(d);
   }
   for (const auto& name : next.order) {
@@ -411,7 +434,7 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     BenchDelta d;
     d.name = name;
     d.next = next.entries.at(name).median;
-    d.verdict = next.entries.at(name).error ? "error" : "new";
+    d.verdict = next.entries.at(name).error ? GateVerdict::error : GateVerdict::added;
     c.rows.push_back(d);
   }
   c.geomean_change = c.common > 0 ? std::exp(log_sum / c.common) - 1.0 : 0.0;
@@ -430,11 +453,11 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
     for (double l : logs) dev.push_back(std::fabs(l - c.drift));
     c.noise = 1.4826 * median_of(dev);
     for (auto& d : c.rows) {
-      if ((d.verdict != "slower" && d.verdict != "faster") || d.ratio <= 0 || d.counted) continue;
+      if ((d.verdict != GateVerdict::slower && d.verdict != GateVerdict::faster) || d.ratio <= 0 || d.counted) continue;
       const double excess = std::log(d.ratio) - c.drift;
-      if (std::fabs(excess) <= 3.0 * c.noise || (d.verdict == "slower") != (excess > 0)) {
-        if (d.verdict == "slower") --c.regressions;
-        d.verdict = "unsure";
+      if (std::fabs(excess) <= 3.0 * c.noise || (d.verdict == GateVerdict::slower) != (excess > 0)) {
+        if (d.verdict == GateVerdict::slower) --c.regressions;
+        d.verdict = GateVerdict::undecided;
       }
     }
     const bool busy = base.busy || next.busy;
@@ -460,22 +483,31 @@ BenchComparison compare_bench(const std::vector<std::string>& base_jsons, const 
       }
     }
   }
+  // The machine itself: the canary (the same fixed work in both runs) ran slower in NEW by this
+  // factor, on one thread or on every CPU; a slowdown within it is the machine's, not the code's.
+  c.canary_drift = canary_drift(base.canary, next.canary);
+  if (c.canary_drift > up) {
+    c.warnings.push_back(fmt::format("the machine ran {:.2f}x slower in NEW than in BASE (the canary: the same fixed "
+                                     "work in both runs): a slowdown within that is undecided, never slower",
+                                     c.canary_drift));
+  }
   // Load moves one row too: a neighbour's burst during one benchmark's samples makes it slower
   // alone, so it stands out of the others' drift. Where NEW's row waited for a CPU, or its report
-  // says busy, a slowdown within what that load could cause is undecided, never slower.
+  // says busy, or the canary ran slower, a slowdown within what that could cause is undecided,
+  // never slower.
   int loaded = 0;
   for (auto& d : c.rows) {
-    if (d.verdict != "slower" || d.counted) continue;
-    const double allowance = load_allowance(next.entries.at(d.name), next);
+    if (d.verdict != GateVerdict::slower || d.counted) continue;
+    const double allowance = std::max(load_allowance(next.entries.at(d.name), next), c.canary_drift);
     if (allowance <= 1.0 || d.ratio_low > up * allowance) continue;
-    d.verdict = "undecided";
+    d.verdict = GateVerdict::undecided;
     --c.regressions;
     ++loaded;
     c.undecided = true;
   }
   if (loaded > 0) {
     c.warnings.push_back(fmt::format(
-        "{} benchmark{} of NEW ran under CPU load (a neighbour, or the load averages) that could make {} as slow as "
+        "{} benchmark{} of NEW ran under CPU load (a neighbour, the load averages, or a slower canary) that could make {} as slow as "
         "measured: two unpaired runs cannot tell a neighbour from a change, so {} undecided (exit 6); pair them in "
         "one run (bench --gate, docs/benchmarks.md)",
         loaded, loaded == 1 ? "" : "s", loaded == 1 ? "it" : "them", loaded == 1 ? "it is" : "they are"));
@@ -527,7 +559,7 @@ std::string p_cell(const BenchDelta& d) {
 }
 
 std::string change_cell(const BenchDelta& d) {
-  if (d.verdict == "missing" || d.verdict == "new" || d.verdict == "error") return "-";
+  if (d.verdict == GateVerdict::missing || d.verdict == GateVerdict::added || d.verdict == GateVerdict::error) return "-";
   return detail::short_number(d.change * 100, 1, true) + "%";
 }
 
@@ -550,7 +582,7 @@ std::string compare_table(const BenchComparison& raw) {
                                 "95% interval", "p", "verdict");
   for (const auto& d : c.rows) {
     out += fmt::format("{:<52} {:>10} {:>10} {:>8} {:>20} {:>7}  {}\n", d.name, detail::value_cell(d.base, d.counted), detail::value_cell(d.next, d.counted),
-                       change_cell(d), interval(d), p_cell(d), d.verdict);
+                       change_cell(d), interval(d), p_cell(d), to_string(d.verdict));
   }
   out += summary(c) + "\n";
   return out;
@@ -567,9 +599,9 @@ std::string compare_markdown(const BenchComparison& raw) {
   for (const auto& d : c.rows) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", d.name, detail::value_cell(d.base, d.counted), detail::value_cell(d.next, d.counted),
                        change_cell(d), interval(d), p_cell(d),
-                       d.verdict == "slower" || d.verdict == "missing" || d.verdict == "error"
-                           ? "**" + d.verdict + "**"
-                           : d.verdict);
+                       d.verdict == GateVerdict::slower || d.verdict == GateVerdict::missing || d.verdict == GateVerdict::error
+                           ? fmt::format("**{}**", to_string(d.verdict))
+                           : std::string(to_string(d.verdict)));
   }
   return out;
 }

@@ -4,10 +4,15 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -76,6 +81,43 @@ double cpu_stall_seconds() {
     }
   }
   return -1.0;
+}
+
+Canary measure_canary() {
+  // The same work every run, on every build: a read of 4 MiB a thread and a chain of dependent
+  // multiplications, each thread its own. Its time moves with the machine (a neighbour, clocks,
+  // a slower VM host), never with the code under test.
+  constexpr std::size_t kWords = (4u << 20) / sizeof(std::uint64_t);
+  constexpr int kRepeats = 7;
+  const int cpus = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  static std::vector<std::vector<std::uint64_t>> buffers;
+  if (buffers.empty()) {
+    for (int t = 0; t < cpus; ++t) buffers.emplace_back(kWords, static_cast<std::uint64_t>(t) * 0x9E3779B97F4A7C15ull);
+  }
+  std::atomic<std::uint64_t> sink{0};
+  const auto work = [&](int t) {
+    std::uint64_t sum = 0, chain = static_cast<std::uint64_t>(t) | 1;
+    for (const auto w : buffers[static_cast<std::size_t>(t)]) sum += w;
+    for (int i = 0; i < (1 << 20); ++i) chain = chain * 6364136223846793005ull + 1442695040888963407ull;
+    sink += sum ^ chain;
+  };
+  const auto median_seconds = [&](int threads) {
+    std::vector<double> times;
+    for (int r = 0; r < kRepeats; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      std::vector<std::thread> others;
+      for (int t = 1; t < threads; ++t) others.emplace_back(work, t);
+      work(0);
+      for (auto& o : others) o.join();
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  };
+  Canary c;
+  c.one_thread = median_seconds(1);
+  c.every_cpu = median_seconds(cpus);
+  return c;
 }
 
 }  // namespace scatter

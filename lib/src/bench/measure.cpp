@@ -155,9 +155,21 @@ std::string measure_pass(const BenchItem& item, std::size_t i, int pass, const s
   double fingerprinting = seconds_since(fingerprint_start);
   // A row its check failed is left out of the rounds, but its check's time is still told.
   const double stalled_before = cpu_stall_seconds();
+  const auto escapes_before = escaped_processes_found();
   const auto sampling = Clock::now();
   sample_in_rounds(contenders, options, numbering, options.seed + i);
   record_pressure(contenders, stalled_before, seconds_since(sampling));
+  // A process that left a box ran beside this pass's samples until it was found: every number
+  // of the pass is undecided (the box it left has failed its own row).
+  if (escaped_processes_found() != escapes_before) {
+    for (auto& k : contenders) {
+      if (k.row->timed()) {
+        settle(*k.row, TimeVerdict::noisy,
+               "a process that left a box (a session or cgroup of its own) ran beside this benchmark's sampling "
+               "until scatterctl found and killed it");
+      }
+    }
+  }
   fingerprint_start = Clock::now();
   if (c && fingerprints(*c) != inputs_before) {
     for (auto& k : contenders) {
@@ -202,6 +214,7 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   }
   const auto reference = reference_source(backends, options);
   report.context.reference_by = reference.by;
+  const auto canary_start = measure_canary();
   report.rows.resize(items.size() * backends.size());
   const int passes = report.context.repetitions;
   std::vector<Numbering> numbering(items.size());  // each benchmark's rounds and blocks, across passes
@@ -245,6 +258,9 @@ BenchReport run_bench(const std::vector<BenchItem>& items, const std::vector<Bac
   // Rows never reached (an interrupt before the first pass got there) are dropped.
   std::erase_if(report.rows, [](const BenchRow& r) { return r.name.empty(); });
   report.context.load_end = machine_load();
+  const auto canary_end = measure_canary();
+  report.context.canary = {(canary_start.one_thread + canary_end.one_thread) / 2,
+                           (canary_start.every_cpu + canary_end.every_cpu) / 2};
   report.context.interrupted = interrupted();
   // Written after the run, so that a failure can be replayed (--variation-seed), and never
   // before: a kernel that could read it would know every call's inputs.

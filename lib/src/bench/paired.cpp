@@ -5,6 +5,7 @@
 #include "scatter/paired.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -14,10 +15,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "scatter/cancel.hpp"
 #include "scatter/counter.hpp"
 #include "scatter/error.hpp"
 #include "scatter/result.hpp"
 #include "scatter/tensor.hpp"
+#include "core/bounded_json.hpp"
 #include "stats.hpp"
 
 namespace scatter {
@@ -188,18 +191,28 @@ void judge_counts(PairedRow& row, const std::vector<double>& ratios, double thre
   row.p_slower = row.p_faster = -1.0;  // not a test
   const double up = 1.0 + threshold;
   if (row.low > up) {
-    row.verdict = "slower";
+    row.verdict = GateVerdict::slower;
   } else if (row.high < 1.0 / up) {
-    row.verdict = "faster";
+    row.verdict = GateVerdict::faster;
   } else if (row.low >= 1.0 / up && row.high <= up) {
-    row.verdict = "same";
+    row.verdict = GateVerdict::same;
   } else {
-    row.verdict = "undecided";
+    row.verdict = GateVerdict::undecided;
     row.why = fmt::format("the counts vary from call to call: ratios from {:.4f} to {:.4f} straddle the {:.2f}% "
                           "threshold (--threads 1 makes them exact)",
                           row.low, row.high, threshold * 100);
   }
 }
+
+// Each benchmark's sides, by label, as a report holds them (JSON, or in memory).
+struct Sides {
+  std::map<std::string, Side> base, next;
+  std::vector<std::string> order;
+  bool counted_report = false;
+};
+
+PairedComparison compare_sides(const Sides& sides, const std::string& base, const std::string& next,
+                               const PairedOptions& options);
 
 }  // namespace
 
@@ -207,30 +220,62 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
                                 const PairedOptions& options) {
   json doc;
   try {
-    doc = json::parse(report_json);
-  } catch (const json::exception& e) {
-    throw Error(ErrorCode::json, "report", e.what());
+    doc = detail::parse_bounded(report_json, "the report");
+  } catch (const Error& e) {
+    throw Error(ErrorCode::json, "report", e.detail());
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     unusable("report", "is not a bench report (no \"benchmarks\" array)");
   }
+  Sides sides;
+  const auto& context = doc.value("context", json::object());
+  sides.counted_report = context.is_object() && context.value("counter", std::string("time")) == "instructions";
+  std::vector<std::string> unused;
+  sides.base = rows_of(doc["benchmarks"], base, sides.order);
+  sides.next = rows_of(doc["benchmarks"], next, unused);
+  return compare_sides(sides, base, next, options);
+}
+
+PairedComparison compare_paired(const BenchReport& report, const std::string& base, const std::string& next,
+                                const PairedOptions& options) {
+  Sides sides;
+  sides.counted_report = report.context.counter == Counter::instructions;
+  for (const auto& r : report.rows) {
+    if (r.backend != base && r.backend != next) continue;
+    Side side;
+    if (!r.timed()) side.error = r.error.empty() ? "no timing" : r.error;
+    side.counted = r.counter == Counter::instructions;
+    side.samples = r.timing.samples;
+    for (std::size_t k = 0; k < r.timing.samples.size() && k < r.rounds.size(); ++k) {
+      side.by_round[r.rounds[k]] = r.timing.samples[k];
+      side.block_of[r.rounds[k]] = k < r.blocks.size() ? r.blocks[k] : r.rounds[k];
+    }
+    auto& rows = r.backend == base ? sides.base : sides.next;
+    if (r.backend == base && !rows.count(r.name)) sides.order.push_back(r.name);
+    rows[r.name] = std::move(side);
+  }
+  return compare_sides(sides, base, next, options);
+}
+
+namespace {
+
+PairedComparison compare_sides(const Sides& sides, const std::string& base, const std::string& next,
+                               const PairedOptions& options) {
+  const auto& base_rows = sides.base;
+  const auto& next_rows = sides.next;
+  const auto& order = sides.order;
   PairedComparison c;
   c.base_label = base;
   c.next_label = next;
-  const auto& context = doc.value("context", json::object());
-  const bool counted_report = context.is_object() && context.value("counter", std::string("time")) == "instructions";
-  c.threshold = options.threshold.value_or(default_threshold(counted_report ? Counter::instructions : Counter::time));
+  c.threshold = options.threshold.value_or(default_threshold(sides.counted_report ? Counter::instructions : Counter::time));
   c.confidence = options.confidence;
-  std::vector<std::string> order, unused;
-  const auto base_rows = rows_of(doc["benchmarks"], base, order);
-  const auto next_rows = rows_of(doc["benchmarks"], next, unused);
   if (base_rows.empty() || next_rows.empty()) {
     unusable(base_rows.empty() ? "--base" : "--new",
              fmt::format("= '{}': the report has no benchmark named case@{} (bench --backend {}=SPEC makes them)",
                          base_rows.empty() ? base : next, base_rows.empty() ? base : next,
                          base_rows.empty() ? base : next));
   }
-  std::vector<PairedRow*> tested;
+  std::vector<std::size_t> estimated_rows;  // the rows the tests below decide (the others have a verdict)
   c.rows.reserve(order.size());
   for (const auto& name : order) {
     PairedRow row;
@@ -238,7 +283,7 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
     const auto& a = base_rows.at(name);
     const auto it = next_rows.find(name);
     if (it == next_rows.end() || !a.error.empty() || !it->second.error.empty()) {
-      row.verdict = "error";
+      row.verdict = GateVerdict::error;
       row.why = it == next_rows.end()       ? fmt::format("no {}@{} in the report", name, next)
                 : !a.error.empty()          ? fmt::format("{}: {}", base, a.error)
                                             : fmt::format("{}: {}", next, it->second.error);
@@ -247,7 +292,7 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
     }
     const auto& b = it->second;
     if (a.counted != b.counted) {
-      row.verdict = "error";
+      row.verdict = GateVerdict::error;
       row.why = fmt::format("{} is {} and {} is {}: they cannot be paired", base, a.counted ? "counted" : "timed", next,
                             b.counted ? "counted" : "timed");
       c.rows.push_back(std::move(row));
@@ -268,7 +313,7 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
       row.pairs = ratios.size();
       row.blocks = blocks.size();
       if (ratios.empty()) {
-        row.verdict = "error";
+        row.verdict = GateVerdict::error;
         row.why = "no round with a count of both";
       } else {
         judge_counts(row, ratios, c.threshold);
@@ -295,12 +340,13 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
                            d.size(), kMaxBlocks));
     }
     if (row.pairs < 2) {
-      row.verdict = "error";
+      row.verdict = GateVerdict::error;
       row.why = fmt::format("{} round{} with a sample of both: not a paired run", row.pairs, row.pairs == 1 ? "" : "s");
       c.rows.push_back(std::move(row));
       continue;
     }
     estimate(row, d, options.confidence);
+    estimated_rows.push_back(c.rows.size());
     // Tests of a change larger than the threshold, not of any change: "slower" is the log
     // ratios centred above log(1 + t), "faster" below -log(1 + t). A real 1.05x must not pass
     // for slower as often as the test's level; with "above 1" an A/A gate's 1.052x [1.011,
@@ -315,8 +361,9 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
   }
   double log_sum = 0.0;
   int estimated = 0;
+  std::vector<PairedRow*> tested;
+  for (const auto i : estimated_rows) tested.push_back(&c.rows[i]);
   for (auto& row : c.rows) {
-    if (row.verdict.empty()) tested.push_back(&row);
     if (row.counted && row.ratio > 0) {
       log_sum += std::log(row.ratio);
       ++estimated;
@@ -332,17 +379,17 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
     log_sum += std::log(row->ratio);
     ++estimated;
     if (row->blocks < kMinBlocks) {
-      row->verdict = "undecided";
+      row->verdict = GateVerdict::undecided;
       row->why = fmt::format("{} blocks of rounds, {} needed for a verdict; more rounds would tell", row->blocks,
                              kMinBlocks);
     } else if (row->p_slower <= alpha && row->ratio > up) {
-      row->verdict = "slower";
+      row->verdict = GateVerdict::slower;
     } else if (row->p_faster <= alpha && row->ratio < 1.0 / up) {
-      row->verdict = "faster";
+      row->verdict = GateVerdict::faster;
     } else if (row->upper <= up) {
-      row->verdict = "same";
+      row->verdict = GateVerdict::same;
     } else {
-      row->verdict = "undecided";
+      row->verdict = GateVerdict::undecided;
       row->why = fmt::format("its one-sided {:.0f}% bound is {:+.1f}%, past the {:.0f}% threshold; more rounds would "
                              "tell",
                              options.confidence * 100, (row->upper - 1) * 100, c.threshold * 100);
@@ -350,19 +397,50 @@ PairedComparison compare_paired(const std::string& report_json, const std::strin
   }
   if (estimated > 0) c.geomean_ratio = std::exp(log_sum / estimated);
   for (const auto& row : c.rows) {
-    c.slower += row.verdict == "slower";
-    c.faster += row.verdict == "faster";
-    c.same += row.verdict == "same";
-    c.undecided += row.verdict == "undecided";
-    c.errors += row.verdict == "error";
+    c.slower += row.verdict == GateVerdict::slower;
+    c.faster += row.verdict == GateVerdict::faster;
+    c.same += row.verdict == GateVerdict::same;
+    c.undecided += row.verdict == GateVerdict::undecided;
+    c.errors += row.verdict == GateVerdict::error;
   }
   return c;
+}
+
+}  // namespace
+
+PairedComparison gate_until_decided(BenchReport& report, const std::vector<BenchItem>& items,
+                                    const std::vector<Backend*>& pair, const std::string& base, const std::string& next,
+                                    BenchOptions options, const PairedOptions& paired, double budget_seconds,
+                                    const std::function<void(const std::string&)>& progress) {
+  const bool counted = options.counter == Counter::instructions;  // the same in every round
+  options.verify = false;  // checked in the first run
+  options.repetitions = 1;
+  options.min_samples = std::max(options.min_samples, 12);  // three more blocks of rounds a pass, at least
+  const auto start = std::chrono::steady_clock::now();
+  const auto seed = options.seed;
+  for (int extra = 1;; ++extra) {
+    auto verdict = compare_paired(report, base, next, paired);
+    const auto undecided = undecided_benchmarks(verdict);
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
+    verdict.gate_seconds = spent.count();
+    if (undecided.empty() || counted || spent.count() >= budget_seconds || interrupted()) return verdict;
+    std::vector<BenchItem> again;
+    for (const auto& item : items) {
+      if (std::find(undecided.begin(), undecided.end(), item.name) != undecided.end()) again.push_back(item);
+    }
+    options.seed = seed + static_cast<std::uint64_t>(extra);
+    if (progress) {
+      progress(fmt::format("{} undecided, sampling again ({:.0f} s of {} s spent)", undecided.size(), spent.count(),
+                           budget_seconds));
+    }
+    add_rounds(report, run_bench(again, pair, options, nullptr));
+  }
 }
 
 std::vector<std::string> undecided_benchmarks(const PairedComparison& c) {
   std::vector<std::string> names;
   for (const auto& row : c.rows) {
-    if (row.verdict == "undecided") names.push_back(row.name);
+    if (row.verdict == GateVerdict::undecided) names.push_back(row.name);
   }
   return names;
 }
@@ -412,7 +490,7 @@ std::string paired_table(const PairedComparison& c) {
   for (const auto& r : c.rows) {
     out += fmt::format("{:<48} {:>10} {:>10} {:>8} {:>18} {:>10} {:>8}  {}{}\n", printable_text(r.name),
                        detail::value_cell(r.base, r.counted), detail::value_cell(r.next, r.counted), ratio_cell(r), interval_cell(r),
-                       fmt::format("{}/{}", r.pairs, r.blocks), p_cell(r), r.verdict,
+                       fmt::format("{}/{}", r.pairs, r.blocks), p_cell(r), to_string(r.verdict),
                        r.why.empty() ? "" : ": " + printable_text(r.why));
   }
   return out + summary(c) + "\n";
@@ -423,10 +501,10 @@ std::string paired_markdown(const PairedComparison& c) {
   out += "| benchmark | base | new | ratio | 95% interval | pairs / blocks | p (slower, Holm) | verdict |\n"
          "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : c.rows) {
-    const bool bad = r.verdict == "slower" || r.verdict == "error" || r.verdict == "undecided";
+    const bool bad = r.verdict == GateVerdict::slower || r.verdict == GateVerdict::error || r.verdict == GateVerdict::undecided;
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} |\n", printable_text(r.name), detail::value_cell(r.base, r.counted),
                        detail::value_cell(r.next, r.counted), ratio_cell(r), interval_cell(r), fmt::format("{} / {}", r.pairs, r.blocks),
-                       p_cell(r), bad ? "**" + r.verdict + "**" : r.verdict,
+                       p_cell(r), bad ? fmt::format("**{}**", to_string(r.verdict)) : std::string(to_string(r.verdict)),
                        r.why.empty() ? "" : ": " + printable_text(r.why));
   }
   return out;
@@ -463,7 +541,7 @@ std::string paired_json(const PairedComparison& c) {
       j["p_slower_holm"] = r.p_slower;
       j["p_faster_holm"] = r.p_faster;
     }
-    j["verdict"] = r.verdict;
+    j["verdict"] = std::string(to_string(r.verdict));
     if (!r.why.empty()) j["why"] = r.why;
     rows.push_back(std::move(j));
   }

@@ -109,6 +109,7 @@ std::string bench_json(const BenchReport& raw) {
                     {"repetitions", c.repetitions},
                     {"seed", c.seed},
                     {"variation_seed", fmt::format("{:016x}", c.variation_seed)},
+                    {"canary_us", {{"one_thread", c.canary.one_thread * 1e6}, {"every_cpu", c.canary.every_cpu * 1e6}}},
                     // Google Benchmark's key, the 1, 5 and 15 minute averages at the start.
                     {"load_avg", {c.load_start.load1, c.load_start.load5, c.load_start.load15}},
                     {"num_cpus", c.load_start.cpus},

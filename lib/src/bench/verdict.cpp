@@ -1,4 +1,4 @@
-// A timed row's verdict, decided in one place (bench.hpp, settle).
+// A timed row's verdict, decided in one place (bench.hpp, settle), and the gates' verdict words.
 
 #include "scatter/bench.hpp"
 
@@ -10,6 +10,19 @@ std::string_view to_string(TimeVerdict verdict) {
     case TimeVerdict::noisy: return "undecided: noisy";
     case TimeVerdict::refused: return "refused";
     case TimeVerdict::none: return "not timed";
+  }
+  return "?";
+}
+
+std::string_view to_string(GateVerdict verdict) {
+  switch (verdict) {
+    case GateVerdict::same: return "same";
+    case GateVerdict::faster: return "faster";
+    case GateVerdict::slower: return "slower";
+    case GateVerdict::undecided: return "undecided";
+    case GateVerdict::missing: return "missing";
+    case GateVerdict::added: return "new";
+    case GateVerdict::error: return "error";
   }
   return "?";
 }

@@ -4,6 +4,7 @@
 #include "boxed_backend.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -31,6 +32,8 @@ constexpr double kDefaultCaseSeconds = 300.0;
 constexpr int kNullCalls = 7;  // the null calls whose median is what the box's path costs
 // How often, in wall time, a box that can start processes is searched for escapees.
 constexpr double kEscapeScanSeconds = 0.05;
+
+std::atomic<std::uint64_t> escapes_found{0};
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
 
@@ -322,6 +325,7 @@ class BoxedBackend final : public external::ProcessBackend {
     last_scan_ = now;
     const auto escaped = process_->escaped();
     if (escaped.empty()) return;
+    escapes_found += escaped.size();
     process_->stop();
     source_ = nullptr;
     throw BackendFault(fmt::format("{}: process {} left the box (a session or cgroup of its own) and ran where scatterctl "
@@ -360,3 +364,9 @@ std::unique_ptr<Backend> make_boxed_backend(std::string name, std::vector<std::s
 }
 
 }  // namespace scatter::box
+
+namespace scatter {
+
+std::uint64_t escaped_processes_found() { return box::escapes_found.load(); }
+
+}  // namespace scatter
