@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "scatter/files.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter::cli {
@@ -30,7 +31,7 @@ int dump(const DumpFlags& o) {
     }
     try {
       const auto c = materialize(*entry.decl);
-      const auto dir = std::filesystem::path(o.out_dir) / c.name;
+      const auto dir = std::filesystem::path(o.out_dir) / safe_file_name(c.name);  // a case named ".." stays inside
       std::filesystem::create_directories(dir);
       write_npy(c.data, (dir / "data.npy").string());
       write_npy(c.indices, (dir / "indices.npy").string());

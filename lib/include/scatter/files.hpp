@@ -2,9 +2,12 @@
 /// Files that scatterctl reads but did not make: bounded, regular, and known by identity, so
 /// that nothing is read for ever, and nothing removed or overwritten that was not the file read.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace scatter {
 
@@ -31,8 +34,21 @@ std::optional<FileIdentity> identity_of(const std::string& path);
 std::string read_file_text(const std::string& path, std::uint64_t max_bytes = kMaxInputFileBytes,
                            FileIdentity* identity = nullptr);
 
-/// Writes `content` to `path` through a temporary file and a rename, so a reader never
-/// sees a half-written file (a crash leaves the old file or none). Throws Error(io).
+/// The one way out (docs/reliability.md, "One door out"): every file scatterctl writes for a user
+/// goes through here. `content` to `path` through a fresh temporary file beside it and a rename, so
+/// that a reader never sees a half-written file (a crash leaves the old file or none). Only an
+/// absent path or a regular file is replaced: a link (never followed), a directory, a device, a
+/// FIFO or a socket is refused, Error(io) naming why; "-" writes to stdout.
 void write_file_atomically(const std::string& path, const std::string& content);
+/// The same for bytes written by `fill(fd)` (false, with errno set, when it could not).
+void write_file_atomically(const std::string& path, const std::function<bool(int fd)>& fill);
+/// Why `path` cannot be written by write_file_atomically ("it is a FIFO ..."); "" when it can.
+std::string unwritable_reason(const std::string& path);
+/// Writes all of `bytes`; false (errno set) when it cannot.
+bool write_all(int fd, const void* bytes, std::size_t size);
+/// `text` as one file or folder name inside an output folder: never empty, ".", ".." or hidden,
+/// no '/', bytes outside [A-Za-z0-9._@+=,-] as '_', at most 200 of them (a case named "..", or a
+/// backend "plugin:/abs/x.so", cannot climb out of the folder or nest in it).
+std::string safe_file_name(std::string_view text);
 
 }  // namespace scatter

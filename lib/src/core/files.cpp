@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -86,27 +88,37 @@ std::string read_file_text(const std::string& path, std::uint64_t max_bytes, Fil
 // Reports and failure cases are written whole or not at all: a temporary file beside the target,
 // then a rename, so a crashed or interrupted run never leaves a half-written report that a CI
 // system could read as a pass.
-void write_file_atomically(const std::string& path, const std::string& content) {
+std::string unwritable_reason(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? "" : std::strerror(errno);
+  if (S_ISLNK(st.st_mode)) return "it is a symbolic link (scatterctl never writes through one)";
+  if (S_ISDIR(st.st_mode)) return "it is a directory";
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "it is a device (\"-\" writes to stdout)";
+  if (S_ISFIFO(st.st_mode)) return "it is a FIFO (\"-\" writes to stdout)";
+  if (S_ISSOCK(st.st_mode)) return "it is a socket";
+  return "";
+}
+
+void write_file_atomically(const std::string& path, const std::function<bool(int fd)>& fill) {
+  if (path == "-") {
+    if (!fill(STDOUT_FILENO)) throw Error(ErrorCode::io, "", fmt::format("cannot write to stdout: {}", std::strerror(errno)));
+    return;
+  }
+  // Only a file may be replaced: a rename over a device, a FIFO or a link would replace the
+  // node itself (as root, --json /dev/null would replace the system's).
+  if (const auto why = unwritable_reason(path); !why.empty()) {
+    throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
+  }
   // The temporary file is made afresh with a name nobody can have planted (mkstemp: O_EXCL), so
   // that a link left at a guessable PATH.tmp.PID is never written through.
   std::string tmp = fmt::format("{}.tmp.{}.XXXXXX", path, getpid());
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
   ::fchmod(fd, 0644);
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const auto n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const auto why = std::strerror(errno);
-      ::close(fd);
-      std::remove(tmp.c_str());
-      throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    const auto why = std::strerror(errno);
+  const bool written = fill(fd);
+  const int err = errno;
+  if (::close(fd) != 0 || !written) {
+    const auto why = std::strerror(written ? errno : err);
     std::remove(tmp.c_str());
     throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, why));
   }
@@ -115,6 +127,31 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     std::remove(tmp.c_str());
     throw Error(ErrorCode::io, "", fmt::format("cannot replace '{}': {}", path, why));
   }
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, [&content](int fd) { return write_all(fd, content.data(), content.size()); });
+}
+
+bool write_all(int fd, const void* bytes, std::size_t size) {
+  const auto* at = static_cast<const char*>(bytes);
+  while (size > 0) {
+    const auto n = ::write(fd, at, std::min<std::size_t>(size, std::size_t{1} << 30));  // one write is at most 2 GiB
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string safe_file_name(std::string_view text) {
+  std::string name;
+  for (const unsigned char ch : text.substr(0, 200)) {
+    name += std::isalnum(ch) || std::strchr("._@+=,-", ch) != nullptr ? static_cast<char>(ch) : '_';
+  }
+  if (name.empty() || name[0] == '.') name = "_" + name;  // never ".", "..", or a hidden file
+  return name;
 }
 
 }  // namespace scatter

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "scatter/files.hpp"
+
 #include "detail.hpp"
 
 namespace scatter {
@@ -223,20 +225,8 @@ Tensor read_npy_file(const std::string& path, std::optional<DType> declared_dtyp
   return out;
 }
 
-bool write_all(int fd, const void* from, std::uint64_t size) {
-  const auto* bytes = static_cast<const char*>(from);
-  while (size > 0) {
-    const auto n = ::write(fd, bytes, std::min<std::uint64_t>(size, 1u << 30));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes += n;
-    size -= static_cast<std::uint64_t>(n);
-  }
-  return true;
-}
-
-// open_flags and mode: a user's file truncated, or a fresh one that is no link.
-void write_npy_file(const Tensor& tensor, const std::string& path, int open_flags, mode_t mode) {
+// The .npy's bytes to `fd`; false (errno set) when they could not be written.
+bool write_npy_to(const Tensor& tensor, int fd) {
   // "(2, 3)", "(4,)", "()": Python's tuple syntax.
   std::string shape = fmt::format("{}", fmt::join(tensor.shape(), ", "));
   if (tensor.rank() == 1) shape += ",";
@@ -246,14 +236,10 @@ void write_npy_file(const Tensor& tensor, const std::string& path, int open_flag
   const std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  const FileDescriptor file{::open(path.c_str(), open_flags, mode)};
-  if (file.fd < 0) throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
   std::string prefix(kMagic, 6);
   prefix += {1, 0, static_cast<char>(header.size() & 0xFF), static_cast<char>(header.size() >> 8)};
   prefix += header;
-  if (!write_all(file.fd, prefix.data(), prefix.size()) || !write_all(file.fd, tensor.bytes(), tensor.nbytes())) {
-    throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  }
+  return write_all(fd, prefix.data(), prefix.size()) && write_all(fd, tensor.bytes(), tensor.nbytes());
 }
 
 }  // namespace
@@ -265,7 +251,11 @@ Tensor read_npy(const std::string& path, DType dtype, const Shape& shape, NpyTru
 }
 
 void write_new_npy(const Tensor& tensor, const std::string& path) {
-  write_npy_file(tensor, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // A fresh file in a private folder (O_EXCL, no link followed), never one a user named.
+  const FileDescriptor file{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
+  if (file.fd < 0 || !write_npy_to(tensor, file.fd)) {
+    throw Error(ErrorCode::io, "", fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  }
 }
 
 }  // namespace detail
@@ -273,7 +263,7 @@ void write_new_npy(const Tensor& tensor, const std::string& path) {
 Tensor read_npy(const std::string& path) { return read_npy_file(path, std::nullopt, nullptr, NpyTrust::user_file); }
 
 void write_npy(const Tensor& tensor, const std::string& path) {
-  write_npy_file(tensor, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  write_file_atomically(path, [&](int fd) { return write_npy_to(tensor, fd); });
 }
 
 }  // namespace scatter

@@ -9,30 +9,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "scatter/files.hpp"
 #include "scatter/run.hpp"
 #include "scatter/report.hpp"
 
 namespace scatter {
 
-namespace {
-
-// One folder name, whatever the case or backend is called: "plugin:/abs/x.so" must not nest
-// folders, and "../" must not climb out of DIR.
-std::string folder_name(const std::string& text) {
-  std::string name;
-  for (const unsigned char ch : text.substr(0, 200)) {
-    name += std::isalnum(ch) || std::strchr("._@+=,-", ch) != nullptr ? static_cast<char>(ch) : '_';
-  }
-  if (name.empty() || name[0] == '.') name = "_" + name;
-  return name;
-}
-
-}  // namespace
 
 void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Case& c, const std::string& backend,
                          const Tensor& actual, const Tensor& want) {
   namespace fs = std::filesystem;
-  const fs::path folder = fs::path(dir) / folder_name(fmt::format("{}@{}", c.name, backend));
+  const fs::path folder = fs::path(dir) / safe_file_name(fmt::format("{}@{}", c.name, backend));
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw Error(ErrorCode::io, "--save-failures", fmt::format("cannot create '{}': {}", folder.string(), ec.message()));
