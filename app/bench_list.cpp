@@ -1,3 +1,4 @@
+#include "outputs.hpp"
 #include "bench_list.hpp"
 
 #include <algorithm>
@@ -96,7 +97,7 @@ int list_bench(const std::vector<BenchItem>& items, const BenchListContext& cont
     return kExitNothing;
   }
   const bool json_to_stdout = json_path == "-";
-  if (!json_to_stdout) prepare_report_path(json_path, "--json");
+  Outputs().file("--json", json_path).check();
   std::vector<Listed> listed;
   for (const auto& item : items) listed.push_back({&item, bytes_of(item)});
   const auto unknown = std::count_if(listed.begin(), listed.end(), [](const Listed& l) { return !l.bytes; });

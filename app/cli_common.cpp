@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -95,18 +96,37 @@ bool use_color(const std::string& mode) {
   return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO);
 }
 
-CLI::Validator positive(const std::string& what) {
+namespace {
+
+// A finite number that `fits`; nan and inf are no budget ("inf" would print 309 digits).
+CLI::Validator number_check(const std::string& what, bool (*fits)(double), const std::string& name) {
   return CLI::Validator(
-      [what](std::string& text) -> std::string {
+      [what, fits](std::string& text) -> std::string {
         try {
           std::size_t used = 0;
           const double v = std::stod(text, &used);
-          if (used == text.size() && v > 0) return "";
+          if (used == text.size() && std::isfinite(v) && fits(v)) return "";
         } catch (const std::exception&) {
         }
         return fmt::format("must be {}, got '{}'", what, text);
       },
-      "POSITIVE");
+      name);
+}
+
+}  // namespace
+
+void add_call_timeout(CLI::App* cmd, BackendFlags& flags) {
+  cmd->add_option("--timeout", flags.timeout,
+                  "seconds per backend call: a call over it is an error, its worker restarted (default 300)")
+      ->check(positive("a positive number of seconds"));
+}
+
+CLI::Validator positive(const std::string& what) {
+  return number_check(what, [](double v) { return v > 0; }, "POSITIVE");
+}
+
+CLI::Validator non_negative(const std::string& what) {
+  return number_check(what, [](double v) { return v >= 0; }, "NON-NEGATIVE");
 }
 
 // "5%": a percentage with its unit. A bare number is refused: "5" could mean 5% or 500%.
@@ -220,54 +240,6 @@ std::optional<Expectations> expectations_for(const ExpectationFlags& flags) {
   } catch (const Error& e) {
     // main prints the message alone: name the file here (the message names the entry and field).
     throw Error(e.code(), "", fmt::format("expectations: {}{}", e.file().empty() ? "" : e.file() + ": ", e.message()));
-  }
-}
-
-void prepare_report_path(const std::string& path, const std::string& flag) {
-  if (path.empty()) return;
-  namespace fs = std::filesystem;
-  const auto parent = fs::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  if (ec) {
-    throw Error(ErrorCode::io, flag,
-                fmt::format("= '{}': cannot make its folder '{}': {}", path, parent.string(), ec.message()));
-  }
-  if (fs::is_directory(path, ec)) throw Error(ErrorCode::io, flag, fmt::format("= '{}' is a directory, not a file", path));
-  // A probe file of a name nobody can have planted (mkstemp: O_EXCL), never a link followed.
-  auto probe = ((parent.empty() ? fs::path(".") : parent) / ".scatterctl-probe-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) throw Error(ErrorCode::io, flag, fmt::format("= '{}': its folder cannot be written", path));
-  ::close(fd);
-  fs::remove(probe, ec);
-}
-
-void refuse_clashing_paths(const std::vector<std::string>& inputs,
-                           const std::vector<std::pair<std::string, std::string>>& outputs) {
-  namespace fs = std::filesystem;
-  const auto same = [](const std::string& a, const std::string& b) {
-    std::error_code ec;
-    if (fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal()) return true;
-    const auto x = identity_of(a), y = identity_of(b);
-    return x && y && *x == *y;
-  };
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const auto& [flag, path] = outputs[i];
-    if (path.empty()) continue;
-    for (const auto& input : inputs) {
-      if (same(path, input)) {
-        throw Error(ErrorCode::schema, flag,
-                    fmt::format("= '{}' is also an input of this command: refused, the report would be written over it",
-                                path));
-      }
-    }
-    for (std::size_t j = 0; j < i; ++j) {
-      if (!outputs[j].second.empty() && same(path, outputs[j].second)) {
-        throw Error(ErrorCode::schema, flag,
-                    fmt::format("= '{}' is {}'s path too: refused, one report would be written over the other", path,
-                                outputs[j].first));
-      }
-    }
   }
 }
 

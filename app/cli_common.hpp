@@ -65,6 +65,8 @@ std::string backend_help();
 double parse_percent(const std::string& text, const std::string& flag);
 void add_backend(CLI::App* cmd, BackendFlags& flags, const std::string& help = backend_help());
 void add_external(CLI::App* cmd, BackendFlags& flags);
+/// --timeout of fuzz and shrink: seconds per backend call (a hung kernel costs that, not 300 s).
+void add_call_timeout(CLI::App* cmd, BackendFlags& flags);
 
 /// --expectations, --no-expectations, --strict.
 struct ExpectationFlags {
@@ -85,6 +87,8 @@ bool use_color(const std::string& mode);
 
 /// A check whose message is a sentence ("must be a positive number of seconds, got '0'").
 CLI::Validator positive(const std::string& what);
+/// The same for zero or more.
+CLI::Validator non_negative(const std::string& what);
 
 /// "4G", "512M", "64K" or plain bytes; empty: the default (half of RAM).
 std::uint64_t parse_bytes(const std::string& text);
@@ -111,13 +115,6 @@ std::optional<ChosenBackends> choose(const BackendFlags& flags, const std::strin
 /// The known divergences: --expectations PATH, else the bundled lib/expectations/.
 std::optional<Expectations> expectations_for(const ExpectationFlags& flags);
 
-/// Report paths are checked, and their folders made, before any work: a typo costs nothing.
-void prepare_report_path(const std::string& path, const std::string& flag);
-/// Refuses, before any work (Error(schema): exit 2), an output that is one of the command's
-/// inputs, by path or (where both exist) by file, or that two outputs name: `outputs` are
-/// {flag, path} ("" paths are not given). A report written over its own input loses it.
-void refuse_clashing_paths(const std::vector<std::string>& inputs,
-                           const std::vector<std::pair<std::string, std::string>>& outputs);
 /// Bench and compare reports, like run's, are whole or absent (temporary file, rename).
 void write_text(const std::string& path, const std::string& text);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "outputs.hpp"
 #include "commands.hpp"
 #include "scatter/bench.hpp"
 #include "scatter/paired.hpp"
@@ -53,7 +54,7 @@ int compare(const CompareFlags& o) {
   for (const auto& side : o.reports) {
     for (const auto& path : split_commas(side)) inputs.push_back(path);
   }
-  refuse_clashing_paths(inputs, {{"--json", o.json}, {"--markdown", o.markdown}});
+  Outputs().reads(inputs).file("--json", o.json).file("--markdown", o.markdown).check();
   if (o.reports.size() == 1) return compare_one_report(o);
   if (!o.base_label.empty() || !o.next_label.empty()) {
     throw Error(ErrorCode::schema, "--base", "pairs the labelled backends of one report: give one report, not two");

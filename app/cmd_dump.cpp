@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "outputs.hpp"
 #include "commands.hpp"
 #include "scatter/files.hpp"
 #include "scatter/report.hpp"
@@ -18,6 +19,7 @@ struct DumpFlags {
 };
 
 int dump(const DumpFlags& o) {
+  Outputs().reads(o.paths).folder("--out", o.out_dir).check();
   const auto loaded = load(o.paths, o.max_bytes);
   if (say_file_errors(loaded)) return kExitInvalid;
   int dumped = 0;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "outputs.hpp"
 #include "commands.hpp"
 #include "scatter/diagnose.hpp"
 #include "scatter/explain.hpp"
@@ -71,7 +72,13 @@ void print_causes(const FuzzSummary& summary) {
 }
 
 int fuzz(const FuzzFlags& o, const Invocation& invocation) {
-  if (!o.json_path.empty()) prepare_report_path(o.json_path, "--json");  // a typo costs nothing
+  // A typo costs nothing: the report and the folder of failing cases are checked first.
+  Outputs()
+      .reads(o.backends)
+      .reads(o.expectations)
+      .folder("--out", o.out_dir.empty() ? "fuzz-failures" : o.out_dir)
+      .file("--json", o.json_path)
+      .check();
   const auto expectations = expectations_for(o.expectations);  // a bad file is refused before any worker starts
   const auto chosen = choose(o.backends, invocation.self_exe, true);
   if (!chosen) return kExitEnv;
@@ -130,7 +137,10 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   }
   // Nothing compared is no pass (as for run and bench): no case drawn (--iterations 0, an empty
   // part), or every case outside what the backends declare.
-  const int exit_code = summary.decide_exit(summary.interrupted, false, summary.verdicts == 0);
+  const int decided = summary.decide_exit(summary.interrupted, false, summary.verdicts == 0);
+  for (const auto& why : summary.unwritten) std::cerr << "scatterctl: a case file was not written: " << why << "\n";
+  // A failing run keeps its 1; a passing one with a file missing is not a pass.
+  const int exit_code = decided == kExitOk && !summary.unwritten.empty() ? static_cast<int>(kExitIo) : decided;
   if (exit_code == kExitNothing) {
     std::cerr << fmt::format("scatterctl: fuzz compared nothing: {}\n",
                              summary.cases == 0 ? "no case was drawn (--iterations 0, or an empty --shard part)"
@@ -159,7 +169,8 @@ Command add_fuzz_command(CLI::App& app) {
                 "cuda: wait for and check every kernel launch (slower; names the kernel of a device fault)");
   cmd->add_option("--shrink-seconds", o->shrink_seconds,
                   "shrink each failure to a minimal case for at most this long (default 5)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative("zero or more seconds"));
+  add_call_timeout(cmd, o->backends);
   cmd->add_flag("--no-shrink", o->no_shrink, "keep the drawn failing cases as they are");
   cmd->add_option("--json", o->json_path, "write the failures, grouped by cause, with their cases, to this file");
   add_external(cmd, o->backends);

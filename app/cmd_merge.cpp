@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "outputs.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "scatter/merge.hpp"
@@ -63,14 +64,23 @@ ReportPaths beside_journal(const std::string& journal, const ReportPaths& header
   return out;
 }
 
+// The parts (or journal) read and the reports written (outputs.hpp).
+Outputs outputs_of(const std::vector<std::string>& inputs, const ReportPaths& reports) {
+  Outputs outputs;
+  outputs.reads(inputs).file("--json", reports.json).file("--junit", reports.junit);
+  return outputs.file("--markdown", reports.markdown);
+}
+Outputs outputs_of(const std::string& journal, const ReportPaths& reports) {
+  return outputs_of(std::vector<std::string>{journal}, reports);
+}
+
 int recover(const MergeFlags& o) {
   if (o.inputs.size() != 1) {
     std::cerr << "scatterctl: merge --recover takes one journal\n";
     return kExitUsage;
   }
   const auto& journal = o.inputs.front();
-  refuse_clashing_paths({journal}, {{"--json", o.reports.json}, {"--junit", o.reports.junit},
-                                    {"--markdown", o.reports.markdown}});
+  outputs_of(journal, o.reports).check();
   FileIdentity read_as;
   RecoveredRun run;
   try {
@@ -101,7 +111,7 @@ int recover(const MergeFlags& o) {
       }
     }
   }
-  refuse_clashing_paths({journal}, {{"--json", reports.json}, {"--junit", reports.junit}, {"--markdown", reports.markdown}});
+  outputs_of(journal, reports).check();
   for (const auto& [what, path] : {std::pair{"JSON", run.reports.json}, {"JUnit", run.reports.junit}, {"Markdown", run.reports.markdown}}) {
     if (!path.empty()) std::cerr << fmt::format("scatterctl: its run asked for the {} report at '{}'\n", what, printable_text(path));
   }
@@ -129,11 +139,7 @@ int recover(const MergeFlags& o) {
 
 int merge(const MergeFlags& o, const Invocation& invocation) {
   if (o.recover) return recover(o);
-  refuse_clashing_paths(o.inputs, {{"--json", o.reports.json}, {"--junit", o.reports.junit},
-                                   {"--markdown", o.reports.markdown}});
-  prepare_report_path(o.reports.json, "--json");
-  prepare_report_path(o.reports.junit, "--junit");
-  prepare_report_path(o.reports.markdown, "--markdown");
+  outputs_of(o.inputs, o.reports).check();
   std::vector<RecoveredRun> parts;
   bool unreadable = false;
   for (const auto& path : o.inputs) {

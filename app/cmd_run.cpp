@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "outputs.hpp"
 #include "commands.hpp"
 #include "scatter/journal.hpp"
 #include "scatter/report.hpp"
@@ -68,16 +69,16 @@ std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends&
   return make_tee_reporter(std::move(reporters));
 }
 
-// The reports, each with its flag, for refuse_clashing_paths.
-std::vector<std::pair<std::string, std::string>> outputs_of(const RunFlags& o) {
-  return {{"--json", o.json}, {"--junit", o.junit}, {"--markdown", o.markdown}};
+// What the run reads and writes (outputs.hpp).
+Outputs outputs_of(const RunFlags& o) {
+  Outputs outputs;
+  outputs.reads(o.paths).reads(o.backends).reads(o.expectations);
+  outputs.file("--junit", o.junit).file("--json", o.json).file("--markdown", o.markdown);
+  return outputs.folder("--save-failures", o.save_failures);
 }
 
 int run(const RunFlags& o, const Invocation& invocation) {
-  refuse_clashing_paths(o.paths, outputs_of(o));
-  prepare_report_path(o.junit, "--junit");
-  prepare_report_path(o.json, "--json");
-  prepare_report_path(o.markdown, "--markdown");
+  outputs_of(o).check();
   const auto expectations = expectations_for(o.expectations);  // a bad file is refused before any worker starts
   const auto chosen = choose(o.backends, invocation.self_exe, false);
   if (!chosen) return kExitEnv;
@@ -103,7 +104,7 @@ int run(const RunFlags& o, const Invocation& invocation) {
     for (const auto& e : loaded.cases) {
       if (read.empty() || read.back() != e.file) read.push_back(e.file);
     }
-    refuse_clashing_paths(read, outputs_of(o));
+    outputs_of(o).reads(read).check();
   }
   const auto reporter = reporters_for(o, *chosen, invocation, record_selection(loaded, options, chosen->choice));
   const auto summary = run_cases(loaded, options, chosen->choice, *reporter);

@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "outputs.hpp"
 #include "commands.hpp"
 #include "scatter/explain.hpp"
+#include "scatter/files.hpp"
 #include "scatter/report.hpp"
 #include "scatter/shrink.hpp"
 
@@ -55,6 +57,9 @@ int shrink(const ShrinkFlags& o, const Invocation& invocation) {
                                           : "only valid cases and cases of expect_error \"index\" can be shrunk");
     return kExitInvalid;
   }
+  // The default output is named for the case, as one file name here; never over an input.
+  const auto out = o.out.empty() ? safe_file_name(entry->name) + ".min.json" : o.out;
+  Outputs().reads(o.path).reads(o.backends).reads(o.expectations).file("--out", out).check();
   const auto expectations = expectations_for(o.expectations);
   const auto chosen = choose(o.backends, invocation.self_exe, false);
   if (!chosen) return kExitEnv;
@@ -77,18 +82,37 @@ int shrink(const ShrinkFlags& o, const Invocation& invocation) {
                              r.original.detail.empty() ? "" : ": " + r.original.detail);
     return kExitNothing;
   }
-  const auto out = o.out.empty() ? entry->name + ".min.json" : o.out;
-  write_text(out, r.minimal_json);
   const auto& last = r.final_trial();
   std::cout << fmt::format("shrink: '{}' fails on {}: {}\n", entry->name, backend.label(), one_line(r.original));
   std::cout << fmt::format("shrink: {} -> {}, in {} backend calls ({} candidates refused by the loader), {:.2f} s\n",
                            sizes(c), sizes(*r.minimal), r.calls, r.rejected, r.seconds);
-  std::cout << fmt::format("shrink: the minimal case fails the same way: {}\n", one_line(last));
+  std::cout << fmt::format("shrink: stopped: {}\n", r.stopped);
+  if (r.interrupted) {
+    // What was found is kept, but it was not run again: named for what it is.
+    const auto kept = out + ".partial";
+    Outputs().reads(o.path).reads(o.backends).file("--out", kept).check();
+    write_text(kept, r.minimal_json);
+    std::cout << fmt::format("shrink: interrupted: the smallest case so far (not run again) is in {}\n", kept);
+    return kExitInterrupted;
+  }
+  if (!r.confirmed) {
+    std::cout << fmt::format("shrink: the minimal case, run again from its file, does not fail the same way: {}\n"
+                             "shrink: nothing written: no case file reproduces this failure (a one-off, or one that "
+                             "only the case's `expected` made)\n",
+                             one_line(last));
+    return kExitFailed;
+  }
+  write_text(out, r.minimal_json);
+  std::cout << fmt::format("shrink: the minimal case, run again from its file, fails the same way: {}\n", one_line(last));
   std::cout << (last.cause ? fmt::format("shrink: cause: {}: {}\n", last.cause->name, last.cause->explanation)
                            : "shrink: cause: none known (no catalogued bug computes this output)\n");
-  std::cout << fmt::format("shrink: stopped: {}\n", r.stopped);
   std::cout << fmt::format("shrink: wrote {}\n\n", out);
-  explain(*r.minimal, std::cout, {40, 256});
+  // The spec's trace of a case it refuses would scatter outside the data: none is printed.
+  if (invalid_indices) {
+    std::cout << "(no trace: the spec refuses this case for its indices; the backend accepted it)\n";
+  } else {
+    explain(*r.minimal, std::cout, {40, 256});
+  }
   return kExitOk;
 }
 
@@ -102,7 +126,8 @@ Command add_shrink_command(CLI::App& app) {
   add_backend(cmd, o->backends, "the one backend the case fails on");
   cmd->add_option("--out", o->out, "where the minimal case goes (default: CASE.min.json here)");
   cmd->add_option("--shrink-seconds", o->seconds, "stop searching after this long, keeping the smallest (default 30)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative("zero or more seconds"));
+  add_call_timeout(cmd, o->backends);
   cmd->add_option("--max-calls", o->max_calls, "backend calls at the most (default 2000)")->check(positive("a positive number"));
   cmd->add_flag("--in-place", o->in_place, "scatter into data's own buffer");
   cmd->add_flag("--deterministic", o->deterministic, "fixed reduction order: the output must match bit for bit");

@@ -236,5 +236,8 @@ std::vector<std::string> split_backend_list(const std::string& list);
 std::vector<std::pair<std::string, std::string>> labelled_specs(const std::string& list);
 /// The list's unlabelled plugin:PATH and python:... entries (BackendConfig::user_backends).
 std::vector<std::string> user_backend_specs(const std::string& list);
+/// The files a --backend list runs: python: kernels' sources, plugins, exe: programs and
+/// FRAMEWORK@PYTHON interpreters, labelled or not. No report may be written over one.
+std::vector<std::string> files_of_backends(const std::string& list);
 
 }  // namespace scatter

@@ -85,7 +85,8 @@ struct FuzzSummary : Tally {
   /// Per backend label, the cases it ran (not skipped): each case is drawn within what one
   /// backend declares, in turn, so a backend that declares little still runs its share.
   std::map<std::string, std::int64_t> ran_on;
-  std::vector<std::string> written;  ///< case files of the failures
+  std::vector<std::string> written;  ///< case files of the failures ("" where one could not be written)
+  std::vector<std::string> unwritten;  ///< case files that could not be written, each with why
   std::vector<FuzzFailure> failures;  ///< each failing trial, in the order found
   std::map<std::string, int> causes;  ///< fuzz_group -> failures
   std::map<std::string, std::string> lost;  ///< backends lost mid-run (device faults), with the reason

@@ -21,13 +21,16 @@ namespace scatter {
 struct ShrinkOptions {
   TrialOptions trial;          ///< how each candidate is judged (the failure's own options)
   double max_seconds = 30.0;   ///< --shrink-seconds: the search stops here, keeping the smallest so far
-  std::int64_t max_calls = 2000;  ///< backend calls at the most
+  std::int64_t max_calls = 2000;  ///< backend calls at the most, the confirming run of the minimal case among them
   /// The case is one the spec rejects for its indices (expect_error "index"): candidates must
   /// stay so, and the backend's output on them is the failure.
   bool invalid_indices = false;
   /// Each candidate the backend is given, as case-file JSON.
   std::function<void(const std::string&)> on_candidate;
 };
+// The search stops at the first candidate past max_seconds or max_calls, or after an interrupt:
+// nothing is built past it. The original's call is never cut short (the backend's own time-out
+// bounds each call).
 
 struct ShrinkResult {
   bool fails = true;          ///< false: the case does not fail there, and nothing was shrunk
@@ -41,6 +44,10 @@ struct ShrinkResult {
   std::int64_t rejected = 0;  ///< candidates the loader refused (never given to the backend)
   double seconds = 0.0;
   std::string stopped;        ///< why the search ended
+  bool interrupted = false;   ///< SIGINT or SIGTERM ended it: the smallest case so far is kept, unconfirmed
+  /// The minimal case, run again from its case file, failed the same way: false for a failure
+  /// that no case file reproduces (a one-off, or one that only the original's `expected` made).
+  bool confirmed = false;
 };
 
 /// A case's size as the shrinker counts it: the elements of data, indices and updates.

@@ -265,12 +265,12 @@ void WorkerProcess::start() {
   if (pid == 0) {
     ::setpgid(0, 0);
     if (join_fd >= 0 && ::write(join_fd, "0", 1) != 1) ::_exit(125);  // into the box's cgroup
+    // scatterctl's handlers and ignored signals (an ignored one outlives exec) are not the worker's.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    ::sigaction(SIGINT, &dfl, nullptr);
-    ::sigaction(SIGTERM, &dfl, nullptr);
-    ::sigaction(SIGPIPE, &dfl, nullptr);
-    ::sigaction(SIGHUP, &dfl, nullptr);
+    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGPIPE, SIGXFSZ}) {
+      ::sigaction(s, &dfl, nullptr);
+    }
     // The box's ruleset out of the way of the protocol's numbers first.
     if (confine != nullptr && confine->landlock_ruleset >= 0) {
       confine->landlock_ruleset = ::fcntl(confine->landlock_ruleset, F_DUPFD_CLOEXEC, 10);

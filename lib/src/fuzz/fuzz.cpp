@@ -18,6 +18,7 @@
 #include "scatter/shrink.hpp"
 #include "scatter/trial.hpp"
 #include "core/targets.hpp"
+#include "core/text_hash.hpp"
 
 namespace scatter {
 namespace {
@@ -345,14 +346,36 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
   FuzzSummary summary;
   LoadOptions load_options;
   load_options.max_bytes = default_max_bytes();
-  auto write_case = [&](const std::string& name, const std::string& text) {
-    std::filesystem::create_directories(options.out_dir);
-    const auto path = (std::filesystem::path(options.out_dir) / (name + ".json")).string();
-    write_file_atomically(path, text);
-    return path;
+  // A case file in --out: STEM.json, where the caller's STEM names the drawn case by its own
+  // text (and a minimal case by its backend too), so that no other backend's, seed's or run's
+  // case takes its name; a file of other content there already is left as it is and the next
+  // free STEM-2... taken. A file that cannot be written is said and the run goes on: "" for its
+  // path, the reason in summary.unwritten.
+  auto write_case = [&](const std::string& stem, const std::string& text) -> std::string {
+    try {
+      std::filesystem::create_directories(options.out_dir);
+      for (int n = 1; n <= 100; ++n) {
+        const auto path =
+            (std::filesystem::path(options.out_dir) / (n == 1 ? stem + ".json" : fmt::format("{}-{}.json", stem, n)))
+                .string();
+        if (identity_of(path) && read_file_text(path) != text) continue;
+        write_file_atomically(path, text);
+        return path;
+      }
+      throw Error(ErrorCode::io, "", fmt::format("100 files named {}-N.json are there already", stem));
+    } catch (const Error& e) {
+      summary.unwritten.push_back(fmt::format("{}: {}", stem, e.message()));
+    } catch (const std::filesystem::filesystem_error& e) {
+      summary.unwritten.push_back(fmt::format("{}: {}", stem, e.code().message()));
+    }
+    progress(fmt::format("cannot write the case file {}: {}", stem, summary.unwritten.back()));
+    return "";
+  };
+  const auto stem_of = [](const std::string& name, const std::string& text) {
+    return fmt::format("{}-{:08x}", name, detail::fnv1a(text) & 0xffffffffu);
   };
   auto write_failure = [&](const std::string& name, const std::string& text) {
-    summary.written.push_back(write_case(name, text));
+    summary.written.push_back(write_case(stem_of(name, text), text));
     return summary.written.back();
   };
   // Scatterctl's own backends are held to the exact rule, external ones to the spec's.
@@ -362,10 +385,11 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
   trial.exact_builtins = true;
   auto fail = [&](const std::string& name, const std::string& text, const Backend& backend, const std::string& why) {
     const auto path = write_failure(name, text);
-    progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend.label(), why, path));
+    progress(fmt::format("FAIL {} on {}: {} -> {}", name, backend.label(), why, path.empty() ? "(not written)" : path));
   };
   // A failing trial kept, grouped by cause, and shrunk to its minimal case.
-  auto keep_failure = [&](const std::string& name, const Case& c, Backend& backend, const Trial& t) {
+  auto keep_failure = [&](const std::string& name, const std::string& text, const Case& c, Backend& backend,
+                          const Trial& t) {
     FuzzFailure f;
     f.name = name;
     f.backend = std::string(backend.label());
@@ -375,13 +399,17 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
     f.detail = one_line(t);
     f.case_file = summary.written.back();
     f.elements = case_elements(c);
+    // Kept before the shrink: an interrupt there loses the shrink, never the failure.
+    summary.failures.push_back(f);
     if (options.shrink_seconds > 0) {
       ShrinkOptions shrink;
       shrink.trial = trial;
       shrink.max_seconds = options.shrink_seconds;
       const auto shrunk = shrink_case(c, name, backend, shrink);
-      if (shrunk.fails && shrunk.minimal) {
-        f.minimal_file = write_case(name + ".min", shrunk.minimal_json);
+      auto& f = summary.failures.back();
+      if (shrunk.fails && shrunk.minimal && shrunk.confirmed) {
+        f.minimal_file = write_case(
+            safe_file_name(fmt::format("{}@{}.min", stem_of(name, text), backend.label())), shrunk.minimal_json);
         f.minimal_elements = case_elements(*shrunk.minimal);
         f.minimal_data = shrunk.minimal->data.numel();
         f.minimal_updates = shrunk.minimal->updates.numel();
@@ -392,73 +420,62 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
                              f.minimal_file));
       }
     }
-    summary.failures.push_back(std::move(f));
   };
   const auto spaces = draw_spaces(backends);
-  for (std::int64_t i = options.first; i < options.first + options.iterations; ++i) {
-    if (interrupted()) {
-      summary.interrupted = true;
-      break;
-    }
-    const auto& space = spaces[static_cast<std::size_t>(i) % spaces.size()];
-    const Capabilities* within = space ? &*space : nullptr;
-    const auto name = fmt::format("fuzz-{}-{}", options.seed, i);
-    ++summary.cases;
-    std::string text;
-    std::optional<Case> c;
-    try {
-      // Redrawn (a few times at most) while outside the declaration's exclusions and features.
-      for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
-        text = fuzz_case(options.seed, i, options.max_elements, within, attempt);
-        const auto loaded = load_text(text, name + ".json", load_options);
-        if (!loaded.file_errors.empty()) throw loaded.file_errors.front();
-        const auto& entry = loaded.cases.front();
-        if (!entry.decl) throw *entry.error;
-        c = materialize(*entry.decl);
-        if (!within || !unsupported_reason(*within, *c, features_of(*c))) break;
-      }
-    } catch (const Error& e) {
-      // The generator made an invalid case: a bug in the fuzzer or in validation.
-      summary.add(Status::failed, false, "-", "");
-      const auto path = write_failure(name, text);
-      progress(fmt::format("FAIL {} (invalid: [{}] {}) -> {}", name, to_string(e.code()), e.message(), path));
-      continue;
-    }
-    const CaseFacts facts(*c);
-    for (auto* backend : backends) {
-      std::optional<Trial> tried;
+  // An interrupt ends the loops wherever it lands; what was found is grouped and reported.
+  try {
+    for (std::int64_t i = options.first; i < options.first + options.iterations; ++i) {
+      if (interrupted()) throw Error(ErrorCode::interrupted, "", "interrupted");
+      const auto& space = spaces[static_cast<std::size_t>(i) % spaces.size()];
+      const Capabilities* within = space ? &*space : nullptr;
+      const auto name = fmt::format("fuzz-{}-{}", options.seed, i);
+      ++summary.cases;
+      std::string text;
+      std::optional<Case> c;
       try {
-        tried = try_case(*backend, facts, trial);
-      } catch (const Error& e) {
-        if (e.code() != ErrorCode::interrupted) throw;
-        summary.interrupted = true;
-        return summary;
-      }
-      const auto& t = *tried;
-      if (t.status != Status::skipped) ++summary.ran_on[std::string(backend->label())];
-      if (summary.add(t.status, t.strict, backend->label(), t.status == Status::xfail ? t.expectation : t.detail)) {
-        fail(name, text, *backend, t.status == Status::xpass ? t.detail : one_line(t));
-        try {
-          if (t.status != Status::xpass) keep_failure(name, *c, *backend, t);
-        } catch (const Error& e) {
-          if (e.code() != ErrorCode::interrupted) throw;
-          summary.interrupted = true;
-          return summary;
+        // Redrawn (a few times at most) while outside the declaration's exclusions and features.
+        for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
+          text = fuzz_case(options.seed, i, options.max_elements, within, attempt);
+          const auto loaded = load_text(text, name + ".json", load_options);
+          if (!loaded.file_errors.empty()) throw loaded.file_errors.front();
+          const auto& entry = loaded.cases.front();
+          if (!entry.decl) throw *entry.error;
+          c = materialize(*entry.decl);
+          if (!within || !unsupported_reason(*within, *c, features_of(*c))) break;
         }
+      } catch (const Error& e) {
+        // The generator made an invalid case: a bug in the fuzzer or in validation.
+        summary.add(Status::failed, false, "-", "");
+        const auto path = write_failure(name, text);
+        progress(fmt::format("FAIL {} (invalid: [{}] {}) -> {}", name, to_string(e.code()), e.message(), path));
+        continue;
       }
-      // A backend lost mid-run (a sticky device fault) is said once, so that one fault
-      // is one line, not one per remaining case.
-      if (t.status == Status::skipped) {
-        if (const auto a = backend->availability(); !a.available) {
-          if (summary.lost.emplace(std::string(backend->label()), a.reason).second) {
-            progress(fmt::format("{} is unavailable for the rest of the run: {}", backend->label(), a.reason));
+      const CaseFacts facts(*c);
+      for (auto* backend : backends) {
+        if (interrupted()) throw Error(ErrorCode::interrupted, "", "interrupted");
+        const auto t = try_case(*backend, facts, trial);
+        if (t.status != Status::skipped) ++summary.ran_on[std::string(backend->label())];
+        if (summary.add(t.status, t.strict, backend->label(), t.status == Status::xfail ? t.expectation : t.detail)) {
+          fail(name, text, *backend, t.status == Status::xpass ? t.detail : one_line(t));
+          if (t.status != Status::xpass) keep_failure(name, text, *c, *backend, t);
+        }
+        // A backend lost mid-run (a sticky device fault) is said once, so that one fault
+        // is one line, not one per remaining case.
+        if (t.status == Status::skipped) {
+          if (const auto a = backend->availability(); !a.available) {
+            if (summary.lost.emplace(std::string(backend->label()), a.reason).second) {
+              progress(fmt::format("{} is unavailable for the rest of the run: {}", backend->label(), a.reason));
+            }
           }
         }
       }
+      if (summary.cases % 500 == 0) {
+        progress(fmt::format("{} of {} cases, {} failures", summary.cases, options.iterations, summary.failed));
+      }
     }
-    if (summary.cases % 500 == 0) {
-      progress(fmt::format("{} of {} cases, {} failures", summary.cases, options.iterations, summary.failed));
-    }
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::interrupted) throw;
+    summary.interrupted = true;
   }
   group_by_cause(summary);
   return summary;

@@ -349,8 +349,10 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
   } else if (pending_count > 0) {
     // Float add/sub/mul/mean: |got - want| <= atol + rtol * |want|. The default grows
     // with the h updates an element takes: rtol = h * eps, atol = h * eps * sum of
-    // the magnitudes that went into it (the classic bound on reordered sums).
-    std::vector<double> magnitude(static_cast<std::size_t>(n), 0.0);
+    // the magnitudes that went into it (the classic bound on reordered sums). Summed and
+    // bounded in long double: float64 magnitudes past DBL_MAX would make the bound infinite,
+    // and an infinite bound passes NaN and inf (a tolerance that overflows is none).
+    std::vector<long double> magnitude(static_cast<std::size_t>(n), 0.0L);
     visit_targets(c, idx, [&](std::int64_t u, std::int64_t o, std::int64_t len) {
       for (std::int64_t j = 0; j < len; ++j) {
         if (pending[o + j]) magnitude[o + j] += std::fabs(element_as_double(c.updates, u + j));
@@ -365,20 +367,20 @@ Comparison compare_outputs(const Case& c, const Tensor& got, const Tensor& want,
     for (std::int64_t i = 0; i < n; ++i) {
       if (!pending[i]) continue;
       note_error(i);
-      const double h = hits[i];
-      double m = magnitude[i] + (c.attrs.use_init_val ? std::fabs(element_as_double(c.data, i)) : 0.0);
-      if (c.attrs.reduction == Reduction::mean) m /= h + (c.attrs.use_init_val ? 1.0 : 0.0);
-      const double atol = c.tolerance ? c.tolerance->atol : h * eps * m;
-      const double rtol = c.tolerance ? c.tolerance->rtol : h * eps;
+      const long double h = hits[i];
+      long double m = magnitude[i] + (c.attrs.use_init_val ? std::fabs(element_as_double(c.data, i)) : 0.0);
+      if (c.attrs.reduction == Reduction::mean) m /= h + (c.attrs.use_init_val ? 1.0L : 0.0L);
+      const long double atol = c.tolerance ? c.tolerance->atol : h * eps * m;
+      const long double rtol = c.tolerance ? c.tolerance->rtol : h * eps;
       const double w = element_as_double(want, i);
       const double e = abs_error(got, want, i);
-      const double reorder_bound = h * (eps * (m + std::fabs(w)) + smallest_normal_of(want.dtype()));
+      const long double reorder_bound = h * (eps * (m + std::fabs(w)) + smallest_normal_of(want.dtype()));
       if (e > 0 && std::isfinite(e)) {
-        r.order_excess = std::max(r.order_excess,
-                                  reorder_bound > 0 ? e / reorder_bound : std::numeric_limits<double>::infinity());
+        r.order_excess = std::max(r.order_excess, reorder_bound > 0 ? static_cast<double>(e / reorder_bound)
+                                                                    : std::numeric_limits<double>::infinity());
       }
-      const double allowed = atol + rtol * std::fabs(w);
-      if (!(e <= allowed)) fail(i, Rule::allclose, allowed);
+      const long double allowed = atol + rtol * std::fabs(w);
+      if (!(e <= allowed)) fail(i, Rule::allclose, static_cast<double>(allowed));
       hint_atol = std::max(hint_atol, std::isinf(e) ? e : e - hint_rtol * std::fabs(w));
     }
     // Rounded up for printing, then checked the way the comparison checks (atol + rtol *

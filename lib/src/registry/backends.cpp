@@ -352,6 +352,27 @@ std::vector<std::string> user_backend_specs(const std::string& list) {
   return specs;
 }
 
+std::vector<std::string> files_of_backends(const std::string& list) {
+  std::vector<std::string> files;
+  for (auto spec : split_commas(list)) {
+    if (const auto eq = spec.find('='); eq != std::string::npos && spec.find(':') > eq) spec = spec.substr(eq + 1);
+    if (spec.rfind("plugin:", 0) == 0) {
+      files.push_back(spec.substr(7));
+    } else if (spec.rfind("exe:", 0) == 0) {
+      const auto colon = spec.rfind(':');
+      if (colon > 4) files.push_back(spec.substr(4, colon - 4));
+    } else if (spec.rfind("python:", 0) == 0) {
+      // python:FILE.py[:FUNC]: the file with or without its last ':' part (a module is no file).
+      const auto rest = spec.substr(7);
+      files.push_back(rest);
+      if (const auto colon = rest.rfind(':'); colon != std::string::npos) files.push_back(rest.substr(0, colon));
+    } else if (const auto at = spec.find('@'); at != std::string::npos) {
+      files.push_back(spec.substr(at + 1));
+    }
+  }
+  return files;
+}
+
 namespace {
 
 bool is_framework(std::string_view name) { return is_one_of(name, framework_backend_names()); }

@@ -19,17 +19,12 @@
 #include "scatter/profile.hpp"
 #include "scatter/trial.hpp"
 
+#include "core/text_hash.hpp"
+
 namespace scatter {
 namespace {
 
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char ch : text) {
-    h ^= ch;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
+using detail::fnv1a;
 
 bool has_tag(const CaseEntry& e, std::string_view tag) {
   return std::find(e.tags.begin(), e.tags.end(), tag) != e.tags.end();
