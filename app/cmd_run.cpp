@@ -95,6 +95,7 @@ int run(const RunFlags& o, const Invocation& invocation) {
   options.fail_fast = o.fail_fast;
   options.save_failures = o.save_failures;
   options.profile = o.selection.profile;
+  options.max_bytes = o.selection.max_bytes;
   options.flags = {o.in_place, o.deterministic};
   options.flags.check_launches = o.check_launches;
   if (o.backends.timeout > 0) options.timeout = o.backends.timeout;

@@ -110,7 +110,7 @@ for sig in TERM INT HUP; do
   [ "$rc" -lt 128 ] || [ "$rc" -eq 130 ] || fail "$label: exit $rc: killed by the signal instead of stopping cleanly"
   passed=$(grep -c '^slow_[0-9]* .*passed' "$TMP/out")
   [ "$passed" -ge 1 ] && [ "$passed" -lt 200 ] || fail "$label: $passed cases passed, want between 1 and 199"
-  [[ $(last_line) =~ ^scatterctl:\ ([0-9]+)\ passed,\ 0\ failed,\ 0\ skipped$ ]] && [ "${BASH_REMATCH[1]}" -eq "$passed" ] ||
+  [[ $(last_line) =~ ^scatterctl:\ ([0-9]+)\ passed,\ 0\ failed,\ 0\ skipped\ \(interrupted\)$ ]] && [ "${BASH_REMATCH[1]}" -eq "$passed" ] ||
     fail "$label: closing line '$(last_line)' does not count the $passed cases that passed"
   grep -q '^interrupted' "$TMP/out" || fail "$label: the table does not say the run was interrupted"
   leftovers=$(ls "$rep" | grep -v -x -e r.json -e r.xml -e r.md)

@@ -304,4 +304,11 @@ done
 rc=$?
 check "20 ulimit -f: exit 7 (a report not written), not killed by SIGXFSZ (exit $rc)" rc_is 7
 
+# 21. Parts run with other options that change results are not one run.
+ctl run many --backend ref --shard 1/2 --json part1.json
+ctl run many --backend ref --shard 2/2 --no-expectations --timeout 5 --json part2.json
+ctl merge part1.json part2.json
+check "21 parts run with other --no-expectations or --timeout: not merged" test "$rc" -ne 0
+check "21 ... naming what differs" err_has "expectations|timeout"
+
 end_checks "one_door"

@@ -38,6 +38,7 @@ struct RunOptions {
   RunFlags flags;                 ///< --in-place, --deterministic: passed to every backend
   const Expectations* expectations = nullptr;  ///< known divergences of external backends
   bool strict = false;            ///< an XPASS fails the run
+  std::string max_bytes;          ///< --max-bytes as given ("": the default), recorded for merge
 };
 
 /// What a run's reports record of its selection, so that `scatterctl merge` can tell whether

@@ -257,6 +257,7 @@ std::string closing_line(const RunSummary& s) {
   if (s.xfailed > 0) line += fmt::format(", {} xfailed", s.xfailed);
   if (s.xpassed > 0) line += fmt::format(", {} xpassed", s.xpassed);
   if (!s.ended_early.empty()) line += fmt::format(" (the run ended early: {})", s.ended_early);
+  if (s.interrupted && s.ended_early.empty()) line += " (interrupted)";  // merge prints no "interrupted:" line above
   return line;
 }
 

@@ -256,11 +256,14 @@ SelectionRecord record_selection(const LoadResult& loaded, const RunOptions& opt
   for (const auto* b : backends.run) asked.emplace_back(b->label());
   for (const auto& [b, why] : backends.skipped) asked.emplace_back(b->label());
   std::sort(asked.begin(), asked.end());
+  // Everything that can change a result: parts that differ in one of them are not one run.
   record.options = fmt::format("backends [{}], filters [{}], tags [{}], include_large {}, profile '{}', in_place {}, "
-                               "deterministic {}, strict {}",
+                               "deterministic {}, strict {}, expectations {}, timeout {}, max_bytes '{}'",
                                fmt::join(asked, ", "), quoted_list(sel.filters), quoted_list(sel.tags),
                                sel.include_large, options.profile, options.flags.in_place,
-                               options.flags.deterministic, options.strict);
+                               options.flags.deterministic, options.strict,
+                               options.expectations ? "used" : "none", options.timeout ? fmt::format("{:g} s", *options.timeout) : "none",
+                               options.max_bytes);
   return record;
 }
 
