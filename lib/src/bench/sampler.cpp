@@ -193,7 +193,8 @@ void check_row(Contender& k, const BenchOptions& options) {
   k.row->verified = t->checked;
   k.row->expectation = t->expectation;
   k.row->strict = t->strict;
-  if (!k.row->timed()) k.row->error = one_line(*t);
+  // No number is measured for it: its verdict is none (a skipped row is not "timed").
+  if (!k.row->timed()) settle(*k.row, TimeVerdict::none, one_line(*t), t->status);
 }
 
 // The checks before timing, each backend's on its own row. An external backend's call waits on
