@@ -100,6 +100,7 @@ cat >four.json <<'JSON'
 JSON
 LIMIT=60 ctl shrink four.json --backend "python:$TMP/hangs.py" --timeout 1 --shrink-seconds 5 --out four.min.json
 check "18 shrink --timeout 1 on a kernel that hangs: done in bounded time ($seconds s)" test "$seconds" -lt 30
+check "18 ... having shrunk (not refused as a usage error)" out_has "^shrink: "
 cat >slow.py <<'PY'
 import time
 from common import CAPABILITIES, right  # noqa: F401
@@ -195,7 +196,8 @@ mkdir exp
 "$PY" - exp/deep.json <<'PY'
 import sys
 deep = "[" * 100000 + "]" * 100000
-open(sys.argv[1], "w").write('{"entries": [{"id": "x", "backend": "numpy", "reproduced_by": [{"output": ' + deep + '}]}]}')
+open(sys.argv[1], "w").write('{"backend": "numpy", "about": "deep", "expectations": [{"id": "x", "op": ["scatter_elements"], '
+                             '"outcome": "failed", "model": {}, "reproduced_by": [{"case": "good", "output": ' + deep + '}]}]}')
 PY
 ctl expectations --check good.json --expectations exp
 check "8 expectations --check of a file nested 100k deep: refused, no crash" test "$rc" -ge 1 -a "$rc" -le 3
