@@ -198,7 +198,7 @@ for input in "$valid" "$TMP/invalid.json"; do
   finish
   check "$what: exit 130" rc_is 130
   check "$what: said so, then the closing line" out_has '^interrupted: the results above are the cases that finished$'
-  check "$what: the closing line is last" last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped$'
+  check "$what: the closing line is last" last_line_matches '^scatterctl: [0-9]+ passed, 0 failed, [0-9]+ skipped \(interrupted\)$'
   check "$what: the private directory is gone" no_private_dir_left
   check "$what: no plugin-host process is left" test -z "$(pgrep -f -- "$(re "plugin-host $PLUGINS/hang.so")")"
 done
