@@ -430,8 +430,12 @@ def main(argv):
     given = {}
     for d in a.dim:
         name, _, value = d.partition("=")
-        if not name or not value.isdigit() or int(value) < 1:
-            return fail(f"--dim '{d}' is not NAME=VALUE with a positive VALUE", 2)
+        # A case's dimensions are 64-bit (docs/case-format.md): a larger one would import and
+        # then be refused by run; a name given twice would be last-wins, silently.
+        if not name or not value.isdigit() or not 1 <= int(value) <= 2**63 - 1:
+            return fail(f"--dim '{d}' is not NAME=VALUE with VALUE in [1, 2^63 - 1]", 2)
+        if name in given:
+            return fail(f"--dim {name} is given twice ({given[name]} and {value})", 2)
         given[name] = int(value)
     if not os.path.isfile(a.model):
         return fail(f"{a.model}: no such file", 2)

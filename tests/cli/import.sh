@@ -45,6 +45,13 @@ check "dynamic dimension without --dim: exit 1" rc_is 1
 check "dynamic dimension without --dim: names the flag to give" out_has "^import: skipped node 'cache/write:0': data \('x'\) has the dynamic dimension 'N': give --dim N=VALUE$"
 check "dynamic dimension without --dim: the summary" out_has '^import: 2 scatter nodes found, 0 written, 2 skipped$'
 
+ctl import "$TMP/model.onnx" --out "$TMP/dims" --dim N=99999999999999999999
+check "--dim past the 64-bit integers: exit 2" rc_is 2
+check "... naming the flag" err_has "is not NAME=VALUE with VALUE in \[1, 2\^63 - 1\]"
+check "... nothing written" test ! -e "$TMP/dims"
+ctl import "$TMP/model.onnx" --out "$TMP/dims" --dim N=5 --dim N=6
+check "--dim given twice: exit 2, naming both values" test "$rc" -eq 2 -a -n "$(grep 'given twice (5 and 6)' "$TMP/err")"
+
 ctl import "$TMP/model.onnx" --out "$TMP/cases" --dim N=5
 check "import: exit 0" rc_is 0
 check "import: the summary" out_has '^import: 2 scatter nodes found, 2 written, 0 skipped$'
