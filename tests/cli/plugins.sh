@@ -83,6 +83,17 @@ for mode in --in-process ""; do
   check "$what: closing line" last_line_matches '^scatterctl: 0 passed, 5 failed, 1 skipped$'
 done
 
+# 2b. long_error: a last_error() of 50 MB is the row's message, cut to its first 4 KiB, in the box
+# and in process alike (not a protocol error about the answer's length).
+for mode in --in-process ""; do
+  what="long_error${mode:+ $mode}"
+  p=$(plugin long_error)
+  ctl run "$valid" --backend "$p" $mode -v
+  check "$what: exit 1" rc_is 1
+  check "$what: the plugin's words, cut" out_has "the plugin's own words x+ \[cut: last_error\(\) is longer than 4096 bytes\]"
+  check "$what: no protocol error" out_lacks "more than 1048576 bytes"
+done
+
 # 3. crash, isolated: each case an ERROR with the signal, then the backend gives up; the run
 # goes on to the end.
 p=$(plugin crash)

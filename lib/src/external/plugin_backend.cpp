@@ -307,9 +307,16 @@ std::string PluginBackend::device() const {
 
 std::string PluginBackend::capabilities_json() const { return api_ != nullptr ? api_->capabilities_json : ""; }
 
+// A plugin's message, its first 4 KiB: a longer one would be copied into every row, and past the
+// worker protocol's 1 MiB line it would read as a protocol error instead of the plugin's words.
 std::string PluginBackend::last_error(const std::string& fallback) const {
+  constexpr std::size_t kMaxMessage = 4096;
   const char* text = api_->last_error != nullptr ? api_->last_error() : nullptr;
-  return text != nullptr && text[0] != '\0' ? text : fallback;
+  if (text == nullptr || text[0] == '\0') return fallback;
+  const std::size_t length = ::strnlen(text, kMaxMessage + 1);
+  std::string message(text, std::min(length, kMaxMessage));
+  if (length > kMaxMessage) message += fmt::format(" [cut: last_error() is longer than {} bytes]", kMaxMessage);
+  return message;
 }
 
 Rejected PluginBackend::rejection() const {
