@@ -65,7 +65,8 @@ JSON
 began=$(date +%s%N)
 ctl shrink big.json --backend ref --shrink-seconds 1
 ms=$((($(date +%s%N) - began) / 1000000))
-check "2 shrink of 80,000 updates, --shrink-seconds 1: ends within 4 s ($ms ms)" test "$ms" -lt 4000
+# 1.2 s on a quiet 2-core machine; 10 s leaves room for the sanitizers and a loaded CI (c1ff410: 56 s).
+check "2 shrink of 80,000 updates, --shrink-seconds 1: ends within 10 s ($ms ms)" test "$ms" -lt 10000
 check "17 a failure only the case's expected made: not called minimal, exit 1" rc_is 1
 check "17 ... and nothing written" test ! -e big80000.min.json
 check "19 the reference's own output is not blamed: the expected is" out_has "the case's \`expected\` disagrees with the spec"
@@ -115,7 +116,7 @@ t0=$(date +%s)
 kill -TERM "$pid"
 finish
 check "23 SIGTERM during shrink: exit 130" rc_is 130
-check "23 ... within seconds of it ($seconds s)" test "$seconds" -lt 5
+check "23 ... within seconds of it ($seconds s)" test "$seconds" -lt 8
 check "23 ... the smallest case so far kept" test -s slow.min.json.partial
 
 # 4, 5, 14, 15. fuzz: its folder checked first, reproducers named for their case and backend.
