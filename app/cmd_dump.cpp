@@ -19,7 +19,7 @@ struct DumpFlags {
 };
 
 int dump(const DumpFlags& o) {
-  Outputs().reads(o.paths).folder("--out", o.out_dir).check();
+  Outputs().reads_cases(o.paths).folder("--out", o.out_dir).check();
   const auto loaded = load(o.paths, o.max_bytes);
   if (say_file_errors(loaded)) return kExitInvalid;
   int dumped = 0;
@@ -33,8 +33,7 @@ int dump(const DumpFlags& o) {
     }
     try {
       const auto c = materialize(*entry.decl);
-      const auto dir = std::filesystem::path(o.out_dir) / safe_file_name(c.name);  // a case named ".." stays inside
-      std::filesystem::create_directories(dir);
+      const std::filesystem::path dir = case_folder(o.out_dir, c.name);  // a case named ".." stays inside
       write_npy(c.data, (dir / "data.npy").string());
       write_npy(c.indices, (dir / "indices.npy").string());
       write_npy(c.updates, (dir / "updates.npy").string());

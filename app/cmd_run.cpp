@@ -72,7 +72,7 @@ std::unique_ptr<Reporter> reporters_for(const RunFlags& o, const ChosenBackends&
 // What the run reads and writes (outputs.hpp).
 Outputs outputs_of(const RunFlags& o) {
   Outputs outputs;
-  outputs.reads(o.paths).reads(o.backends).reads(o.expectations);
+  outputs.reads_cases(o.paths).reads(o.backends).reads(o.expectations);
   outputs.file("--junit", o.junit).file("--json", o.json).file("--markdown", o.markdown);
   return outputs.folder("--save-failures", o.save_failures);
 }

@@ -59,7 +59,7 @@ int shrink(const ShrinkFlags& o, const Invocation& invocation) {
   }
   // The default output is named for the case, as one file name here; never over an input.
   const auto out = o.out.empty() ? safe_file_name(entry->name) + ".min.json" : o.out;
-  Outputs().reads(o.path).reads(o.backends).reads(o.expectations).file("--out", out).check();
+  Outputs().reads_cases({o.path}).reads(o.backends).reads(o.expectations).file("--out", out).check();
   const auto expectations = expectations_for(o.expectations);
   const auto chosen = choose(o.backends, invocation.self_exe, false);
   if (!chosen) return kExitEnv;
@@ -90,7 +90,7 @@ int shrink(const ShrinkFlags& o, const Invocation& invocation) {
   if (r.interrupted) {
     // What was found is kept, but it was not run again: named for what it is.
     const auto kept = out + ".partial";
-    Outputs().reads(o.path).reads(o.backends).file("--out", kept).check();
+    Outputs().reads_cases({o.path}).reads(o.backends).file("--out", kept).check();
     write_text(kept, r.minimal_json);
     std::cout << fmt::format("shrink: interrupted: the smallest case so far (not run again) is in {}\n", kept);
     return kExitInterrupted;
@@ -104,7 +104,8 @@ int shrink(const ShrinkFlags& o, const Invocation& invocation) {
   }
   write_text(out, r.minimal_json);
   std::cout << fmt::format("shrink: the minimal case, run again from its file, fails the same way: {}\n", one_line(last));
-  std::cout << (last.cause ? fmt::format("shrink: cause: {}: {}\n", last.cause->name, last.cause->explanation)
+  std::cout << (last.cause ? fmt::format("shrink: cause: {}: {}{}\n", last.cause->name, last.cause->explanation,
+                                         last.cause->confirmed.empty() ? "" : " (confirmed: it " + last.cause->confirmed + ")")
                            : "shrink: cause: none known (no catalogued bug computes this output)\n");
   std::cout << fmt::format("shrink: wrote {}\n\n", out);
   // The spec's trace of a case it refuses would scatter outside the data: none is printed.

@@ -22,16 +22,16 @@ namespace {
 extern "C" void on_signal(int) { scatter::request_interrupt(); }
 
 // Every signal whose default would end the run unannounced stops it between steps instead, and
-// the reports are written for what finished (exit 130): SIGINT, SIGTERM, SIGHUP (a closed
-// terminal, a CI runner's hang-up), SIGQUIT (Ctrl+backslash), SIGUSR1/2, SIGALRM and SIGVTALRM (a
-// stray timer, a kill by a neighbour), SIGXCPU (`ulimit -t`: the hard limit's SIGKILL follows).
+// the reports are written for what finished (exit 130): scatter::stopping_signals(), SIGINT,
+// SIGTERM, SIGHUP (a closed terminal, a CI runner's hang-up), SIGQUIT (Ctrl+backslash), timers,
+// a kill by a neighbour, SIGXCPU (`ulimit -t`: the hard limit's SIGKILL follows).
 // SIGPIPE is ignored: a reader that went away (`run | head`) ends the printing, not the run.
 // SIGXFSZ is ignored: past `ulimit -f` a write fails with EFBIG and the report says so (exit 7).
 void install_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
-  for (const int stop : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU}) {
+  for (const int stop : scatter::stopping_signals()) {
     sigaction(stop, &action, nullptr);
   }
   struct sigaction ignore {};

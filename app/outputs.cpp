@@ -9,6 +9,7 @@
 
 #include "scatter/error.hpp"
 #include "scatter/files.hpp"
+#include "scatter/load.hpp"
 
 namespace scatter::cli {
 namespace {
@@ -47,7 +48,40 @@ void make_folder(const std::string& flag, const std::string& path, const fs::pat
   }
 }
 
+// Every input, a folder's files beneath it included: a report written over one of those is
+// written over an input as much as one over the folder's name. Bounded: a folder of more files
+// than this is left at its name.
+std::vector<std::string> with_folder_contents(const std::vector<std::string>& inputs) {
+  constexpr std::size_t kMaxFilesInFolder = 100000;
+  std::vector<std::string> all = inputs;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(input, ec)) continue;
+    std::size_t seen = 0;
+    for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end && seen < kMaxFilesInFolder;
+         it.increment(ec), ++seen) {
+      if (it->is_regular_file(ec)) all.push_back(it->path().string());
+    }
+  }
+  return all;
+}
+
 }  // namespace
+
+Outputs& Outputs::reads_cases(const std::vector<std::string>& paths) {
+  reads(paths);
+  LoadOptions options;
+  options.max_bytes = default_max_bytes();
+  const auto loaded = load_paths(paths, options);  // a file it cannot read names nothing; the command says why
+  for (const auto& entry : loaded.cases) {
+    if (!entry.decl) continue;
+    const auto& d = *entry.decl;
+    for (const auto* t : {&d.data, &d.indices, &d.updates, d.expected ? &*d.expected : nullptr}) {
+      if (const auto* file = t ? std::get_if<std::string>(&t->source) : nullptr) inputs_.push_back(*file);
+    }
+  }
+  return *this;
+}
 
 Outputs& Outputs::reads(const std::vector<std::string>& paths) {
   inputs_.insert(inputs_.end(), paths.begin(), paths.end());
@@ -60,7 +94,7 @@ Outputs& Outputs::reads(const std::string& path) {
 }
 
 Outputs& Outputs::reads(const BackendFlags& flags) {
-  reads(flags.python);
+  reads(python_interpreter(flags.python));  // python3 on PATH names no file here: never clashes
   return reads(files_of_backends(flags.backend));
 }
 
@@ -79,8 +113,10 @@ Outputs& Outputs::folder(const std::string& flag, const std::string& path) {
 }
 
 void Outputs::check() const {
+  const auto inputs = with_folder_contents(inputs_);
+  protect_inputs(inputs);
   const auto refuse_inputs = [&](const std::string& flag, const std::string& path) {
-    for (const auto& input : inputs_) {
+    for (const auto& input : inputs) {
       if (same_file(path, input)) {
         throw Error(ErrorCode::schema, flag,
                     fmt::format("= '{}' is also an input of this command: refused, it would be written over", path));

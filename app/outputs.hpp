@@ -17,12 +17,14 @@ namespace scatter::cli {
 
 class Outputs {
  public:
-  /// Files (or folders of case files) the command reads.
+  /// Files (or folders: every file beneath them) the command reads.
   Outputs& reads(const std::vector<std::string>& paths);
   Outputs& reads(const std::string& path);
+  /// Case files or folders of them, and the tensor files (.npy) their cases name.
+  Outputs& reads_cases(const std::vector<std::string>& paths);
   /// The kernels, plugins, programs and interpreters that --backend and --python run.
   Outputs& reads(const BackendFlags& flags);
-  /// The --expectations file (the bundled one too).
+  /// The --expectations file or folder (the bundled one too).
   Outputs& reads(const ExpectationFlags& flags);
   /// A report that `flag` names ("" when not given: nothing to check).
   Outputs& file(const std::string& flag, const std::string& path);

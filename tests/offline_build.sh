@@ -22,22 +22,40 @@
 #      repeat it, at two thirds of this step's test time.
 #
 #   scripts/fetch-deps.sh && tests/offline_build.sh     (fetches first itself if deps/debs has no manifest)
-# Environment: BUILD_DIR (default build-offline), DEPS_DIR (default deps/debs).
+#   tests/offline_build.sh --build-only -- CMAKE_ARGS   steps 1 to 3, the build configured with
+#       CMAKE_ARGS instead of -O0 (scripts/sanitize.sh --offline: CI's sanitizer build is its
+#       offline build, and the sanitizer step runs the whole suite on it, step 4 included)
+# Environment: BUILD_DIR (default build-offline), BUILD_TYPE (default Debug), DEPS_DIR (default deps/debs).
 # Exit: 0 passed, 1 failed, 77 skipped (user namespaces are not permitted here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=${BUILD_DIR:-build-offline}
 deps_dir=${DEPS_DIR:-deps/debs}
-export BUILD_DIR=$build_dir DEPS_DIR=$deps_dir
+build_type=${BUILD_TYPE:-Debug}
+export BUILD_DIR=$build_dir DEPS_DIR=$deps_dir BUILD_TYPE=$build_type
 
-if [ "${1:-}" != --inside ]; then
+args=("$@")
+inside=0
+build_only=0
+configure=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --inside) inside=1 ;;
+    --build-only) build_only=1 ;;
+    --) shift; configure=("$@"); break ;;
+    *) echo "offline_build: unknown argument $1 (known: --build-only, -- CMAKE_ARGS)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ "$inside" -eq 0 ]; then
   [ -f "$deps_dir/manifest.tsv" ] || scripts/fetch-deps.sh
   if ! command -v unshare >/dev/null || ! unshare -rmn true 2>/dev/null; then
     echo "offline_build: skipped: unshare -rmn (user, mount and network namespaces) is not permitted here"
     exit 77
   fi
-  exec unshare -rmn bash "$0" --inside
+  exec unshare -rmn bash "$0" --inside "${args[@]}"
 fi
 
 start=$SECONDS
@@ -114,8 +132,9 @@ fi
 # -O0 with assertions on (Debug, without -g): the packages' work does not depend on the
 # optimiser, the build takes a quarter of Release's time, and the tests run on a second build
 # beside CI's Release one (docs/offline-build.md, step 3, has the numbers).
-PATH="$tmp/stubs:$PATH" DEPS_PREFIX=$prefix BUILD_TYPE=Debug scripts/setup.sh --offline -- \
-  -DSCATTER_ENABLE_CUDA=$cuda -DCMAKE_CXX_FLAGS_DEBUG=-O0 ||
+[ ${#configure[@]} -gt 0 ] || configure=(-DCMAKE_CXX_FLAGS_DEBUG=-O0)
+PATH="$tmp/stubs:$PATH" DEPS_PREFIX=$prefix scripts/setup.sh --offline -- \
+  -DSCATTER_ENABLE_CUDA=$cuda "${configure[@]}" ||
   fail "scripts/setup.sh --offline failed"
 [ ! -s "$tmp/calls" ] || fail "setup.sh --offline called the registry: $(cat "$tmp/calls")"
 grep -q "^SCATTER_DEPS_PREFIX:PATH=$(cd "$prefix" && pwd)\$" "$build_dir/CMakeCache.txt" ||
@@ -130,6 +149,10 @@ fi
 say "3. setup.sh --offline built $build_dir (CUDA $cuda) in $((SECONDS - t)) s ($(grep -m1 CMAKE_GENERATOR:INTERNAL "$build_dir/CMakeCache.txt" | cut -d= -f2)); no registry call; libfmt from $lib"
 
 # --- 4. The CPU tests. ---------------------------------------------------------------------
+if [ "$build_only" -eq 1 ]; then
+  say "passed (--build-only: the tests are the caller's)"
+  exit 0
+fi
 t=$SECONDS
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" -E '^(cli|python)\.|^cases\.oracle$') ||
   fail "ctest failed in $build_dir"

@@ -14,6 +14,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../lib/src/cpu/step.hpp"
@@ -503,6 +504,22 @@ TEST(CpuPool, ATasksExceptionReachesTheCallerAfterEveryTaskReturned) {
   std::vector<int> ran(4, 0);
   pool.run(3, [&](int t) { ran[static_cast<std::size_t>(t)] = 1; });
   EXPECT_EQ(ran, (std::vector<int>{1, 1, 1, 0}));
+}
+
+// Two boxes' checks flush the caches side by side through one static pool (bench --gate with two
+// exe: rows): each caller's run must run its own tasks, every one once, never the other's.
+TEST(CpuPool, CallersOnTwoThreadsEachRunTheirOwnTasks) {
+  scatter::detail::cpu::Pool pool(3);
+  constexpr int kRuns = 2000;
+  const auto caller = [&pool](std::vector<int>& ran) {
+    for (int r = 0; r < kRuns; ++r) pool.run(3, [&](int t) { ++ran[static_cast<std::size_t>(t)]; });
+  };
+  std::vector<int> first(3, 0), second(3, 0);
+  std::thread other(caller, std::ref(second));
+  caller(first);
+  other.join();
+  EXPECT_EQ(first, (std::vector<int>{kRuns, kRuns, kRuns}));
+  EXPECT_EQ(second, (std::vector<int>{kRuns, kRuns, kRuns}));
 }
 
 // The calling thread's CPUs, as a set.

@@ -90,6 +90,69 @@ TEST(Diagnose, AnOutputNoKnownBugComputesHasNoCause) {
   EXPECT_EQ(cause_of(both, "[21, 2]"), "duplicates_applied_once + init_val_ignored");
 }
 
+// The review's measured fix (diagnose-review.md): a name stands only where the backend passes
+// the case with its trigger taken out. The backend here is a table of answers by trigger-free case.
+TEST(Diagnose, ANameIsKeptOnlyWhereTheCaseWithoutItsTriggerPasses) {
+  const auto negative = load_case(elements("", "float32", "[1, 2, 3]", "[-1]", "[9]"));
+  const auto skipped = diagnose(negative, output_of(negative, "[1, 2, 3]"));
+  ASSERT_TRUE(skipped);
+  ASSERT_EQ(skipped->name, "negative_indices_skipped");
+  std::vector<std::int64_t> seen;  // the index the backend was given, spelled positive by hand: 2
+  const auto run_with = [&](std::optional<bool> verdict) {
+    return [&seen, verdict](const Case& without) {
+      seen.push_back(index_at(without.indices, 0));
+      return verdict;
+    };
+  };
+  const auto confirmed = confirm_cause(*skipped, negative, run_with(true));
+  ASSERT_TRUE(confirmed);
+  EXPECT_EQ(confirmed->name, "negative_indices_skipped");
+  EXPECT_EQ(confirmed->confirmed, "passes with negative indices spelled positive");
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{2}));
+  // Still failing with index 2: another bug (a kernel that skips the last element) fails it.
+  EXPECT_FALSE(confirm_cause(*skipped, negative, run_with(false)));
+  // A case it could not run neither confirms nor refutes.
+  const auto unknown = confirm_cause(*skipped, negative, run_with(std::nullopt));
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->name, "negative_indices_skipped");
+  EXPECT_TRUE(unknown->confirmed.empty());
+
+  // use_init_val false, add: 0 + 10 = 10 where the kernel started from data (1 + 10 = 11).
+  const auto init = load_case(elements("add", "float32", "[1, 2]", "[0]", "[10]", R"(, "use_init_val": false)"));
+  const auto ignored = diagnose(init, output_of(init, "[11, 2]"));
+  ASSERT_TRUE(ignored);
+  ASSERT_EQ(ignored->name, "init_val_ignored");
+  bool flipped = false;
+  const auto kept = confirm_cause(*ignored, init, [&](const Case& without) -> std::optional<bool> {
+    flipped = without.attrs.use_init_val;
+    return true;
+  });
+  EXPECT_TRUE(flipped);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->confirmed, "passes with use_init_val flipped");
+
+  // max with a NaN update: fmax keeps 1; without the NaN (now 1) and -0 the backend is asked again.
+  const auto nan = load_case(elements("max", "float32", "[1, -0.0]", "[0]", "[\"nan\"]"));
+  const auto dropped = diagnose(nan, output_of(nan, "[1, -0.0]"));
+  ASSERT_TRUE(dropped);
+  ASSERT_EQ(dropped->name, "nan_ignored");
+  std::vector<double> given;
+  confirm_cause(*dropped, nan, [&](const Case& without) -> std::optional<bool> {
+    given = {element_as_double(without.data, 0), element_as_double(without.data, 1), element_as_double(without.updates, 0)};
+    return true;
+  });
+  ASSERT_EQ(given.size(), 3u);
+  EXPECT_EQ(given[0], 1.0);
+  EXPECT_FALSE(std::signbit(given[1])) << "-0 not replaced";
+  EXPECT_EQ(given[2], 1.0) << "NaN not replaced";
+
+  // An entry with no trigger to take out (a wider accumulator) keeps its name, unconfirmed.
+  Cause wider{"wider_accumulator", cause_explanation("wider_accumulator"), {}, {}};
+  const auto stands = confirm_cause(wider, negative, run_with(false));
+  ASSERT_TRUE(stands);
+  EXPECT_EQ(stands->name, "wider_accumulator");
+}
+
 TEST(Diagnose, AnAcceptedInvalidCaseIsNamedByTheUpdatesItDropped) {
   const auto json = R"({"name": "oob", "op": "scatter_elements", "axis": 0, "expect_error": "index", "inputs": {
       "data": {"dtype": "float32", "shape": [3], "values": [1, 2, 3]},

@@ -121,7 +121,8 @@ TEST(RunShard, ParsesIOverN) {
 }
 
 TEST(RunShard, BadShardsAreSchemaErrorsNamingTheFlag) {
-  for (const std::string text : {"0/3", "4/3", "3", "a/b", "1/0", "1/3x", "", "-1/3", "2/3/4", "/3"}) {
+  // 1/4294967297: past an int, which sscanf's %d wrapped to 1/1 (a shard of everything).
+  for (const std::string text : {"0/3", "4/3", "3", "a/b", "1/0", "1/3x", "", "-1/3", "2/3/4", "/3", "1/4294967297"}) {
     SCOPED_TRACE(text);
     Selection s;
     try {

@@ -168,6 +168,31 @@ r = json.load(open(sys.argv[1]))
 assert r["failures"] and r["summary"]["causes"], r
 PY
 
+# 13. fuzz with --out on a full disk (a 64 KB tmpfs of a private mount namespace): each case
+# file it cannot write is said, the run goes on, and --json (on a disk with room) is written;
+# exit 1, failures found. Where unshare -rm is not permitted, said and not checked.
+if unshare -rm true 2>/dev/null; then
+  mkdir small
+  cat >in_small.sh <<SH
+#!/bin/sh
+exec unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs "\$0" && exec "\$@"' "$TMP/small" "$BIN" "\$@"
+SH
+  chmod +x in_small.sh
+  real_bin=$BIN
+  BIN=$TMP/in_small.sh
+  ctl fuzz --backend "python:$TMP/adds_one.py" --iterations 40 --seed 1 --shrink-seconds 1 --out small/ff --json full.json
+  BIN=$real_bin
+  check "13 fuzz --out on a full disk: exit 1 (failures found), not 2" rc_is 1
+  check "13 ... each case file not written is said" err_has "not written: .*(No space left|space)"
+  check "13 ... --json written, every failure in it" "$PY" - full.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["summary"]["cases"] == 40 and r["summary"]["failed"] == len(r["failures"]) > 10, r["summary"]
+PY
+else
+  echo "skip: 13 (a full disk): unshare -rm is not permitted here"
+fi
+
 # 6. An answer nested 100k deep, on the box's answer channel: an ERROR row, never a crash.
 cat >deep.py <<'PY'
 import os
@@ -192,16 +217,21 @@ ctl compare b1.json deep-report.json
 check "7 compare of a report nested 200k deep: refused, no crash" test "$rc" -ge 2 -a "$rc" -le 3
 check "7 ... in a short message" test "$(wc -c <"$TMP/err")" -lt 4000
 
-# 8. An expectations file nested 100k deep.
+# 8. An expectations file nested 100k deep, in the one place the schema reads last: an entry
+# right in every other field (a real one), its first reproduction's output nested.
 mkdir exp
-"$PY" - exp/deep.json <<'PY'
-import sys
+"$PY" - "$REPO/lib/expectations/onnxruntime.json" exp/deep.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+entry = next(e for e in d["expectations"] if e.get("model") and e.get("reproduced_by"))
+entry["reproduced_by"][0]["output"] = "DEEP"
+d["expectations"] = [entry]
 deep = "[" * 100000 + "]" * 100000
-open(sys.argv[1], "w").write('{"backend": "numpy", "about": "deep", "expectations": [{"id": "x", "op": ["scatter_elements"], '
-                             '"outcome": "failed", "model": {}, "reproduced_by": [{"case": "good", "output": ' + deep + '}]}]}')
+open(sys.argv[2], "w").write(json.dumps(d).replace('"DEEP"', deep, 1))
 PY
 ctl expectations --check good.json --expectations exp
 check "8 expectations --check of a file nested 100k deep: refused, no crash" test "$rc" -ge 1 -a "$rc" -le 3
+check "8 ... naming the nesting" err_has "nesting deeper than"
 ctl run good.json --backend ref --expectations exp
 check "8 run --expectations of it: refused, no crash" test "$rc" -ge 1 -a "$rc" -le 3
 
@@ -313,5 +343,80 @@ ctl run many --backend ref --shard 2/2 --no-expectations --timeout 5 --json part
 ctl merge part1.json part2.json
 check "21 parts run with other --no-expectations or --timeout: not merged" test "$rc" -ne 0
 check "21 ... naming what differs" err_has "expectations|timeout"
+
+# A fourth probe, the same classes by other doors (docs/reliability.md, "The fourth probe").
+# P1. A bound that is not finite is none: add onto inf, a kernel answering 5 where the spec's is inf.
+cat >inf_add.json <<'JSON'
+{"name": "inf_add", "op": "scatter_elements", "reduction": "add",
+ "inputs": {"data": {"dtype": "float32", "shape": [2], "values": ["inf", 1]},
+            "indices": {"dtype": "int64", "shape": [2], "values": [0, 0]},
+            "updates": {"dtype": "float32", "shape": [2], "values": [1, 2]}}}
+JSON
+cat >five_first.py <<'PY'
+from common import CAPABILITIES, right  # noqa: F401
+
+def scatter(op, data, indices, updates, **attrs):
+    out = right.scatter(op, data, indices, updates, **attrs)
+    out.reshape(-1)[0] = 5
+    return out
+PY
+ctl run inf_add.json --backend "ref,python:$TMP/five_first.py"
+check "P1 5 where the spec's sum is inf: FAILED (exit 1), never within an infinite tolerance" rc_is 1
+
+# P2. A number past a double's range in a report: refused (exit 3), never an abort.
+sed 's/"benchmarks": \[/"huge": 1e400, "benchmarks": [/' b1.json >b400.json
+ctl compare b1.json b400.json
+check "P2 compare of a report holding 1e400: exit 2 or 3, no abort" test "$rc" -ge 2 -a "$rc" -le 3
+check "P2 ... in a short message" err_has "past a double's range"
+
+# P3. The .npy files a case names are inputs: a report over one is refused, and dump writes none over one.
+"$PY" -c "import numpy; numpy.save('keep.npy', numpy.arange(3, dtype=numpy.int32))"
+sed 's/"values": \[1, 2, 3\]/"file": "keep.npy"/' good.json >npycase.json
+s=$(sum keep.npy)
+ctl run npycase.json --backend ref --json keep.npy
+check "P3 run --json over a .npy the case names: refused (exit 2)" rc_is 2
+check "P3 ... kept" unchanged keep.npy "$s"
+mkdir -p dumped/good
+cp keep.npy dumped/good/reference.npy
+sed 's#"file": "keep.npy"#"file": "dumped/good/reference.npy"#' npycase.json >npycase2.json
+s=$(sum dumped/good/reference.npy)
+ctl dump npycase2.json --out dumped
+check "P3 dump over the .npy its case names: refused at the write (exit 3)" rc_is 3
+check "P3 ... kept" unchanged dumped/good/reference.npy "$s"
+
+# P4. Every file of an --expectations folder is an input.
+mkdir exfolder
+cp "$REPO/lib/expectations/onnxruntime.json" exfolder/
+s=$(sum exfolder/onnxruntime.json)
+ctl run good.json --backend ref --expectations exfolder --json exfolder/onnxruntime.json
+check "P4 --json over a file of the --expectations folder: refused (exit 2)" rc_is 2
+check "P4 ... kept" unchanged exfolder/onnxruntime.json "$s"
+
+# P5. The interpreter of $SCATTERCTL_PYTHON is an input.
+printf '#!/bin/sh\nexec %s "$@"\n' "$PY" >pyw
+chmod +x pyw
+s=$(sum pyw)
+SCATTERCTL_PYTHON=$TMP/pyw ctl run good.json --backend "python:$TMP/drops_update.py" --junit pyw
+check "P5 --junit over \$SCATTERCTL_PYTHON: refused (exit 2)" rc_is 2
+check "P5 ... kept" unchanged pyw "$s"
+
+# P6. A case's folder that is a link (to a folder outside --out) is never written through.
+mkdir linked victim
+ln -s ../victim linked/good
+ctl dump good.json --out linked
+check "P6 dump into a case folder that is a link: refused (exit 3)" rc_is 3
+check "P6 ... nothing written outside --out" test -z "$(ls victim)"
+
+# P7. Two names cut at 200 bytes never share a folder.
+long=$(printf 'n%.0s' $(seq 230))
+{ printf '{"cases": ['; one_case "${long}a"; printf ','; one_case "${long}b"; printf ']}\n'; } >two_long.json
+ctl dump two_long.json --out twolong
+check "P7 dump of two cases whose names share 230 bytes: two folders" test "$(ls twolong | wc -l)" -eq 2
+
+# P8. --shard N past an int, and --timeout 1e308: refused, and a limit of 30 years.
+ctl run good.json --backend ref --shard 1/4294967297
+check "P8 --shard 1/4294967297: exit 2, never a shard of everything" rc_is 2
+ctl run good.json --backend "python:$TMP/slow_right.py" --timeout 1e308
+check "P8 --timeout 1e308: no time-out at once (exit 0)" rc_is 0
 
 end_checks "one_door"

@@ -181,7 +181,7 @@ check "input_writer in the box: the reason in the log" out_has "the kernel wrote
 for mode in --in-process ""; do
   for pair in "abi_mismatch|is built for ABI 2\.0, scatterctl speaks 1\." \
     "no_entry|exports no scatter_plugin_get_api" "bad_capabilities|declares invalid capabilities: .*not valid JSON" \
-    "null_api|returned NULL"; do
+    "null_api|returned NULL" "deep_capabilities|declares invalid capabilities: .*nesting deeper than"; do
     name=${pair%%|*}
     reason=${pair#*|}
     what="$name${mode:+ $mode}"

@@ -59,6 +59,54 @@ for x in f:
     assert x["minimal_data_elements"] <= 8 and x["minimal_update_elements"] <= 4, x
 ' "$TMP/fz.json"
 
+# 1c. A name is confirmed before it is given (docs/diagnoses.md, "Confirmed names"): index -1
+# dropped by a kernel that skips negative indices is negative_indices_skipped, confirmed when the
+# index spelled 3 passes; by a kernel that drops whatever lands on the last element the same
+# output has no name (spelled 3, it still fails).
+cat >"$TMP/neg.json" <<'JSON'
+{"name": "neg1", "op": "scatter_elements",
+ "inputs": {"data": {"dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]},
+            "indices": {"dtype": "int64", "shape": [1], "values": [-1]},
+            "updates": {"dtype": "float32", "shape": [1], "values": [9]}}}
+JSON
+cat >"$TMP/skips_negatives.py" <<PY
+import importlib.util
+_spec = importlib.util.spec_from_file_location("example", "$EXAMPLE_FILE")
+right = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(right)
+CAPABILITIES = right.CAPABILITIES
+
+def scatter(op, data, indices, updates, **attrs):
+    keep = indices >= 0
+    return right.scatter(op, data, indices[keep], updates[keep], **attrs)
+PY
+sed 's/^    keep = indices >= 0$/    out = right.scatter(op, data, indices, updates, **attrs)\n    out.reshape(-1)[-1] = data.reshape(-1)[-1]\n    return out/' \
+  "$TMP/skips_negatives.py" >"$TMP/skips_last.py"
+ctl run "$TMP/neg.json" --backend "python:$TMP/skips_negatives.py"
+check "a kernel that skips negative indices: cause negative_indices_skipped" out_has "cause: negative_indices_skipped"
+ctl shrink "$TMP/neg.json" --backend "python:$TMP/skips_negatives.py" --out "$TMP/neg.min.json"
+check "... confirmed by the case with its index spelled positive" \
+  out_has "cause: negative_indices_skipped: .*\(confirmed: it passes with negative indices spelled positive\)"
+ctl run "$TMP/neg.json" --backend "python:$TMP/skips_last.py"
+check "a kernel that drops the last element: failed (exit 1)" rc_is 1
+check "... and no name, where the model alone said negative_indices_skipped" out_lacks "cause: negative_indices"
+
+# 1d. --deterministic holds an external kernel to the reference's order: of two `none` updates to
+# one target the last must stay. A kernel that keeps the first passes without the flag.
+cat >"$TMP/dup_none.json" <<'JSON'
+{"name": "dup_none", "op": "scatter_elements",
+ "inputs": {"data": {"dtype": "float32", "shape": [3], "values": [1, 2, 3]},
+            "indices": {"dtype": "int64", "shape": [2], "values": [1, 1]},
+            "updates": {"dtype": "float32", "shape": [2], "values": [7, 8]}}}
+JSON
+sed 's/^    keep = indices >= 0$/    return right.scatter(op, data, indices[::-1].copy(), updates[::-1].copy(), **attrs)/' \
+  "$TMP/skips_negatives.py" >"$TMP/first_wins.py"
+ctl run "$TMP/dup_none.json" --backend "python:$TMP/first_wins.py"
+check "a kernel whose first write stays: passes the spec's rule (either update may stay)" rc_is 0
+ctl run "$TMP/dup_none.json" --backend "python:$TMP/first_wins.py" --deterministic
+check "... fails under --deterministic (exit 1)" rc_is 1
+check "... named first_writer_wins" out_has "cause: first_writer_wins"
+
 # 2. Wrong kernels.
 cat >"$TMP/cases.json" <<'JSON'
 {"cases": [

@@ -239,5 +239,8 @@ std::vector<std::string> user_backend_specs(const std::string& list);
 /// The files a --backend list runs: python: kernels' sources, plugins, exe: programs and
 /// FRAMEWORK@PYTHON interpreters, labelled or not. No report may be written over one.
 std::vector<std::string> files_of_backends(const std::string& list);
+/// The interpreter that runs framework workers and Python kernels: `python` (--python), else
+/// $SCATTERCTL_PYTHON, else the project's .venv, else python3 on PATH.
+std::string python_interpreter(const std::string& python);
 
 }  // namespace scatter

@@ -4,6 +4,7 @@
 /// the narrowest entry (or pair of entries) whose model computes that output under the case's
 /// comparison rules (docs/diagnoses.md).
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ struct Diagnosis {
   /// It drops or moves updates by their indices: it may explain an output returned for a case the
   /// spec rejects for an index (diagnose_accepted), and only such entries may.
   bool moves_indices = false;
+  /// The case with the entry's trigger taken out ("negative indices spelled positive"), on which
+  /// a kernel with this bug alone passes: nullopt where the case has no trigger to take out.
+  /// nullptr where no such case can be made: the name stands on its model alone.
+  std::optional<Case> (*without_trigger)(const Case&) = nullptr;
+  std::string trigger_removed;  ///< what without_trigger does, for the report
 };
 
 /// Every entry, narrowest first (a tie goes to the first that computes the output).
@@ -42,6 +48,9 @@ struct Cause {
   /// Other entries that compute the output as closely (the case cannot tell them apart), in
   /// catalogue order; looked for on cases of up to kDiagnosePairsMaxElements.
   std::vector<std::string> also;
+  /// How the name was confirmed ("passes with negative indices spelled positive"); empty where
+  /// it was not (confirm_cause not run, or the entry has no trigger to take out).
+  std::string confirmed;
 };
 
 /// The line that explains a cause's name (two names joined by " + " too); empty for a name the
@@ -58,6 +67,16 @@ inline constexpr std::int64_t kDiagnosePairsMaxElements = std::int64_t{1} << 14;
 /// model computes it under the case's comparison rules (`compare`: the case's indices and hits);
 /// nullopt when none does ("no known bug explains it") or the case is too large.
 std::optional<Cause> diagnose(const Case& c, const Tensor& got, const CompareOptions& compare = {});
+
+/// Whether the backend whose output was diagnosed passes a case: nullopt where it could not run it.
+using PassesCase = std::function<std::optional<bool>(const Case&)>;
+
+/// A cause kept only where it stands the test of its trigger (docs/diagnoses.md, "Confirmed
+/// names"): each name (the cause's, then its `also`) whose entry can take its trigger out of `c`
+/// has the backend run that case. A name whose case still fails is dropped: another bug fails it.
+/// One whose case passes is confirmed and put first. nullopt when every name is dropped; names
+/// whose case could not be run or made, and pairs, are kept as they are.
+std::optional<Cause> confirm_cause(Cause cause, const Case& c, const PassesCase& passes);
 
 /// The cause of an output returned for a case the spec rejects for its indices (expect_error
 /// "index"): the entries that drop or move such updates.

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace scatter {
@@ -44,11 +45,21 @@ void write_file_atomically(const std::string& path, const std::string& content);
 void write_file_atomically(const std::string& path, const std::function<bool(int fd)>& fill);
 /// Why `path` cannot be written by write_file_atomically ("it is a FIFO ..."); "" when it can.
 std::string unwritable_reason(const std::string& path);
+/// The files this command reads (case files, the tensor files they name, expectations, kernels):
+/// from now on write_file_atomically refuses to replace any of them, whatever path names it
+/// (the one door out's guard at the moment of writing, as Outputs::check is before any work).
+void protect_inputs(const std::vector<std::string>& paths);
 /// Writes all of `bytes`; false (errno set) when it cannot.
 bool write_all(int fd, const void* bytes, std::size_t size);
 /// `text` as one file or folder name inside an output folder: never empty, ".", ".." or hidden,
 /// no '/', bytes outside [A-Za-z0-9._@+=,-] as '_', at most 200 of them (a case named "..", or a
-/// backend "plugin:/abs/x.so", cannot climb out of the folder or nest in it).
+/// backend "plugin:/abs/x.so", cannot climb out of the folder or nest in it). A name changed on
+/// the way ends in "-" and 8 hex digits of `text`'s hash: two texts never share a name ("a/b" and
+/// "a_b", or two names cut at 200 bytes, would take one folder).
 std::string safe_file_name(std::string_view text);
+/// The folder of one case's files inside an output folder (dump, --save-failures):
+/// `parent`/safe_file_name(name), made if absent. Refused (Error io) where a link, a file or
+/// another node holds its place: a folder link would take the writes out of `parent`.
+std::string case_folder(const std::string& parent, std::string_view name);
 
 }  // namespace scatter

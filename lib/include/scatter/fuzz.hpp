@@ -39,6 +39,7 @@ struct FuzzFailure {
   /// Other entries that compute the output as closely; after the run, a failure whose `also`
   /// holds a cause more failures have is counted under that one (its `cause` becomes it).
   std::vector<std::string> also;
+  std::string confirmed;  ///< how `cause` was confirmed (Cause::confirmed); empty: by its model alone
   std::string detail;     ///< the one-line verdict
   std::string case_file;  ///< the drawn case
   std::string minimal_file;  ///< the shrunk case (empty when not shrunk)

@@ -33,6 +33,9 @@ struct TrialOptions {
   bool oracle_alone = false;
   /// Keep a failed output in Trial::output (failure bundles).
   bool keep_failed_output = false;
+  /// A cause is named only where the backend passes the case without its trigger, one call more
+  /// per trigger (confirm_trial_cause); off for the shrinker's candidates and bench's audits.
+  bool confirm_causes = true;
 };
 
 struct Trial {
@@ -68,6 +71,10 @@ Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& opt
 /// of facts.want() (the reference's output of a call's varied inputs, which the case holds then).
 Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output,
             const Tensor* want = nullptr);
+
+/// The trial's cause kept only where it stands the test of its trigger (diagnose.hpp,
+/// confirm_cause): the backend runs `c` with the trigger taken out, judged as try_case judges.
+void confirm_trial_cause(Trial& t, Backend& backend, const Case& c, const TrialOptions& options);
 
 /// Runs a case with expect_error `expected` on an external backend: a refusal passes, an
 /// output fails, a crash is a memory-safety finding.

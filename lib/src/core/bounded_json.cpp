@@ -23,6 +23,10 @@ Json parse_checked(std::string_view text, const std::string& what, int max_depth
     }
     throw Error(ErrorCode::json, "",
                 fmt::format("{} is not valid JSON: unexpected text at byte {} of {}", what, e.byte, text.size()));
+  } catch (const nlohmann::json::exception&) {
+    // out_of_range 406: a number past a double's range (1e400, an integer of 309 digits). Its
+    // own message would quote the number, whatever its length.
+    throw Error(ErrorCode::json, "", fmt::format("{} holds a number past a double's range (such as 1e400)", what));
   }
 }
 
@@ -71,7 +75,12 @@ nlohmann::ordered_json parse_bounded_ordered(std::string_view text, const std::s
 
 std::optional<nlohmann::json> parse_answer(std::string_view line) {
   if (too_deep(line, kMaxJsonDepth)) return std::nullopt;
-  auto parsed = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+  nlohmann::json parsed;
+  try {
+    parsed = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a number past a double's range: not an answer
+  }
   if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
   return parsed;
 }

@@ -1,5 +1,10 @@
 #include "scatter/cancel.hpp"
 
+#include <signal.h>
+
+#include <algorithm>
+#include <cmath>
+
 #include <atomic>
 #include <chrono>
 
@@ -18,11 +23,24 @@ thread_local double t_limit = 0.0;
 
 }  // namespace
 
+std::vector<int> stopping_signals() {
+  std::vector<int> all{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,   SIGALRM, SIGVTALRM,
+                       SIGXCPU, SIGPROF, SIGIO,   SIGPWR,  SIGSYS,  SIGSTKFLT, SIGTRAP};
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) all.push_back(s);
+  return all;
+}
+
+std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point start, double seconds) {
+  constexpr double kLongest = 30.0 * 365 * 24 * 3600;
+  const double bounded = std::isnan(seconds) ? 0.0 : std::clamp(seconds, 0.0, kLongest);
+  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(bounded));
+}
+
 void set_case_deadline(std::optional<double> seconds) {
   t_limit = seconds.value_or(0.0);
   t_deadline.reset();
   if (seconds) {
-    t_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*seconds));
+    t_deadline = deadline_after(Clock::now(), *seconds);
   }
 }
 

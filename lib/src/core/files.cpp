@@ -11,9 +11,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "core/text_hash.hpp"
 #include "scatter/error.hpp"
 
 namespace scatter {
@@ -88,9 +93,38 @@ std::string read_file_text(const std::string& path, std::uint64_t max_bytes, Fil
 // Reports and failure cases are written whole or not at all: a temporary file beside the target,
 // then a rename, so a crashed or interrupted run never leaves a half-written report that a CI
 // system could read as a pass.
+namespace {
+
+// The inputs' identities (device, inode): protect_inputs.
+struct ProtectedInputs {
+  std::mutex mutex;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> files;
+};
+ProtectedInputs& protected_inputs() {
+  static ProtectedInputs inputs;
+  return inputs;
+}
+
+}  // namespace
+
+void protect_inputs(const std::vector<std::string>& paths) {
+  auto& p = protected_inputs();
+  const std::lock_guard lock(p.mutex);
+  for (const auto& path : paths) {
+    if (const auto id = identity_of(path)) p.files.emplace(id->device, id->inode);
+  }
+}
+
 std::string unwritable_reason(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? "" : std::strerror(errno);
+  {
+    auto& p = protected_inputs();
+    const std::lock_guard lock(p.mutex);
+    if (p.files.count({static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}) != 0) {
+      return "it is an input of this command (it would be written over)";
+    }
+  }
   if (S_ISLNK(st.st_mode)) return "it is a symbolic link (scatterctl never writes through one)";
   if (S_ISDIR(st.st_mode)) return "it is a directory";
   if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "it is a device (\"-\" writes to stdout)";
@@ -151,7 +185,20 @@ std::string safe_file_name(std::string_view text) {
     name += std::isalnum(ch) || std::strchr("._@+=,-", ch) != nullptr ? static_cast<char>(ch) : '_';
   }
   if (name.empty() || name[0] == '.') name = "_" + name;  // never ".", "..", or a hidden file
+  if (name != text) name += fmt::format("-{:08x}", detail::fnv1a(text) & 0xffffffffu);
   return name;
+}
+
+std::string case_folder(const std::string& parent, std::string_view name) {
+  const auto folder = (std::filesystem::path(parent) / safe_file_name(name)).string();
+  if (::mkdir(folder.c_str(), 0755) == 0) return folder;
+  const int err = errno;
+  struct stat st {};
+  if (err == EEXIST && ::lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return folder;
+  const auto why = err != EEXIST ? std::string(std::strerror(err))
+                   : S_ISLNK(st.st_mode) ? std::string("it is a symbolic link (scatterctl never writes through one)")
+                                         : std::string("something other than a folder is in its place");
+  throw Error(ErrorCode::io, "", fmt::format("cannot make the folder '{}': {}", folder, why));
 }
 
 }  // namespace scatter

@@ -253,6 +253,7 @@ void WorkerProcess::start() {
   // The child only calls async-signal-safe functions before exec, so the lock it inherits held
   // is never waited for.
   std::unique_lock lock(workers_mutex());
+  const auto stops = stopping_signals();  // made before the fork: the child may not allocate
   const pid_t pid = ::fork();
   if (pid < 0) {
     lock.unlock();
@@ -268,9 +269,9 @@ void WorkerProcess::start() {
     // scatterctl's handlers and ignored signals (an ignored one outlives exec) are not the worker's.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGPIPE, SIGXFSZ}) {
-      ::sigaction(s, &dfl, nullptr);
-    }
+    for (const int s : stops) ::sigaction(s, &dfl, nullptr);
+    ::sigaction(SIGPIPE, &dfl, nullptr);
+    ::sigaction(SIGXFSZ, &dfl, nullptr);
     // The box's ruleset out of the way of the protocol's numbers first.
     if (confine != nullptr && confine->landlock_ruleset >= 0) {
       confine->landlock_ruleset = ::fcntl(confine->landlock_ruleset, F_DUPFD_CLOEXEC, 10);
@@ -365,7 +366,7 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& message, double time
            fmt::format("sent the timer signal '{}' out of turn (ready, then done)", what.substr(0, 40)));
     }
   };
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  const auto deadline = deadline_after(Clock::now(), timeout_seconds);
   for (;;) {
     const auto answer = next_line(deadline, timeout_seconds);
     auto answered = detail::parse_answer(answer);
@@ -523,7 +524,7 @@ nlohmann::json WorkerProcess::go(const nlohmann::json& message, double timeout_s
   send_line(message.dump() + "\n");
   const auto start = Clock::now();
   thaw();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  const auto deadline = deadline_after(start, timeout_seconds);
   const auto answer = next_line(deadline, timeout_seconds);
   seconds = std::chrono::duration<double>(Clock::now() - start).count();
   freeze();  // before anything of the answer is read

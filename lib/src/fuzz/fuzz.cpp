@@ -330,7 +330,9 @@ void group_by_cause(FuzzSummary& summary) {
   for (const auto& f : summary.failures) ++first[fuzz_group(f)];
   for (auto& f : summary.failures) {
     for (auto& other : f.also) {
-      if (first[other] > first[f.cause]) std::swap(f.cause, other);
+      if (first[other] <= first[f.cause]) continue;
+      std::swap(f.cause, other);
+      f.confirmed.clear();  // the confirmation was the first name's
     }
     ++summary.causes[fuzz_group(f)];
   }
@@ -396,6 +398,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
     f.status = t.status;
     f.cause = t.cause ? t.cause->name : "";
     if (t.cause) f.also = t.cause->also;
+    if (t.cause) f.confirmed = t.cause->confirmed;
     f.detail = one_line(t);
     f.case_file = summary.written.back();
     f.elements = case_elements(c);
@@ -409,7 +412,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       auto& f = summary.failures.back();
       if (shrunk.fails && shrunk.minimal && shrunk.confirmed) {
         f.minimal_file = write_case(
-            safe_file_name(fmt::format("{}@{}.min", stem_of(name, text), backend.label())), shrunk.minimal_json);
+            safe_file_name(fmt::format("{}@{}", stem_of(name, text), backend.label())) + ".min", shrunk.minimal_json);
         f.minimal_elements = case_elements(*shrunk.minimal);
         f.minimal_data = shrunk.minimal->data.numel();
         f.minimal_updates = shrunk.minimal->updates.numel();

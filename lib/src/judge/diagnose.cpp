@@ -5,9 +5,14 @@
 #include "scatter/diagnose.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <type_traits>
 
 #include <fmt/format.h>
 
+#include "core/dispatch.hpp"
 #include "core/targets.hpp"
 #include "scatter/reference.hpp"
 
@@ -36,15 +41,76 @@ bool has_negative_index(const Case& c) {
 bool float_min_max(const Case& c) { return is_min_max(c) && is_float(c.data.dtype()); }
 bool half_float(const Case& c) { return c.data.dtype() == DType::float16 || c.data.dtype() == DType::bfloat16; }
 
+// The cases with a trigger taken out (Diagnosis::without_trigger), judged against the reference.
+Case copy_of(const Case& c) {
+  return Case{c.file, c.name, c.attrs, c.data.clone(), c.indices.clone(), c.updates.clone(), std::nullopt, c.tolerance};
+}
+
+std::optional<Case> negatives_spelled_positive(const Case& c) {
+  if (c.attrs.op == Op::tensor_scatter || !has_negative_index(c)) return std::nullopt;
+  auto out = copy_of(c);
+  const auto positive = detail::normalized_indices(c);
+  return detail::dispatch_index(out.indices.dtype(), [&](auto tag) -> std::optional<Case> {
+    using I = typename decltype(tag)::type;
+    auto* p = out.indices.data<I>();
+    for (std::size_t i = 0; i < positive.size(); ++i) {
+      if (positive[i] > std::numeric_limits<I>::max()) return std::nullopt;
+      p[i] = static_cast<I>(positive[i]);
+    }
+    return std::move(out);
+  });
+}
+
+std::optional<Case> init_val_flipped(const Case& c) {
+  if (!reduces(c)) return std::nullopt;
+  auto out = copy_of(c);
+  out.attrs.use_init_val = !c.attrs.use_init_val;
+  return out;
+}
+
+// NaN becomes 1 and -0 becomes +0, in data and updates: no order of a comparison matters then.
+std::optional<Case> nan_and_negative_zero_replaced(const Case& c) {
+  if (!is_float(c.data.dtype())) return std::nullopt;
+  auto out = copy_of(c);
+  bool changed = false;
+  for (Tensor* t : {&out.data, &out.updates}) {
+    detail::dispatch(t->dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+        auto* p = t->data<T>();
+        for (std::int64_t i = 0; i < t->numel(); ++i) {
+          const double v = detail::widen(p[i]);
+          if (v == v && (v != 0.0 || !std::signbit(v))) continue;
+          p[i] = detail::narrow_float<T>(v == v ? 0.0 : 1.0);
+          changed = true;
+        }
+      }
+    });
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+struct Trigger {
+  std::optional<Case> (*remove)(const Case&) = nullptr;
+  const char* removed = "";
+};
+constexpr Trigger kNegativeIndices{negatives_spelled_positive, "negative indices spelled positive"};
+constexpr Trigger kInitVal{init_val_flipped, "use_init_val flipped"};
+constexpr Trigger kNanAndNegativeZero{nan_and_negative_zero_replaced, "NaN and -0 replaced by 1 and +0"};
+constexpr Trigger kNoTrigger{};
+
 std::vector<Diagnosis> make_catalogue() {
   using D = M::Duplicates;
   using N = M::NegativeIndices;
   std::vector<Diagnosis> all;
-  const auto add = [&](std::string name, std::string explanation, std::vector<M> forms, bool (*applies)(const Case&)) {
+  const auto add = [&](std::string name, std::string explanation, std::vector<M> forms, bool (*applies)(const Case&),
+                       Trigger trigger = kNoTrigger) {
     const bool moves_indices = std::any_of(forms.begin(), forms.end(), [](const M& m) {
       return m.negative_indices != N::from_the_end || m.out_of_range != M::OutOfRange::rejected;
     });
-    all.push_back({std::move(name), std::move(explanation), std::move(forms), applies, moves_indices});
+    all.push_back({std::move(name), std::move(explanation), std::move(forms), applies, moves_indices, trigger.remove,
+                   trigger.removed});
   };
   add("duplicates_applied_once",
       "a target hit by several updates took only one of them (NumPy's `out[idx] += u`, a kernel without atomics)",
@@ -52,35 +118,36 @@ std::vector<Diagnosis> make_catalogue() {
   add("first_writer_wins", "of several updates to one target the first stayed, where the last must (--deterministic)",
       {rule([](M& m) { m.duplicates = D::first_only; })}, [](const Case& c) { return !reduces(c); });
   add("negative_indices_clamped", "negative indices were clamped to 0, not counted from the end",
-      {rule([](M& m) { m.negative_indices = N::clamped; })}, has_negative_index);
+      {rule([](M& m) { m.negative_indices = N::clamped; })}, has_negative_index, kNegativeIndices);
   add("negative_indices_skipped", "updates at negative indices were dropped, not counted from the end",
-      {rule([](M& m) { m.negative_indices = N::skipped; })}, has_negative_index);
+      {rule([](M& m) { m.negative_indices = N::skipped; })}, has_negative_index, kNegativeIndices);
   add("init_val_ignored", "use_init_val: false was treated as true: the targets started from data, not the identity",
-      {rule([](M& m) { m.init_val_ignored = true; })}, [](const Case& c) { return reduces(c) && !c.attrs.use_init_val; });
+      {rule([](M& m) { m.init_val_ignored = true; })}, [](const Case& c) { return reduces(c) && !c.attrs.use_init_val; },
+      kInitVal);
   add("nan_ignored", "min/max dropped NaN (fmin/fmax), where the spec's NaN wins",
-      {rule([](M& m) { m.min_max = M::MinMax::nan_ignored; })}, float_min_max);
+      {rule([](M& m) { m.min_max = M::MinMax::nan_ignored; })}, float_min_max, kNanAndNegativeZero);
   add("signed_zero_ignored", "min/max took -0 and +0 as equal, where the spec orders -0 < +0",
       {rule([](M& m) { m.min_max = M::MinMax::nan_propagates_ties_keep_existing; }),
        rule([](M& m) { m.min_max = M::MinMax::nan_propagates_ties_take_update; })},
-      float_min_max);
+      float_min_max, kNanAndNegativeZero);
   add("min_max_by_comparison",
       "min/max by one comparison (`u < out ? u : out`): NaN and signed zeros depend on the operands' order",
       {rule([](M& m) { m.min_max = M::MinMax::keep_existing_unless_better; }),
        rule([](M& m) { m.min_max = M::MinMax::take_update_unless_worse; })},
-      float_min_max);
+      float_min_max, kNanAndNegativeZero);
   add("min_max_start_largest_finite",
       "with use_init_val: false, min/max started from the largest finite values, not the infinities",
       {rule([](M& m) { m.min_max_start = M::MinMaxStart::largest_finite; })},
-      [](const Case& c) { return float_min_max(c) && !c.attrs.use_init_val; });
+      [](const Case& c) { return float_min_max(c) && !c.attrs.use_init_val; }, kInitVal);
   add("integer_mean_toward_zero", "the integer mean was rounded toward zero, not toward negative infinity",
       {rule([](M& m) { m.integer_mean = M::IntegerMean::toward_zero; })},
       [](const Case& c) { return is_mean(c) && !is_float(c.data.dtype()); });
   add("mean_counts_data", "the mean counted data although use_init_val is false",
       {rule([](M& m) { m.mean_count = M::MeanCount::counts_data; })},
-      [](const Case& c) { return is_mean(c) && !c.attrs.use_init_val; });
+      [](const Case& c) { return is_mean(c) && !c.attrs.use_init_val; }, kInitVal);
   add("mean_ignores_data", "the mean left data out of its count although use_init_val is true",
       {rule([](M& m) { m.mean_count = M::MeanCount::ignores_data; })},
-      [](const Case& c) { return is_mean(c) && c.attrs.use_init_val; });
+      [](const Case& c) { return is_mean(c) && c.attrs.use_init_val; }, kInitVal);
   add("mean_running_pairwise", "the mean was taken pairwise at every update, `out = (out + u) / 2`",
       {rule([](M& m) { m.mean = M::Mean::running_pairwise; })}, is_mean);
   add("float_steps_rounded_once", "float16/bfloat16 steps ran in float32 and were rounded once, at the end",
@@ -140,7 +207,7 @@ std::vector<Tried> candidates(const Case& c, bool accepted_invalid) {
   return out;
 }
 
-Cause cause_of(const Diagnosis& d) { return {d.name, d.explanation, {}}; }
+Cause cause_of(const Diagnosis& d) { return {d.name, d.explanation, {}, {}}; }
 
 // How closely a model must compute `got`: bit for bit (any NaN equal to any NaN), or within the
 // case's comparison rules (a kernel whose sums take another order).
@@ -196,7 +263,7 @@ std::optional<Cause> search(const Case& c, const Case& judged, const Tensor& got
         const auto both = combined(*tried[i].form, *tried[j].form);
         if (!both || !computes(c, judged, got, *both, compare, match)) continue;
         const auto name = fmt::format("{} + {}", tried[i].entry->name, tried[j].entry->name);
-        return Cause{name, cause_explanation(name), {}};
+        return Cause{name, cause_explanation(name), {}, {}};
       }
     }
   }
@@ -229,6 +296,36 @@ std::string cause_explanation(std::string_view name) {
 
 std::optional<Cause> diagnose(const Case& c, const Tensor& got, const CompareOptions& compare) {
   return search(c, c, got, compare, false);
+}
+
+std::optional<Cause> confirm_cause(Cause cause, const Case& c, const PassesCase& passes) {
+  if (cause.name.find(" + ") != std::string::npos) return cause;
+  std::vector<std::string> names{cause.name};
+  names.insert(names.end(), cause.also.begin(), cause.also.end());
+  std::map<std::string, std::optional<bool>> passed_without;  // by trigger: entries may share one
+  std::vector<std::string> kept;
+  std::string confirmed;
+  for (const auto& name : names) {
+    const auto* d = find_diagnosis(name);
+    if (!d || !d->without_trigger) {
+      kept.push_back(name);
+      continue;
+    }
+    auto [it, fresh] = passed_without.try_emplace(d->trigger_removed);
+    if (fresh) {
+      if (const auto without = d->without_trigger(c)) it->second = passes(*without);
+    }
+    if (it->second && !*it->second) continue;  // it fails without the trigger too: some other bug
+    if (it->second && confirmed.empty()) {
+      confirmed = "passes with " + d->trigger_removed;
+      kept.insert(kept.begin(), name);
+    } else {
+      kept.push_back(name);
+    }
+  }
+  if (kept.empty()) return std::nullopt;
+  Cause out{kept.front(), cause_explanation(kept.front()), {kept.begin() + 1, kept.end()}, confirmed};
+  return out;
 }
 
 std::optional<Cause> diagnose_accepted(const Case& c, const Tensor& got) {

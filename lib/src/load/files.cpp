@@ -118,6 +118,7 @@ LoadResult load_text(const std::string& text, const std::string& file, const Loa
     if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {
       what = what.substr(pos + 2);
     }
+    if (what.size() > 240) what = what.substr(0, 240) + "... (cut)";  // it may quote a 100,000-digit number
     out.file_errors.push_back(Error(ErrorCode::json, "", what).at(file, ""));
     return out;
   }

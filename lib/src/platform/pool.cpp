@@ -150,6 +150,7 @@ void Pool::work(int id) {
 }
 
 void Pool::run_erased(int n, void* task, Call call) {
+  const std::lock_guard turn(turn_);
   n = std::clamp(n, 1, size_);
   stop_.store(false, std::memory_order_relaxed);
   if (n == 1) {

@@ -61,7 +61,8 @@ class Pool {
   /// Set when the current run is cancelled or a task failed: tasks return early.
   bool stopping() const { return stop_.load(std::memory_order_relaxed); }
   /// Runs task(t) for t in [0, min(n, size())); rethrows the first failure. The task is
-  /// called through a pointer, never copied (no allocation).
+  /// called through a pointer, never copied (no allocation). Callers on several threads take
+  /// turns; a task must not run this pool again.
   template <class Task>
   void run(int n, Task&& task) {
     using Plain = std::remove_reference_t<Task>;
@@ -81,6 +82,7 @@ class Pool {
   mutable std::atomic<bool> pinned_{true};  // whether this run's threads keep to their CPUs (Placement)
   mutable std::atomic<std::int64_t> crowded_at_{std::numeric_limits<std::int64_t>::min() / 2};
   mutable std::atomic<bool> crowded_{false};
+  std::mutex turn_;  // one run at a time: a caller on another thread waits its turn (two boxes flush side by side)
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;

@@ -22,15 +22,7 @@
 namespace scatter {
 namespace {
 
-// The interpreter for framework workers: --python, $SCATTERCTL_PYTHON, the project's
-// .venv (scripts/setup.sh --frameworks), then python3 on PATH.
-std::string python_of(const BackendConfig& config) {
-  if (!config.python.empty()) return config.python;
-  if (const char* env = std::getenv("SCATTERCTL_PYTHON"); env && *env) return env;
-  const std::string venv = std::string(SCATTER_SOURCE_DIR) + "/.venv/bin/python";
-  if (::access(venv.c_str(), X_OK) == 0) return venv;
-  return "python3";
-}
+std::string python_of(const BackendConfig& config) { return python_interpreter(config.python); }
 
 // Where the worker package lives: $SCATTERCTL_PYTHONPATH, else the source tree's lib/python.
 std::string worker_path() {
@@ -350,6 +342,15 @@ std::vector<std::string> user_backend_specs(const std::string& list) {
     if (name.rfind("plugin:", 0) == 0 || name.rfind("python:", 0) == 0) specs.push_back(name);
   }
   return specs;
+}
+
+// The .venv is scripts/setup.sh --frameworks'.
+std::string python_interpreter(const std::string& python) {
+  if (!python.empty()) return python;
+  if (const char* env = std::getenv("SCATTERCTL_PYTHON"); env && *env) return env;
+  const std::string venv = std::string(SCATTER_SOURCE_DIR) + "/.venv/bin/python";
+  if (::access(venv.c_str(), X_OK) == 0) return venv;
+  return "python3";
 }
 
 std::vector<std::string> files_of_backends(const std::string& list) {

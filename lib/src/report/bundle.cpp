@@ -19,10 +19,12 @@ namespace scatter {
 void save_failure_bundle(const std::string& dir, const CaseDecl& decl, const Case& c, const std::string& backend,
                          const Tensor& actual, const Tensor& want) {
   namespace fs = std::filesystem;
-  const fs::path folder = fs::path(dir) / safe_file_name(fmt::format("{}@{}", c.name, backend));
-  std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec) throw Error(ErrorCode::io, "--save-failures", fmt::format("cannot create '{}': {}", folder.string(), ec.message()));
+  fs::path folder;
+  try {
+    folder = case_folder(dir, fmt::format("{}@{}", c.name, backend));
+  } catch (const Error& e) {
+    throw Error(ErrorCode::io, "--save-failures", e.message());
+  }
   write_npy(c.data, (folder / "data.npy").string());
   write_npy(c.indices, (folder / "indices.npy").string());
   write_npy(c.updates, (folder / "updates.npy").string());

@@ -17,6 +17,7 @@ std::string fuzz_json(const FuzzSummary& s, const FuzzOptions& options) {
                         {"status", to_string(f.status)},
                         {"cause", text_or_null(f.cause)},
                         {"also", f.also},
+                        {"cause_confirmed", text_or_null(f.confirmed)},
                         {"detail", printable_text(f.detail)},
                         {"case_file", printable_text(f.case_file)},
                         {"elements", f.elements},

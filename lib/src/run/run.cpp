@@ -340,10 +340,16 @@ void shard_from_environment(const std::string& text, Selection& sel) {
 
 void parse_shard(const std::string& text, Selection& sel) {
   if (text.rfind("auto", 0) == 0) return shard_from_environment(text, sel);
-  int i = 0;
-  int n = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 1 || i > n) {
+  // Each number whole, in an int (sscanf's %d wrapped 4294967297 to 1: a shard of everything).
+  const auto number = [&](std::string_view part) {
+    int v = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    return ec == std::errc() && end == part.data() + part.size() ? v : 0;
+  };
+  const auto slash = text.find('/');
+  const int i = slash == std::string::npos ? 0 : number(std::string_view(text).substr(0, slash));
+  const int n = slash == std::string::npos ? 0 : number(std::string_view(text).substr(slash + 1));
+  if (n < 1 || i < 1 || i > n) {
     throw Error(ErrorCode::schema, "--shard", fmt::format("= '{}' must be I/N with 1 <= I <= N, or auto", text));
   }
   sel.shard_index = i;

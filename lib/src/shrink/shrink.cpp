@@ -109,6 +109,12 @@ class Shrinker {
   ShrinkResult run(const Case& c) {
     result_.original = judge(c);
     ++result_.calls;
+    kept_ = {result_.original.status, result_.original.cause ? result_.original.cause->name : "",
+             error_tag(result_.original.detail)};
+    // The report's copy of the original's cause confirmed; the search keeps the failure as judged.
+    if (options_.trial.confirm_causes && !options_.invalid_indices) {
+      confirm_trial_cause(result_.original, backend_, c, options_.trial);
+    }
     current_ = copy_of(c);
     if (result_.original.status != Status::failed && result_.original.status != Status::error) {
       result_.fails = false;
@@ -156,14 +162,18 @@ class Shrinker {
 
   // The minimal case as its file says it, run once more: a failure that no case file
   // reproduces (a one-off, or one that only the original's `expected` made) is not called minimal.
+  // Its cause, too, is then confirmed where the trial's options ask (confirm_trial_cause).
   void confirm() {
     std::optional<Trial> again;
-    if (const auto c = case_from_json(result_.minimal_json)) {
+    const auto c = case_from_json(result_.minimal_json);
+    if (c) {
       again = judge(*c);
       ++result_.calls;
     }
     result_.confirmed = again && same_failure(*again);
-    if (again) result_.last = std::move(*again);
+    if (!again) return;
+    if (options_.trial.confirm_causes && !options_.invalid_indices) confirm_trial_cause(*again, backend_, *c, options_.trial);
+    result_.last = std::move(*again);
   }
 
   // Case-file JSON as the loader reads it, then its tensors: nullopt where the loader or
@@ -188,23 +198,24 @@ class Shrinker {
                      options_.invalid_indices ? std::optional<ErrorCode>(ErrorCode::index) : std::nullopt);
   }
 
+  // Candidates go unconfirmed (a call or two more each): only the minimal case's cause is (confirm()).
   Trial judge(const Case& c) {
     const CaseFacts facts(c);
-    return options_.invalid_indices ? try_invalid_case(backend_, facts, ErrorCode::index, options_.trial)
-                                    : try_case(backend_, facts, options_.trial);
+    auto trial = options_.trial;
+    trial.confirm_causes = false;
+    return options_.invalid_indices ? try_invalid_case(backend_, facts, ErrorCode::index, trial)
+                                    : try_case(backend_, facts, trial);
   }
 
+  // An error's kind: its leading tag ("[crashed]").
+  static std::string error_tag(const std::string& detail) { return detail.substr(0, detail.find(']') + 1); }
+
   // Whether `t` is the failure being kept: the same status, the same cause (where either names
-  // one), and for an error the same kind (its leading tag).
+  // one), and for an error the same kind.
   bool same_failure(const Trial& t) const {
-    const auto& want = result_.original;
-    if (t.status != want.status) return false;
-    if (t.cause || want.cause) return t.cause && want.cause && t.cause->name == want.cause->name;
-    if (t.status == Status::error) {
-      const auto tag = [](const std::string& detail) { return detail.substr(0, detail.find(']') + 1); };
-      return tag(t.detail) == tag(want.detail);
-    }
-    return true;
+    if (t.status != kept_.status) return false;
+    if (t.cause || !kept_.cause.empty()) return t.cause && t.cause->name == kept_.cause;
+    return t.status != Status::error || error_tag(t.detail) == kept_.error_tag;
   }
 
   // The candidate through the loader (a case it refuses is never run), then on the backend:
@@ -498,6 +509,12 @@ class Shrinker {
   Clock::time_point start_;
   Case current_;
   ShrinkResult result_;
+  // The failure the search keeps, as the original was judged (unconfirmed, as candidates are).
+  struct KeptFailure {
+    Status status = Status::failed;
+    std::string cause;
+    std::string error_tag;
+  } kept_;
 };
 
 }  // namespace

@@ -73,8 +73,11 @@ Trial skipped(std::string why) {
   return t;
 }
 
-// The verdict on an output: the fuzzer's exact rule for scatterctl's own backends when
-// asked, the spec's comparison otherwise.
+// The verdict on an output: the exact rule for scatterctl's own backends when asked (fuzz),
+// and for every backend under --deterministic, which promises the reference's order (an
+// external kernel's too: its duplicates' last write must win, its sums keep the order), where
+// the reference is what it is compared with (a case's own `expected` keeps the spec's rules);
+// the spec's comparison otherwise.
 void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor&& output,
                   const Tensor& want) {
   const auto& c = facts.c();
@@ -86,7 +89,7 @@ void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const Tria
   // The reference keeps data's bits where nothing lands, so against it untouched elements may
   // be judged against want: the same verdict, and whole blocks equal to want pass at once.
   compare.untouched_from_want = !c.expected.has_value();
-  if (options.exact_builtins && !backend.is_external()) {
+  if ((options.flags.deterministic && !c.expected) || (options.exact_builtins && !backend.is_external())) {
     t.detail = exact_verdict(c, output, want, options.flags.deterministic, &facts.hits());
     passed = t.detail.empty();
   } else {
@@ -107,6 +110,7 @@ void judge_output(Trial& t, Backend& backend, const CaseFacts& facts, const Tria
                "the spec";
   } else if (t.status == Status::failed) {
     t.cause = diagnose(c, output, compare);
+    if (options.confirm_causes) confirm_trial_cause(t, backend, c, options);
   }
   if (options.keep_failed_output) t.output = std::move(output);
 }
@@ -186,6 +190,32 @@ Trial try_case(Backend& backend, const CaseFacts& facts, const TrialOptions& opt
     return failed;
   }
   return t;
+}
+
+void confirm_trial_cause(Trial& t, Backend& backend, const Case& c, const TrialOptions& options) {
+  if (!t.cause) return;
+  const auto passes = [&](const Case& without) -> std::optional<bool> {
+    const CaseFacts facts(without);
+    if (admit(backend, facts)) return std::nullopt;
+    auto flags = options.flags;
+    flags.same_inputs = false;
+    flags.vary = nullptr;
+    try {
+      auto out = backend.run(without, flags);
+      Trial again;
+      auto plain = options;
+      plain.expectations = nullptr;
+      plain.confirm_causes = false;
+      judge_output(again, backend, facts, plain, std::move(out.output), facts.want());
+      return again.status == Status::passed;
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::interrupted) throw;
+      return std::nullopt;
+    } catch (const std::exception&) {
+      return std::nullopt;  // it could not run the case: the name is neither confirmed nor refuted
+    }
+  };
+  t.cause = confirm_cause(std::move(*t.cause), c, passes);
 }
 
 Trial judge(Backend& backend, const CaseFacts& facts, const TrialOptions& options, Tensor output, const Tensor* want) {
