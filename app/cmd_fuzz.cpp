@@ -58,6 +58,9 @@ void print_causes(const FuzzSummary& summary) {
     const auto& file = smallest->minimal_file.empty() ? smallest->case_file : smallest->minimal_file;
     std::cout << fmt::format("  smallest: {} on {} ({} elements of data, indices and updates)\n", file,
                              smallest->backend, size(*smallest));
+    if (!smallest->minimal_output.empty()) {
+      std::cout << fmt::format("  it returned: {}\n  the spec's:  {}\n", smallest->minimal_output, smallest->minimal_want);
+    }
     LoadOptions load_options;
     load_options.max_bytes = default_max_bytes();
     const auto loaded = load_paths({file}, load_options);

@@ -48,6 +48,8 @@ check "fuzz the buffered kernel: exit 1" rc_is 1
 check "fuzz the buffered kernel: every failure grouped under duplicates_applied_once" \
   out_has '^fuzz: ([0-9]+) failures: \1 duplicates_applied_once$'
 check "fuzz the buffered kernel: the group's smallest case and its trace" out_has '^  smallest: .*\.min\.json on '
+check "fuzz the buffered kernel: what the kernel returned beside the spec's" out_has '^  it returned: \[.*\]$'
+check "... the spec's on the next line" out_has "^  the spec's:  \\[.*\\]\$"
 check "fuzz --json: every failure's cause, and a minimal case of at most 8 data elements and 4 updates" "$PY" -c '
 import json, os, sys
 d = json.load(open(sys.argv[1]))
@@ -57,6 +59,7 @@ for x in f:
     assert x["cause"] == "duplicates_applied_once", x
     assert os.path.exists(x["minimal_file"]), x
     assert x["minimal_data_elements"] <= 8 and x["minimal_update_elements"] <= 4, x
+    assert x["minimal_output"] != x["minimal_want"] and x["minimal_want"].startswith("["), x
 ' "$TMP/fz.json"
 
 # 1c. A name is confirmed before it is given (docs/diagnoses.md, "Confirmed names"): index -1

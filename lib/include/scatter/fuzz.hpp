@@ -49,6 +49,12 @@ struct FuzzFailure {
   std::int64_t minimal_updates = 0;   ///< and its updates
   double shrink_seconds = 0.0;
   std::string shrink_stopped;  ///< why the shrinker stopped
+  /// The shrunk case's output on the backend, and the spec's, element by element ("[1, 0, 3]"),
+  /// where that case fails by a wrong output of at most kShownElements: what the kernel did,
+  /// beside what it had to (empty otherwise).
+  std::string minimal_output;
+  std::string minimal_want;
+  static constexpr std::int64_t kShownElements = 64;
 };
 
 /// Case `iteration` of the stream `seed`, as case-file JSON text (one case object).

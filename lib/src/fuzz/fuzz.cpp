@@ -15,6 +15,7 @@
 #include "scatter/capabilities.hpp"
 #include "scatter/compare.hpp"
 #include "scatter/load.hpp"
+#include "scatter/reference.hpp"
 #include "scatter/shrink.hpp"
 #include "scatter/trial.hpp"
 #include "core/targets.hpp"
@@ -306,6 +307,13 @@ std::string fuzz_case(std::uint64_t seed, std::int64_t iteration, std::int64_t m
 
 namespace {
 
+// A small tensor's elements in row-major order, as the reports print them: "[1, nan, -0]".
+std::string elements_text(const Tensor& t) {
+  std::vector<std::string> values;
+  for (std::int64_t i = 0; i < t.numel(); ++i) values.push_back(format_element(t, i));
+  return fmt::format("[{}]", fmt::join(values, ", "));
+}
+
 // Draws per case before one outside a declaration's exclusions is kept (and skipped).
 constexpr int kDrawAttempts = 16;
 
@@ -407,6 +415,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
     if (options.shrink_seconds > 0) {
       ShrinkOptions shrink;
       shrink.trial = trial;
+      shrink.trial.keep_failed_output = true;  // the minimal case's output, for the report (moved, never copied)
       shrink.max_seconds = options.shrink_seconds;
       const auto shrunk = shrink_case(c, name, backend, shrink);
       auto& f = summary.failures.back();
@@ -418,6 +427,11 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
         f.minimal_updates = shrunk.minimal->updates.numel();
         f.shrink_seconds = shrunk.seconds;
         f.shrink_stopped = shrunk.stopped;
+        if (const auto& got = shrunk.final_trial().output; got && got->numel() <= FuzzFailure::kShownElements) {
+          const auto& minimal = *shrunk.minimal;
+          f.minimal_output = elements_text(*got);
+          f.minimal_want = elements_text(minimal.expected ? minimal.expected->clone() : reference_scatter(minimal));
+        }
         progress(fmt::format("     shrunk to data {} and {} update(s) in {} calls, {:.2f} s -> {}",
                              format_shape(shrunk.minimal->data.shape()), f.minimal_updates, shrunk.calls, shrunk.seconds,
                              f.minimal_file));

@@ -26,7 +26,9 @@ std::string fuzz_json(const FuzzSummary& s, const FuzzOptions& options) {
                         {"minimal_data_elements", f.minimal_data},
                         {"minimal_update_elements", f.minimal_updates},
                         {"shrink_seconds", f.shrink_seconds},
-                        {"shrink_stopped", f.shrink_stopped}});
+                        {"shrink_stopped", f.shrink_stopped},
+                        {"minimal_output", text_or_null(f.minimal_output)},
+                        {"minimal_want", text_or_null(f.minimal_want)}});
   }
   json causes = json::object();
   for (const auto& [cause, n] : s.causes) causes[cause] = n;
