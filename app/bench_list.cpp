@@ -96,8 +96,7 @@ int list_bench(const std::vector<BenchItem>& items, const BenchListContext& cont
     std::cerr << "scatterctl: nothing selected\n";
     return kExitNothing;
   }
-  const bool json_to_stdout = json_path == "-";
-  Outputs().file("--json", json_path).check();
+  const bool json_to_stdout = json_path == "-";  // --json was checked by bench (its Outputs)
   std::vector<Listed> listed;
   for (const auto& item : items) listed.push_back({&item, bytes_of(item)});
   const auto unknown = std::count_if(listed.begin(), listed.end(), [](const Listed& l) { return !l.bytes; });

@@ -190,9 +190,10 @@ int gate(BenchReport& report, const BenchFlags& o, const std::vector<BenchItem>&
 }
 
 int bench(const BenchFlags& o, const Invocation& invocation) {
+  // A listing too reads the cases and writes --json: the same door first.
+  Outputs().reads_cases(o.paths).reads(o.backends).reads(o.expectations).file("--json", o.json).file("--markdown", o.markdown).check();
   // A listing runs nothing: no backend is made, no worker started.
   if (o.list) return list_bench(bench_items(o), {o.paths.empty() ? o.mode : "cases", o.size}, o.json);
-  Outputs().reads_cases(o.paths).reads(o.backends).reads(o.expectations).file("--json", o.json).file("--markdown", o.markdown).check();
   auto backend_flags = o.backends;
   backend_flags.count_instructions = counter_of(o) == Counter::instructions;
   backend_flags.timed = true;

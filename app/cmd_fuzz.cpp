@@ -30,6 +30,7 @@ struct FuzzFlags {
   bool check_launches = false;
   ExpectationFlags expectations;
   double shrink_seconds = 5.0;
+  double invalid_share = 0.0;
   bool no_shrink = false;
   std::string json_path;
 };
@@ -64,7 +65,8 @@ void print_causes(const FuzzSummary& summary) {
     LoadOptions load_options;
     load_options.max_bytes = default_max_bytes();
     const auto loaded = load_paths({file}, load_options);
-    if (loaded.cases.size() == 1 && loaded.cases.front().decl) {
+    // No trace for a case the spec refuses (--invalid-share): it would scatter outside the data.
+    if (loaded.cases.size() == 1 && loaded.cases.front().decl && !loaded.cases.front().expect_error) {
       std::ostringstream trace;
       explain(materialize(*loaded.cases.front().decl), trace, {20, 64});
       std::istringstream lines(trace.str());
@@ -111,6 +113,7 @@ int fuzz(const FuzzFlags& o, const Invocation& invocation) {
   options.flags.check_launches = o.check_launches;
   options.expectations = expectations ? &*expectations : nullptr;
   options.shrink_seconds = o.no_shrink ? 0.0 : o.shrink_seconds;
+  options.invalid_share = o.invalid_share;
   std::vector<std::string> names;
   for (auto* b : chosen->choice.run) names.emplace_back(b->label());
   std::cout << fmt::format("fuzz: {} cases{}, seed {}, backends {}{}{}\n", options.iterations, part, o.seed,
@@ -175,6 +178,10 @@ Command add_fuzz_command(CLI::App& app) {
       ->check(non_negative("zero or more seconds"));
   add_call_timeout(cmd, o->backends);
   cmd->add_flag("--no-shrink", o->no_shrink, "keep the drawn failing cases as they are");
+  cmd->add_option("--invalid-share", o->invalid_share,
+                  "this share (0 to 1) of the drawn cases gets one index out of range: each backend must refuse "
+                  "it (default 0)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--json", o->json_path, "write the failures, grouped by cause, with their cases, to this file");
   add_external(cmd, o->backends);
   add_expectations(cmd, o->expectations);

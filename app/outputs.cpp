@@ -48,9 +48,9 @@ void make_folder(const std::string& flag, const std::string& path, const fs::pat
   }
 }
 
-// Every input, a folder's files beneath it included: a report written over one of those is
-// written over an input as much as one over the folder's name. Bounded: a folder of more files
-// than this is left at its name.
+// Every input, a folder's JSON files beneath it included (what the loaders read of a folder of
+// cases or expectations): a report written over one of those is written over an input as much
+// as one over the folder's name. Bounded: a folder of more files than this is left at its name.
 std::vector<std::string> with_folder_contents(const std::vector<std::string>& inputs) {
   constexpr std::size_t kMaxFilesInFolder = 100000;
   std::vector<std::string> all = inputs;
@@ -60,7 +60,7 @@ std::vector<std::string> with_folder_contents(const std::vector<std::string>& in
     std::size_t seen = 0;
     for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end && seen < kMaxFilesInFolder;
          it.increment(ec), ++seen) {
-      if (it->is_regular_file(ec)) all.push_back(it->path().string());
+      if (it->path().extension() == ".json" && it->is_regular_file(ec)) all.push_back(it->path().string());
     }
   }
   return all;

@@ -419,4 +419,14 @@ check "P8 --shard 1/4294967297: exit 2, never a shard of everything" rc_is 2
 ctl run good.json --backend "python:$TMP/slow_right.py" --timeout 1e308
 check "P8 --timeout 1e308: no time-out at once (exit 0)" rc_is 0
 
+# P9. bench --list reads the cases too: its --json goes through the same door.
+s=$(sum npycase.json)
+ctl bench npycase.json --list --json npycase.json
+check "P9 bench --list --json over its case file: refused (exit 2)" rc_is 2
+check "P9 ... kept" unchanged npycase.json "$s"
+# A name '.' made safe and a case named as that made-safe name: two folders still ('~').
+{ printf '{"cases": ['; one_case "."; printf ','; one_case "_."; printf ']}\n'; } >dots.json
+ctl dump dots.json --out dotted
+check "P7 dump of cases '.' and '_.': two folders" test "$(ls dotted | wc -l)" -eq 2
+
 end_checks "one_door"

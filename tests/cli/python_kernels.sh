@@ -110,6 +110,34 @@ ctl run "$TMP/dup_none.json" --backend "python:$TMP/first_wins.py" --determinist
 check "... fails under --deterministic (exit 1)" rc_is 1
 check "... named first_writer_wins" out_has "cause: first_writer_wins"
 
+# 1e. fuzz --invalid-share: a share of the cases gets one index out of range. The example kernel
+# refuses each (exit 0); one that drops what it cannot place is found, and named.
+ctl fuzz --backend "python:$EXAMPLE_FILE" --iterations 60 --invalid-share 0.5 --out "$TMP/fz-invalid-ok"
+check "fuzz --invalid-share 0.5, the example kernel: every spoiled case refused (exit 0)" rc_is 0
+cat >"$TMP/drops_oob.py" <<PY
+import importlib.util
+_spec = importlib.util.spec_from_file_location("example", "$EXAMPLE_FILE")
+right = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(right)
+CAPABILITIES = right.CAPABILITIES
+
+def scatter(op, data, indices, updates, **attrs):
+    try:
+        return right.scatter(op, data, indices, updates, **attrs)
+    except Exception:
+        return data.copy()  # what it cannot place it drops, never refuses
+PY
+ctl fuzz --backend "python:$TMP/drops_oob.py" --iterations 60 --invalid-share 0.5 --shrink-seconds 1 \
+  --out "$TMP/fz-invalid" --json "$TMP/fz-invalid.json"
+check "... a kernel that answers them: failures found (exit 1)" rc_is 1
+check "... each failure a case the spec refuses, the dropped updates named where a model computes them" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["failures"]
+assert f and all("accepted an invalid case" in x["detail"] for x in f), [x["detail"] for x in f][:3]
+assert set(d["summary"]["causes"]) & {"out_of_range_skipped", "negative_indices_skipped"}, d["summary"]
+' "$TMP/fz-invalid.json"
+
 # 2. Wrong kernels.
 cat >"$TMP/cases.json" <<'JSON'
 {"cases": [

@@ -57,7 +57,7 @@ if [ -f "$plugin_dir/wrong_answer.so" ]; then
   ctl run "$TMP/float" --backend "ref,plugin:$plugin_dir/wrong_answer.so" --save-failures "$TMP/bundles"
   check "a wrong answer with --save-failures: exit 1" rc_is 1
   check "... its bundle is one folder under DIR, named after the case and backend (and the hash of their text)" \
-    test "$(cd "$TMP/bundles" && find . -name repro.json | sed 's/-[0-9a-f]\{8\}\/repro.json$//')" = "./f1_case@plugin__$(echo "${plugin_dir#/}" | tr -c 'A-Za-z0-9._@+=,\n-' '_')_wrong_answer.so"
+    test "$(cd "$TMP/bundles" && find . -name repro.json | sed 's/~[0-9a-f]\{8\}\/repro.json$//')" = "./f1_case@plugin__$(echo "${plugin_dir#/}" | tr -c 'A-Za-z0-9._@+=,\n-' '_')_wrong_answer.so"
 fi
 
 # A full disk: a 64 KiB tmpfs (a mount namespace of our own; skipped where that is not allowed).

@@ -54,8 +54,8 @@ bool write_all(int fd, const void* bytes, std::size_t size);
 /// `text` as one file or folder name inside an output folder: never empty, ".", ".." or hidden,
 /// no '/', bytes outside [A-Za-z0-9._@+=,-] as '_', at most 200 of them (a case named "..", or a
 /// backend "plugin:/abs/x.so", cannot climb out of the folder or nest in it). A name changed on
-/// the way ends in "-" and 8 hex digits of `text`'s hash: two texts never share a name ("a/b" and
-/// "a_b", or two names cut at 200 bytes, would take one folder).
+/// the way ends in "~" (a character no unchanged name has) and 8 hex digits of `text`'s hash:
+/// two texts never share a name ("a/b" and "a_b", or two names cut at 200 bytes, would).
 std::string safe_file_name(std::string_view text);
 /// The folder of one case's files inside an output folder (dump, --save-failures):
 /// `parent`/safe_file_name(name), made if absent. Refused (Error io) where a link, a file or

@@ -28,6 +28,11 @@ struct FuzzOptions {
   /// Each failure shrunk for at most this long (scatterctl shrink's search, shrink.hpp), its
   /// minimal case written beside the drawn one as NAME.min.json; 0: not shrunk.
   double shrink_seconds = 5.0;
+  /// The share of drawn cases (0 to 1) that are then spoiled in one index (out of range, or below
+  /// -extent) and run as `expect_error: "index"`: a backend must refuse them; one that answers
+  /// is a finding (out_of_range_skipped, the negative-index entries), one that crashes a
+  /// memory-safety one. 0: every case valid.
+  double invalid_share = 0.0;
 };
 
 /// One failing trial of a fuzz run.

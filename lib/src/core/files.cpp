@@ -185,7 +185,8 @@ std::string safe_file_name(std::string_view text) {
     name += std::isalnum(ch) || std::strchr("._@+=,-", ch) != nullptr ? static_cast<char>(ch) : '_';
   }
   if (name.empty() || name[0] == '.') name = "_" + name;  // never ".", "..", or a hidden file
-  if (name != text) name += fmt::format("-{:08x}", detail::fnv1a(text) & 0xffffffffu);
+  // '~' is no character of a name left as it is: a changed name can never equal one unchanged.
+  if (name != text) name += fmt::format("~{:08x}", detail::fnv1a(text) & 0xffffffffu);
   return name;
 }
 

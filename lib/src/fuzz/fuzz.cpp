@@ -314,6 +314,27 @@ std::string elements_text(const Tensor& t) {
   return fmt::format("[{}]", fmt::join(values, ", "));
 }
 
+// `c` with one index spoiled (FuzzOptions::invalid_share): element `draw` % n of the indices set
+// to its extent or to -extent - 1, as `draw`'s bit 32 says. nullopt where no index can be
+// spoiled (tensor_scatter's write positions, no indices).
+std::optional<Case> spoiled(const Case& c, std::uint64_t draw) {
+  const auto n = c.indices.numel();
+  if (c.attrs.op == Op::tensor_scatter || n == 0) return std::nullopt;
+  Case out{c.file, c.name, c.attrs, c.data.clone(), c.indices.clone(), c.updates.clone(), std::nullopt, c.tolerance};
+  const auto at = static_cast<std::int64_t>(draw % static_cast<std::uint64_t>(n));
+  const auto k = c.indices.rank() == 0 ? 1 : c.indices.shape().back();
+  const auto dim = c.attrs.op == Op::scatter_nd ? at % k : c.attrs.axis;
+  const auto extent = c.data.shape()[static_cast<std::size_t>(dim)];
+  const std::int64_t bad = (draw >> 32) & 1 ? extent : -extent - 1;
+  if (c.indices.dtype() == DType::int32) {
+    if (bad > INT32_MAX || bad < INT32_MIN) return std::nullopt;
+    out.indices.data<std::int32_t>()[at] = static_cast<std::int32_t>(bad);
+  } else {
+    out.indices.data<std::int64_t>()[at] = bad;
+  }
+  return out;
+}
+
 // Draws per case before one outside a declaration's exclusions is kept (and skipped).
 constexpr int kDrawAttempts = 16;
 
@@ -399,7 +420,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
   };
   // A failing trial kept, grouped by cause, and shrunk to its minimal case.
   auto keep_failure = [&](const std::string& name, const std::string& text, const Case& c, Backend& backend,
-                          const Trial& t) {
+                          const Trial& t, bool invalid) {
     FuzzFailure f;
     f.name = name;
     f.backend = std::string(backend.label());
@@ -417,6 +438,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
       shrink.trial = trial;
       shrink.trial.keep_failed_output = true;  // the minimal case's output, for the report (moved, never copied)
       shrink.max_seconds = options.shrink_seconds;
+      shrink.invalid_indices = invalid;
       const auto shrunk = shrink_case(c, name, backend, shrink);
       auto& f = summary.failures.back();
       if (shrunk.fails && shrunk.minimal && shrunk.confirmed) {
@@ -467,14 +489,26 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const std::vector<Backend*>& ba
         progress(fmt::format("FAIL {} (invalid: [{}] {}) -> {}", name, to_string(e.code()), e.message(), path));
         continue;
       }
+      // A share of the drawn cases spoiled in one index, by a draw of their own.
+      const auto draw = detail::fnv1a(fmt::format("invalid {} {}", options.seed, i));
+      const bool invalid = options.invalid_share > 0 &&
+                           static_cast<double>(draw % 1000000) < options.invalid_share * 1000000.0;
+      if (invalid) {
+        if (auto bad = spoiled(*c, draw >> 20)) {
+          text = case_json(*bad, name, "fuzz: a drawn case with one index out of range (--invalid-share)", ErrorCode::index);
+          c = std::move(bad);
+        }
+      }
+      const bool expect_index_error = invalid && text.find("\"expect_error\"") != std::string::npos;
       const CaseFacts facts(*c);
       for (auto* backend : backends) {
         if (interrupted()) throw Error(ErrorCode::interrupted, "", "interrupted");
-        const auto t = try_case(*backend, facts, trial);
+        const auto t = expect_index_error ? try_invalid_case(*backend, facts, ErrorCode::index, trial)
+                                          : try_case(*backend, facts, trial);
         if (t.status != Status::skipped) ++summary.ran_on[std::string(backend->label())];
         if (summary.add(t.status, t.strict, backend->label(), t.status == Status::xfail ? t.expectation : t.detail)) {
           fail(name, text, *backend, t.status == Status::xpass ? t.detail : one_line(t));
-          if (t.status != Status::xpass) keep_failure(name, text, *c, *backend, t);
+          if (t.status != Status::xpass) keep_failure(name, text, *c, *backend, t, expect_index_error);
         }
         // A backend lost mid-run (a sticky device fault) is said once, so that one fault
         // is one line, not one per remaining case.
