@@ -62,6 +62,16 @@ for x in f:
     assert x["minimal_output"] != x["minimal_want"] and x["minimal_want"].startswith("["), x
 ' "$TMP/fz.json"
 
+# kernel FILE: a kernel that starts from the example (its `right` and CAPABILITIES), then the
+# scatter() on stdin.
+kernel() {
+  {
+    printf 'import importlib.util\n_spec = importlib.util.spec_from_file_location("example", "%s")\n' "$EXAMPLE_FILE"
+    printf 'right = importlib.util.module_from_spec(_spec)\n_spec.loader.exec_module(right)\nCAPABILITIES = right.CAPABILITIES\n\n'
+    cat
+  } >"$1"
+}
+
 # 1c. A name is confirmed before it is given (docs/diagnoses.md, "Confirmed names"): index -1
 # dropped by a kernel that skips negative indices is negative_indices_skipped, confirmed when the
 # index spelled 3 passes; by a kernel that drops whatever lands on the last element the same
@@ -72,13 +82,7 @@ cat >"$TMP/neg.json" <<'JSON'
             "indices": {"dtype": "int64", "shape": [1], "values": [-1]},
             "updates": {"dtype": "float32", "shape": [1], "values": [9]}}}
 JSON
-cat >"$TMP/skips_negatives.py" <<PY
-import importlib.util
-_spec = importlib.util.spec_from_file_location("example", "$EXAMPLE_FILE")
-right = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(right)
-CAPABILITIES = right.CAPABILITIES
-
+kernel "$TMP/skips_negatives.py" <<'PY'
 def scatter(op, data, indices, updates, **attrs):
     keep = indices >= 0
     return right.scatter(op, data, indices[keep], updates[keep], **attrs)
@@ -114,13 +118,7 @@ check "... named first_writer_wins" out_has "cause: first_writer_wins"
 # refuses each (exit 0); one that drops what it cannot place is found, and named.
 ctl fuzz --backend "python:$EXAMPLE_FILE" --iterations 60 --invalid-share 0.5 --out "$TMP/fz-invalid-ok"
 check "fuzz --invalid-share 0.5, the example kernel: every spoiled case refused (exit 0)" rc_is 0
-cat >"$TMP/drops_oob.py" <<PY
-import importlib.util
-_spec = importlib.util.spec_from_file_location("example", "$EXAMPLE_FILE")
-right = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(right)
-CAPABILITIES = right.CAPABILITIES
-
+kernel "$TMP/drops_oob.py" <<'PY'
 def scatter(op, data, indices, updates, **attrs):
     try:
         return right.scatter(op, data, indices, updates, **attrs)
