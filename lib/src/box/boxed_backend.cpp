@@ -27,7 +27,6 @@ using external::PrivateDir;
 using external::ProcessFailure;
 using external::text_of;
 
-constexpr double kHelloSeconds = 120.0;  // importing torch or jax takes seconds (without --timeout)
 constexpr double kDefaultCaseSeconds = 300.0;
 constexpr int kNullCalls = 7;  // the null calls whose median is what the box's path costs
 // How often, in wall time, a box that can start processes is searched for escapees.
@@ -333,7 +332,7 @@ class BoxedBackend final : public external::ProcessBackend {
                                    name_, escaped.front()));
   }
 
-  double hello_seconds() const { return timeout_.value_or(kHelloSeconds); }
+  double hello_seconds() const { return external::hello_seconds(timeout_); }
 
   std::vector<std::string> argv_;
   std::vector<std::pair<std::string, std::string>> env_;

@@ -24,6 +24,12 @@ bool flag_of(const nlohmann::json& answer, const char* key) {
   return it != answer.end() && it->is_boolean() && it->get<bool>();
 }
 
+double hello_seconds(std::optional<double> timeout) {
+  constexpr double kHelloSeconds = 120.0;
+  constexpr double kShortestHello = 10.0;
+  return timeout ? std::max(*timeout, kShortestHello) : kHelloSeconds;
+}
+
 double time_of(const nlohmann::json& value, const std::string& field, std::string_view who, int protocol) {
   if (!value.is_number() || !(value.get<double>() >= kShortestTime) || !std::isfinite(value.get<double>())) {
     throw BackendFault(fmt::format("{} broke protocol {}: {} = {} is not a time of 1 ns or more", who, protocol, field,

@@ -26,6 +26,12 @@ bool flag_of(const nlohmann::json& answer, const char* key);
 /// otherwise.
 double time_of(const nlohmann::json& value, const std::string& field, std::string_view who, int protocol);
 
+/// How long a worker or a box may take to start and answer its hello: 120 s (importing torch or
+/// jax takes seconds), or with --timeout that, but never under 10 s. --timeout bounds each call;
+/// an interpreter that loads numpy takes over a second on a loaded machine, and an honest
+/// kernel was refused as "did not answer within 1 s" beside a parallel test.
+double hello_seconds(std::optional<double> timeout);
+
 /// What a hello that answered "ok" says of the backend.
 struct Hello {
   std::string version;

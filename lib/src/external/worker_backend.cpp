@@ -33,7 +33,6 @@ namespace scatter::external {
 namespace {
 
 constexpr int kProtocol = 1;
-constexpr double kHelloSeconds = 120.0;  // importing torch or tvm takes seconds (without --timeout)
 constexpr double kDefaultCaseSeconds = 300.0;
 constexpr int kNullCalls = 7;  // the null calls whose median is the signals' cost
 
@@ -248,7 +247,7 @@ class WorkerBackend final : public ProcessBackend {
   std::string who() const override { return fmt::format("the {} worker", name_); }
 
   // --timeout bounds the hello too; without it a worker has 120 s to import its framework.
-  double hello_seconds() const { return request_timeout_.value_or(kHelloSeconds); }
+  double hello_seconds() const { return external::hello_seconds(request_timeout_); }
 
   json hello_request() const { return {{"id", 0}, {"op", "hello"}, {"protocol", kProtocol}, {"backend", name_}}; }
 
